@@ -1,0 +1,1 @@
+"""The Quin rules engine: pure Python, standard library only, no I/O."""

@@ -1,0 +1,1 @@
+"""The Pi service: sensing, referee, store, web and the `quin` command."""

@@ -1,0 +1,48 @@
+"""The `quin` command.  Each subcommand lives in its own module, registered here."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# (module, description); each module defines add_parser(subparsers) that sets
+# ``func`` on its parser.  The function returns the exit code.
+COMMANDS = [
+    "host.commands.engine_cmds",
+]
+
+
+class UserError(Exception):
+    """A problem to report in one line with an exit code, never a traceback."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="quin", description="Quin board companion and referee")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"quin: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

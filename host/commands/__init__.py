@@ -1,0 +1,1 @@
+"""Subcommands of `quin`, one module per concern."""
