@@ -1,0 +1,939 @@
+"""The game: whole-state undo, legal action generation, applying actions.
+
+The :class:`Game` holds the truth (every tower's identity).  Nothing leaves it
+but through :meth:`Game.view` (see ``engine.views``), the events it records
+(public facts: flashes and Time), and the legal actions for the player to move.
+
+Undo is a stack of whole states (python-chess's ``push``/``pop``): no
+incremental undo to get wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations, permutations
+
+from .actions import (
+    PASS,
+    Action,
+    Gravity,
+    Move,
+    Pass,
+    Reflect,
+    Reinforce,
+    Resurrect,
+    Swap,
+    Time,
+)
+from .board import (
+    BLACK,
+    FIRST_SIGHT,
+    GATEWAYS,
+    GRAVITY_NEIGHBORS,
+    HALF,
+    HALF_SPACES,
+    HORIZON,
+    HORIZON_REFLECT_TARGETS,
+    IRIS,
+    IS_HORIZON,
+    LINE_OF,
+    LINE_STEP_NEIGHBORS,
+    PLAYERS,
+    PUSH_PATHS,
+    RAY_FIRST_SIGHT,
+    RAY_HORIZON,
+    RAY_RING,
+    RAYS,
+    REFLECT_TARGETS,
+    RING_NEIGHBORS,
+    SPACE_NAMES,
+    SPACES,
+    WHITE,
+    other,
+)
+from .errors import IllegalError, InvalidError
+from .flash import CAPTURE, CLASSIC, FLASH_TABLE, MODES, MUTUAL, SWAP, THIRD_EYE
+from .pieces import (
+    ACCELERATED_RANGE,
+    ARTIFICIAL_LIGHT,
+    LIGHT,
+    MEMORY,
+    PERIPHERAL,
+    PIECES,
+    RANGE,
+    REFLECTOR,
+    SHADOW,
+    TIME,
+    VOID,
+    Setup,
+)
+
+N = SPACE_NAMES
+RESERVE = -1  # tower location: on its owner's Zero Gravity, not yet played
+CAPTURED = -2  # tower location: on the rival's Zero Gravity
+EMPTY = -1  # board entry with no tower
+
+INDEX = {WHITE: 0, BLACK: 1}
+BOTH = 3  # known-bits: both players know the tower
+
+# Interned actions: generation hands out these objects instead of building new ones.
+_MOVES = [[Move(a, b) for b in SPACES] for a in SPACES]
+
+FIRST_SIGHT_WIN = "first_sight"
+LIGHT_CAPTURED = "light_captured"
+TWO_PASSES = "passes"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the game ended: ``status`` is "won" or "drawn"."""
+
+    status: str
+    winner: str | None
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "winner": self.winner, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class FlashEvent:
+    turn: int
+    at: int
+    attacker: str
+    defender: str
+    outcome: str
+    attacker_owner: str
+
+    def to_json(self) -> dict:
+        return {
+            "type": "flash",
+            "turn": self.turn,
+            "at": N[self.at],
+            "attacker": self.attacker,
+            "defender": self.defender,
+            "outcome": self.outcome,
+        }
+
+
+@dataclass(frozen=True)
+class TimeEvent:
+    turn: int
+    outcome: str  # "rewound" | "failed" | "pushed"
+    player: str
+
+    def to_json(self) -> dict:
+        return {"type": "time", "turn": self.turn, "outcome": self.outcome}
+
+
+@dataclass(frozen=True)
+class LastAction:
+    """What the rival's turn-ending action did, for the Classic Power of Time."""
+
+    player: str
+    moved: tuple[tuple[int, int, int], ...]  # (tower, from location, to location)
+    captured: bool
+    on_iris: bool
+    moved_shadow: bool
+
+
+class State:
+    """Everything that changes during a game.  Copied whole onto the undo stack."""
+
+    __slots__ = (
+        "board",
+        "loc",
+        "captured_turn",
+        "known",
+        "swaps_left",
+        "turn",
+        "to_move",
+        "time_used",
+        "totem_used",
+        "frozen",
+        "flash_ban",
+        "last_action",
+        "passes",
+        "result",
+    )
+
+    def copy(self) -> "State":
+        s = State.__new__(State)
+        s.board = self.board[:]
+        s.loc = self.loc[:]
+        s.captured_turn = self.captured_turn[:]
+        s.known = self.known[:]
+        s.swaps_left = self.swaps_left[:]
+        s.turn = self.turn
+        s.to_move = self.to_move
+        s.time_used = self.time_used
+        s.totem_used = self.totem_used[:]
+        s.frozen = self.frozen
+        s.flash_ban = self.flash_ban
+        s.last_action = self.last_action
+        s.passes = self.passes
+        s.result = self.result
+        return s
+
+    def key(self) -> tuple:
+        """Every field, for comparing states exactly."""
+        return tuple(
+            tuple(v) if isinstance(v, list) else v for v in (getattr(self, f) for f in self.__slots__)
+        )
+
+
+class Game:
+    """A game of Quin from its setups, mode and first player."""
+
+    def __init__(
+        self,
+        white: Setup,
+        black: Setup,
+        mode: str = CLASSIC,
+        vision: bool = False,
+        first: str = WHITE,
+    ):
+        if mode not in MODES:
+            raise InvalidError(f"mode: unknown mode {mode!r} (classic or third_eye)")
+        if first not in PLAYERS:
+            raise InvalidError(f"first: unknown player {first!r} (white or black)")
+        self.mode = mode
+        self.third_eye = mode == THIRD_EYE
+        self.vision = bool(vision)
+        self.first = first
+        self.setups = {WHITE: white, BLACK: black}
+        self._flash = FLASH_TABLE[mode]
+
+        owner: list[str] = []
+        piece: list[str] = []
+        state = State()
+        state.board = [EMPTY] * len(SPACES)
+        state.loc = []
+        for player, setup in ((WHITE, white), (BLACK, black)):
+            for space, p in setup.lineup:
+                state.board[space] = len(owner)
+                state.loc.append(space)
+                owner.append(player)
+                piece.append(p)
+            for p in PIECES:
+                for _ in range(setup.reserve[p]):
+                    state.loc.append(RESERVE)
+                    owner.append(player)
+                    piece.append(p)
+        self.owner: tuple[str, ...] = tuple(owner)
+        self.piece: tuple[str, ...] = tuple(piece)
+        self.towers = range(len(owner))
+        self._towers_of = {p: tuple(t for t in self.towers if owner[t] == p) for p in PLAYERS}
+        n = len(owner)
+        state.captured_turn = [0] * n
+        state.known = [BOTH if vision else 1 << INDEX[owner[t]] for t in range(n)]
+        state.swaps_left = [2 if piece[t] == MEMORY and self.third_eye else 0 for t in range(n)]
+        state.turn = 1
+        state.to_move = first
+        state.time_used = False
+        state.totem_used = [False, False]
+        state.frozen = frozenset()
+        state.flash_ban = None
+        state.last_action = None
+        state.passes = 0
+        state.result = None
+        self.state = state
+        self._stack: list[tuple[State, int, int]] = []
+        self.events: list[FlashEvent | TimeEvent] = []
+        self.log: list[tuple[int, str, Action]] = []  # (turn, player, action)
+        self._legal_cache: list[Action] | None = None
+
+    # --- small queries ----------------------------------------------------------------
+
+    @property
+    def turn(self) -> int:
+        return self.state.turn
+
+    @property
+    def to_move(self) -> str:
+        return self.state.to_move
+
+    @property
+    def result(self) -> Outcome | None:
+        return self.state.result
+
+    def is_over(self) -> bool:
+        return self.state.result is not None
+
+    def tower_at(self, space: int) -> int | None:
+        t = self.state.board[space]
+        return None if t == EMPTY else t
+
+    def occupied(self) -> frozenset[int]:
+        board = self.state.board
+        return frozenset(s for s in SPACES if board[s] != EMPTY)
+
+    def ends_turn(self, action: Action) -> bool:
+        if type(action) is Swap:
+            return not self.third_eye
+        return action.ends_turn
+
+    def move_range(self, tower: int) -> int:
+        piece = self.piece[tower]
+        if piece == ARTIFICIAL_LIGHT and self.accelerated(self.owner[tower]):
+            return ACCELERATED_RANGE
+        return RANGE[piece]
+
+    def accelerated(self, player: str) -> bool:
+        """Artificial Light moves 5 while both of the player's Shadows are captured."""
+        loc = self.state.loc
+        shadows = [t for t in self._towers_of[player] if self.piece[t] == SHADOW]
+        return bool(shadows) and all(loc[t] == CAPTURED for t in shadows)
+
+    def towers_of(self, player: str) -> tuple[int, ...]:
+        return self._towers_of[player]
+
+    # --- legal actions -----------------------------------------------------------------
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action for the player to move, each once."""
+        if self._legal_cache is None:
+            self._legal_cache = self._generate()
+        return list(self._legal_cache)
+
+    def is_legal(self, action: Action) -> bool:
+        if self._legal_cache is None:
+            self._legal_cache = self._generate()
+        return action in self._legal_cache
+
+    def _generate(self) -> list[Action]:
+        st = self.state
+        if st.result is not None:
+            return []
+        me = st.to_move
+        ending: list[Action] = []
+        other_actions: list[Action] = []
+        own = [t for t in self._towers_of[me] if st.loc[t] >= 0]
+        for t in own:
+            if t not in st.frozen:
+                frm = st.loc[t]
+                row = _MOVES[frm]
+                for to in self._move_targets(t, frm):
+                    ending.append(row[to])
+        self._gen_reflections(own, ending)
+        swaps = ending if not self.third_eye else other_actions
+        self._gen_swaps(own, swaps)
+        if self.third_eye:
+            self._gen_gravity(own, ending)
+        self._gen_reinforcements(ending)
+        self._gen_resurrections(other_actions)
+        self._gen_time(own, other_actions)
+        if not ending:
+            ending.append(PASS)
+        return ending + other_actions
+
+    def _move_targets(self, tower: int, frm: int) -> list[int]:
+        """Destinations of a tower's moves, each once (no-flash-back applied)."""
+        st = self.state
+        board = st.board
+        owner = self.owner
+        me = owner[tower]
+        piece = self.piece[tower]
+        rng = self.move_range(tower)
+        te = self.third_eye
+        peripheral = piece == PERIPHERAL
+        ban = st.flash_ban
+        banned = ban[2] if ban is not None and ban[0] == st.turn and ban[1] == tower else -1
+        out: list[int] = []
+        for kind, path, skip in RAYS[frm]:
+            if kind == RAY_FIRST_SIGHT and piece != LIGHT:
+                continue
+            i = 0
+            for t in path:
+                if i >= rng:
+                    break
+                if IS_HORIZON[t] and not peripheral and kind != RAY_HORIZON:
+                    # Only the Peripheral enters the Horizon; in Third Eye any
+                    # tower may jump an own Peripheral standing there (Slingshot).
+                    if te and kind == RAY_RING:
+                        self._slingshot(path, i, me, banned, out)
+                    break
+                occ = board[t]
+                if occ == EMPTY:
+                    if i >= skip:
+                        out.append(t)
+                elif owner[occ] == me:
+                    if te and kind == RAY_RING and IS_HORIZON[t] and self.piece[occ] == PERIPHERAL:
+                        self._slingshot(path, i, me, banned, out)
+                    break
+                else:
+                    if i >= skip and occ != banned:
+                        out.append(t)
+                    break
+                i += 1
+        if te and peripheral:
+            self._diagonals(frm, me, banned, out)
+        return out
+
+    def _slingshot(self, path: tuple[int, ...], i: int, me: str, banned: int, out: list[int]) -> None:
+        """A ring move reaching path[i] (an own Peripheral on the Horizon) lands beyond it."""
+        st = self.state
+        t = path[i]
+        occ = st.board[t]
+        if occ == EMPTY or self.owner[occ] != me or self.piece[occ] != PERIPHERAL:
+            return
+        if i + 1 >= len(path):
+            return
+        land = path[i + 1]
+        occ = st.board[land]
+        if occ == EMPTY or (self.owner[occ] != me and occ != banned):
+            if land not in out:
+                out.append(land)
+
+    def _diagonals(self, frm: int, me: str, banned: int, out: list[int]) -> None:
+        """Third Eye Peripheral: one ring step and one line step, in either order."""
+        board = self.state.board
+        owner = self.owner
+        for first, second in ((RING_NEIGHBORS, LINE_STEP_NEIGHBORS), (LINE_STEP_NEIGHBORS, RING_NEIGHBORS)):
+            for a in first[frm]:
+                if board[a] != EMPTY:
+                    continue
+                for b in second[a]:
+                    if b == frm or b in out:
+                        continue
+                    occ = board[b]
+                    if occ == EMPTY or (owner[occ] != me and occ != banned):
+                        out.append(b)
+
+    def _gen_reflections(self, own: list[int], out: list[Action]) -> None:
+        st = self.state
+        board = st.board
+        loc = st.loc
+        piece = self.piece
+        reflectors = [t for t in own if piece[t] == REFLECTOR and loc[t] not in IRIS]
+        if not reflectors:
+            return
+        lights = [t for t in own if piece[t] in (LIGHT, ARTIFICIAL_LIGHT) and t not in st.frozen]
+        lights = [t for t in lights if loc[t] not in IRIS]
+        ban = st.flash_ban
+        for r in reflectors:
+            rs = loc[r]
+            if IS_HORIZON[rs]:
+                if not self.third_eye:
+                    continue
+                targets = HORIZON_REFLECT_TARGETS[rs]
+                movers = [t for t in lights if IS_HORIZON[loc[t]]]
+            else:
+                targets = REFLECT_TARGETS[rs]
+                line = LINE_OF[rs]
+                movers = [t for t in lights if LINE_OF[loc[t]] == line]
+            for t in movers:
+                frm = loc[t]
+                for to in targets:
+                    if to == frm:
+                        continue
+                    occ = board[to]
+                    if occ != EMPTY:
+                        if self.owner[occ] == st.to_move:
+                            continue
+                        if ban is not None and ban[0] == st.turn and ban[1] == t and ban[2] == occ:
+                            continue
+                    out.append(Reflect(rs, frm, to))
+
+    def _gen_swaps(self, own: list[int], out: list[Action]) -> None:
+        st = self.state
+        loc = st.loc
+        for m in own:
+            if self.piece[m] != MEMORY or m in st.frozen:
+                continue
+            if self.third_eye and st.swaps_left[m] <= 0:
+                continue
+            ms = loc[m]
+            for o in own:
+                if o != m and o not in st.frozen and self._swappable(ms, loc[o]):
+                    out.append(Swap(ms, loc[o]))
+
+    def _swappable(self, a: int, b: int) -> bool:
+        """May a Memory on ``a`` swap with a tower on ``b``?  Same half; Third Eye adds the Horizon."""
+        half = HALF[a]
+        if half is not None and HALF[b] == half:
+            return True
+        if not self.third_eye:
+            return False
+        on_board = (half is not None or IS_HORIZON[a]) and (HALF[b] is not None or IS_HORIZON[b])
+        return on_board and (IS_HORIZON[a] or IS_HORIZON[b])
+
+    def _gen_gravity(self, own: list[int], out: list[Action]) -> None:
+        st = self.state
+        loc = st.loc
+        board = st.board
+        voids = [t for t in own if self.piece[t] == VOID and loc[t] not in IRIS]
+        if len(voids) < 2:
+            return
+        for anchor in voids:
+            v = loc[anchor]
+            spots = [s for s in GRAVITY_NEIGHBORS[v] if board[s] == EMPTY]
+            pulled = [loc[t] for t in voids if t != anchor and t not in st.frozen]
+            if not spots or not pulled:
+                continue
+            for k in range(1, min(len(spots), len(pulled)) + 1):
+                for sources in combinations(pulled, k):
+                    for dests in permutations(spots, k):
+                        out.append(Gravity(v, tuple(sorted(zip(sources, dests)))))
+
+    def _gen_reinforcements(self, out: list[Action]) -> None:
+        st = self.state
+        me = st.to_move
+        free = [g for g in GATEWAYS[me] if st.board[g] == EMPTY]
+        if not free:
+            return
+        kinds: dict[str, int] = {}
+        for t in self._towers_of[me]:
+            if st.loc[t] == RESERVE:
+                kinds[self.piece[t]] = kinds.get(self.piece[t], 0) + 1
+        for p in kinds:
+            for g in free:
+                out.append(Reinforce(((g, p),)))
+        n = kinds.get(ARTIFICIAL_LIGHT, 0)
+        for k in range(2, min(n, len(free)) + 1):
+            for spaces in combinations(free, k):
+                out.append(Reinforce(tuple((g, ARTIFICIAL_LIGHT) for g in spaces)))
+
+    def _resurrectable(self, me: str) -> dict[str, int]:
+        """Own captured towers that may be resurrected now, one per piece: piece -> tower."""
+        st = self.state
+        found: dict[str, int] = {}
+        if st.totem_used[INDEX[me]]:
+            return found
+        for t in self._towers_of[me]:
+            if st.loc[t] == CAPTURED and st.captured_turn[t] + 2 <= st.turn:
+                found.setdefault(self.piece[t], t)
+        return found
+
+    def _gen_resurrections(self, out: list[Action]) -> None:
+        st = self.state
+        me = st.to_move
+        pieces = self._resurrectable(me)
+        if not pieces:
+            return
+        free = [g for g in GATEWAYS[other(me)] if st.board[g] == EMPTY]
+        for p in pieces:
+            for g in free:
+                out.append(Resurrect(p, g))
+
+    def _gen_time(self, own: list[int], out: list[Action]) -> None:
+        st = self.state
+        loc = st.loc
+        times = [t for t in own if self.piece[t] == TIME and loc[t] not in IRIS]
+        if not times:
+            return
+        if not self.third_eye:
+            if st.time_used or not self._can_rewind():
+                return
+            for t in times:
+                out.append(Time(loc[t]))
+            return
+        board = st.board
+        rival = other(st.to_move)
+        for target in self._towers_of[rival]:
+            ts = loc[target]
+            if ts < 0 or ts in IRIS or IS_HORIZON[ts]:
+                continue
+            path = PUSH_PATHS[(ts, rival)]
+            dests = []
+            for s in path[:3]:
+                if board[s] != EMPTY:
+                    break
+                dests.append(s)
+            for t in times:
+                for d in dests:
+                    out.append(Time(loc[t], ts, d))
+
+    def _can_rewind(self) -> bool:
+        """Classic Time: is there a rival action it may be used against?"""
+        last = self.state.last_action
+        if last is None or last.captured or last.on_iris:
+            return False
+        if last.moved_shadow:
+            return True  # the power will fail, but it may be used
+        board = self.state.board
+        moving = {t for t, _, _ in last.moved}
+        for t, a, _ in last.moved:
+            if a >= 0 and board[a] != EMPTY and board[a] not in moving:
+                return False  # e.g. this turn's Resurrection filled the Gateway
+        return True
+
+    # --- applying ------------------------------------------------------------------
+
+    def push(self, action: Action) -> None:
+        """Apply a legal action; IllegalError says why it is not."""
+        if not self.is_legal(action):
+            raise IllegalError(f"{action} {self.why_illegal(action)}")
+        self._stack.append((self.state.copy(), len(self.events), len(self.log)))
+        self.log.append((self.state.turn, self.state.to_move, action))
+        self._legal_cache = None
+        self._apply(action)
+
+    apply = push
+
+    def pop(self) -> Action:
+        """Undo the last action exactly."""
+        if not self._stack:
+            raise IllegalError("there is nothing to undo")
+        state, n_events, n_log = self._stack.pop()
+        action = self.log[n_log][2]
+        self.state = state
+        del self.events[n_events:]
+        del self.log[n_log:]
+        self._legal_cache = None
+        return action
+
+    def _apply(self, action: Action) -> None:
+        st = self.state
+        me = st.to_move
+        kind = type(action)
+        moved: list[tuple[int, int, int]] = []
+        captured = False
+        on_iris = False
+        if kind is Move:
+            captured = self._relocate(st.board[action.frm], action.frm, action.to, moved)
+            on_iris = action.to in IRIS
+            if action.to == FIRST_SIGHT:
+                st.result = Outcome("won", me, FIRST_SIGHT_WIN)
+        elif kind is Reflect:
+            captured = self._relocate(st.board[action.frm], action.frm, action.to, moved)
+        elif kind is Swap:
+            m, o = st.board[action.memory], st.board[action.other]
+            st.board[action.memory], st.board[action.other] = o, m
+            st.loc[m], st.loc[o] = action.other, action.memory
+            moved = [(m, action.memory, action.other), (o, action.other, action.memory)]
+            if self.third_eye:
+                st.swaps_left[m] -= 1
+                st.frozen = st.frozen | {m, o}
+        elif kind is Reinforce:
+            for space, piece in action.placements:
+                t = next(t for t in self._towers_of[me] if st.loc[t] == RESERVE and self.piece[t] == piece)
+                st.loc[t] = space
+                st.board[space] = t
+                moved.append((t, RESERVE, space))
+                if len(action.placements) > 1:
+                    st.known[t] = BOTH  # only Artificial Lights come in together
+        elif kind is Gravity:
+            towers = [st.board[a] for a, _ in action.moves]
+            for a, _ in action.moves:
+                st.board[a] = EMPTY
+            for t, (a, b) in zip(towers, action.moves):
+                st.board[b] = t
+                st.loc[t] = b
+        elif kind is Resurrect:
+            t = self._resurrectable(me)[action.piece]
+            st.loc[t] = action.to
+            st.board[action.to] = t
+            st.captured_turn[t] = 0
+            st.known[t] = BOTH
+            st.totem_used[INDEX[me]] = True
+            if self.piece[t] == MEMORY and self.third_eye:
+                st.swaps_left[t] = 2
+        elif kind is Time:
+            self._use_time(action)
+        elif kind is Pass:
+            st.passes += 1
+            if st.passes >= 2:
+                st.result = Outcome("drawn", None, TWO_PASSES)
+        if not self.ends_turn(action) or st.result is not None:
+            return
+        if kind is not Pass:
+            st.passes = 0
+            moved_shadow = any(
+                self.piece[t] == SHADOW and self.owner[t] == me and a != b for t, a, b in moved
+            )
+            st.last_action = LastAction(me, tuple(moved), captured, on_iris, moved_shadow)
+        else:
+            st.last_action = None
+        st.to_move = other(me)
+        st.turn += 1
+        st.time_used = False
+        st.frozen = frozenset()
+        if st.flash_ban is not None and st.flash_ban[0] < st.turn:
+            st.flash_ban = None
+
+    def _capture(self, tower: int) -> None:
+        st = self.state
+        st.loc[tower] = CAPTURED
+        st.captured_turn[tower] = st.turn
+        st.known[tower] = BOTH
+
+    def _relocate(self, tower: int, frm: int, to: int, moved: list) -> bool:
+        """Move ``tower`` from ``frm`` to ``to``, flashing a rival there.  True if anything was captured."""
+        st = self.state
+        board = st.board
+        board[frm] = EMPTY
+        defender = board[to]
+        if defender == EMPTY:
+            board[to] = tower
+            st.loc[tower] = to
+            moved.append((tower, frm, to))
+            return False
+        attacker_piece, defender_piece = self.piece[tower], self.piece[defender]
+        outcome = self._flash[(attacker_piece, defender_piece)]
+        st.known[tower] = BOTH
+        st.known[defender] = BOTH
+        self.events.append(
+            FlashEvent(st.turn, to, attacker_piece, defender_piece, outcome, self.owner[tower])
+        )
+        if outcome == CAPTURE:
+            self._capture(defender)
+            board[to] = tower
+            st.loc[tower] = to
+            if defender_piece == LIGHT:
+                st.result = Outcome("won", self.owner[tower], LIGHT_CAPTURED)
+            return True
+        if outcome == SWAP:
+            board[to] = tower
+            st.loc[tower] = to
+            board[frm] = defender
+            st.loc[defender] = frm
+            moved.append((tower, frm, to))
+            moved.append((defender, to, frm))
+            st.flash_ban = (st.turn + 1, defender, tower)
+            return False
+        assert outcome == MUTUAL
+        board[to] = EMPTY
+        self._capture(defender)
+        self._capture(tower)
+        return True
+
+    def _use_time(self, action: Time) -> None:
+        st = self.state
+        me = st.to_move
+        tower = st.board[action.at]
+        st.board[action.at] = EMPTY
+        self._capture(tower)  # Time goes to the rival's Zero Gravity whatever happens
+        if self.third_eye:
+            target = st.board[action.target]
+            st.board[action.target] = EMPTY
+            st.board[action.to] = target
+            st.loc[target] = action.to
+            self.events.append(TimeEvent(st.turn, "pushed", me))
+            return
+        st.time_used = True
+        last = st.last_action
+        st.last_action = None
+        if last.moved_shadow:
+            for t, a, b in last.moved:
+                if self.piece[t] == SHADOW and self.owner[t] == last.player and a != b:
+                    st.known[t] = BOTH
+            self.events.append(TimeEvent(st.turn, "failed", me))
+            return
+        # Rewind: lift every tower the action moved, then put each back.  A tower
+        # no longer on the board (the Time tower itself) stays where it went.
+        back = [(t, a) for t, a, b in last.moved if st.loc[t] == b]
+        for t, _ in back:
+            st.board[st.loc[t]] = EMPTY
+        for t, a in back:
+            st.loc[t] = a
+            if a >= 0:
+                st.board[a] = t
+        self.events.append(TimeEvent(st.turn, "rewound", me))
+
+    # --- explaining an illegal action ----------------------------------------------------
+
+    def why_illegal(self, action: Action) -> str:
+        """Why ``action`` is not legal now, in words for the mover.  Empty if it is legal."""
+        if self.is_legal(action):
+            return ""
+        st = self.state
+        if st.result is not None:
+            return "is not allowed: the game is over"
+        me = st.to_move
+        kind = type(action)
+        if kind is Pass:
+            return "is not allowed: a turn-ending action is available"
+        checks = {
+            Move: self._why_move,
+            Reflect: self._why_reflect,
+            Swap: self._why_swap,
+            Reinforce: self._why_reinforce,
+            Resurrect: self._why_resurrect,
+            Time: self._why_time,
+            Gravity: self._why_gravity,
+        }
+        reason = checks[kind](action, me)
+        return reason or "is not legal now"
+
+    def _own_tower(self, space: int, me: str, what: str = "tower") -> tuple[int | None, str]:
+        t = self.state.board[space]
+        if t == EMPTY:
+            return None, f"is not possible: there is no {what} on {N[space]}"
+        if self.owner[t] != me:
+            return None, f"is not possible: the tower on {N[space]} is not yours"
+        return t, ""
+
+    def _why_target(self, tower: int, to: int) -> str:
+        st = self.state
+        occ = st.board[to]
+        if occ != EMPTY and self.owner[occ] == self.owner[tower]:
+            return f"is not allowed: {N[to]} holds your own tower"
+        ban = st.flash_ban
+        if occ != EMPTY and ban is not None and ban == (st.turn, tower, occ):
+            return "is not allowed: no flash-back against the tower that flashed it last turn"
+        return ""
+
+    def _why_move(self, action: Move, me: str) -> str:
+        st = self.state
+        tower, why = self._own_tower(action.frm, me)
+        if tower is None:
+            return why
+        if tower in st.frozen:
+            return f"is not allowed: the tower on {N[action.frm]} was swapped by Memory this turn"
+        if action.to == action.frm:
+            return "is not a move: it does not leave its space"
+        why = self._why_target(tower, action.to)
+        if why:
+            return why
+        piece = self.piece[tower]
+        if action.to == FIRST_SIGHT and piece != LIGHT:
+            return "is not allowed: only Light may land on First Sight"
+        rng = self.move_range(tower)
+        best = ""
+        best_index = None
+        for kind, path, _ in RAYS[action.frm]:
+            if action.to not in path:
+                continue
+            i = path.index(action.to)
+            if best_index is not None and i >= best_index:
+                continue
+            best_index = i
+            best = ""
+            for j, s in enumerate(path[: i + 1]):
+                if IS_HORIZON[s] and piece != PERIPHERAL and kind != RAY_HORIZON:
+                    best = "is not allowed: only a Peripheral may move onto or over the Horizon"
+                    break
+                if j < i and st.board[s] != EMPTY:
+                    best = f"is blocked at {N[s]}"
+                    break
+            if not best and i + 1 > rng:
+                best = f"is {i + 1} spaces, but a {piece.replace('_', ' ')} moves at most {rng}"
+        if best_index is None:
+            return f"is not along one Sight Line, ring or the Horizon"
+        return best
+
+    def _why_reflect(self, action: Reflect, me: str) -> str:
+        st = self.state
+        r, why = self._own_tower(action.reflector, me, "Reflector")
+        if r is None:
+            return why
+        if self.piece[r] != REFLECTOR:
+            return f"is not possible: the tower on {N[action.reflector]} is not a Reflector"
+        if action.reflector in IRIS or action.frm in IRIS or action.to in IRIS:
+            return "is not allowed: Reflection never uses the Iris"
+        t, why = self._own_tower(action.frm, me)
+        if t is None:
+            return why
+        if self.piece[t] not in (LIGHT, ARTIFICIAL_LIGHT):
+            return f"is not possible: only Light or Artificial Light can be reflected"
+        if t in st.frozen:
+            return f"is not allowed: the tower on {N[action.frm]} was swapped by Memory this turn"
+        why = self._why_target(t, action.to)
+        if why:
+            return why
+        return f"is not allowed: {N[action.to]} is not in front of or behind the Reflector on the line of {N[action.frm]}"
+
+    def _why_swap(self, action: Swap, me: str) -> str:
+        st = self.state
+        m, why = self._own_tower(action.memory, me, "Memory")
+        if m is None:
+            return why
+        if self.piece[m] != MEMORY:
+            return f"is not possible: the tower on {N[action.memory]} is not a Memory"
+        o, why = self._own_tower(action.other, me)
+        if o is None:
+            return why
+        if m in st.frozen or o in st.frozen:
+            return "is not allowed: a tower swapped this turn may not join another swap"
+        if self.third_eye and st.swaps_left[m] <= 0:
+            return "is not allowed: this Memory has used both of its swaps"
+        return "is not allowed: both towers must stand on the same half of the board"
+
+    def _why_reinforce(self, action: Reinforce, me: str) -> str:
+        st = self.state
+        counts: dict[str, int] = {}
+        for space, piece in action.placements:
+            if space not in GATEWAYS[me]:
+                return f"is not allowed: {N[space]} is not one of your Gateways"
+            if st.board[space] != EMPTY:
+                return f"is not allowed: {N[space]} is not empty"
+            counts[piece] = counts.get(piece, 0) + 1
+        if len(action.placements) > 1 and set(counts) != {ARTIFICIAL_LIGHT}:
+            return "is not allowed: only Artificial Lights come in several at once"
+        for piece, n in counts.items():
+            have = sum(1 for t in self._towers_of[me] if st.loc[t] == RESERVE and self.piece[t] == piece)
+            if n > have:
+                return f"is not possible: you have {have} {piece} in reserve"
+        return ""
+
+    def _why_resurrect(self, action: Resurrect, me: str) -> str:
+        st = self.state
+        if st.totem_used[INDEX[me]]:
+            return "is not allowed: the Totem has been used this game"
+        lost = [t for t in self._towers_of[me] if st.loc[t] == CAPTURED and self.piece[t] == action.piece]
+        if not lost:
+            return f"is not possible: no {action.piece} of yours has been captured"
+        if action.piece not in self._resurrectable(me):
+            return "is not allowed yet: a tower captured last turn must wait a turn"
+        if action.to not in GATEWAYS[other(me)]:
+            return f"is not allowed: {N[action.to]} is not one of your rival's Gateways"
+        return f"is not allowed: {N[action.to]} is not empty"
+
+    def _why_time(self, action: Time, me: str) -> str:
+        st = self.state
+        t, why = self._own_tower(action.at, me, "Time tower")
+        if t is None:
+            return why
+        if self.piece[t] != TIME:
+            return f"is not possible: the tower on {N[action.at]} is not a Time tower"
+        if action.at in IRIS:
+            return "is not allowed: powers are never used on the Iris"
+        if self.third_eye:
+            if action.target is None:
+                return "is not allowed: in Third Eye, Time pushes a rival tower (give target and to)"
+            occ = st.board[action.target]
+            if occ == EMPTY or self.owner[occ] == me:
+                return f"is not possible: there is no rival tower on {N[action.target]}"
+            if action.target in IRIS or IS_HORIZON[action.target]:
+                return "is not allowed: Time never pushes a tower on the Iris or the Horizon"
+            return f"is not allowed: {N[action.to]} is not 1 to 3 empty spaces back along its Sight Line"
+        if action.target is not None:
+            return "is not allowed: Classic Time rewinds; it takes no target"
+        if st.time_used:
+            return "is not allowed: Time was already used this turn"
+        last = st.last_action
+        if last is None:
+            return "is not allowed: there is no rival action to rewind"
+        if last.captured:
+            return "is not allowed: the rival's last action made a capture"
+        if last.on_iris:
+            return "is not allowed: the rival's last action ended on the Iris"
+        return "is not allowed: the rewind needs a space that is now filled"
+
+    def _why_gravity(self, action: Gravity, me: str) -> str:
+        if not self.third_eye:
+            return "is not allowed: Void Gravity is a Third Eye power"
+        st = self.state
+        v, why = self._own_tower(action.void, me, "Void")
+        if v is None:
+            return why
+        if self.piece[v] != VOID:
+            return f"is not possible: the tower on {N[action.void]} is not a Void"
+        if action.void in IRIS:
+            return "is not allowed: powers are never used on the Iris"
+        for a, b in action.moves:
+            t, why = self._own_tower(a, me, "Void")
+            if t is None:
+                return why
+            if self.piece[t] != VOID or t == v:
+                return f"is not possible: the tower on {N[a]} is not another of your Voids"
+            if t in st.frozen:
+                return f"is not allowed: the tower on {N[a]} was swapped by Memory this turn"
+            if b not in GRAVITY_NEIGHBORS[action.void]:
+                return f"is not allowed: {N[b]} is not next to the Void on {N[action.void]}"
+            if st.board[b] != EMPTY:
+                return f"is not allowed: {N[b]} is not empty"
+        if len({b for _, b in action.moves}) != len(action.moves):
+            return "is not allowed: two Voids cannot land on one space"
+        return ""

@@ -1,0 +1,164 @@
+"""Game records, format ``quin-record/1`` (spec section 7): load, save, replay."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .actions import Action, action_from_record
+from .board import BLACK, PLAYERS, WHITE
+from .errors import IllegalError, InvalidError, QuinError
+from .flash import MODES
+from .game import Game
+from .pieces import Setup
+
+FORMAT = "quin-record/1"
+_TOP_FIELDS = {"format", "mode", "vision", "first", "setup", "turns"}
+
+
+@dataclass(frozen=True)
+class Record:
+    mode: str
+    vision: bool
+    first: str
+    setups: dict[str, Setup]
+    turns: tuple[tuple[str, tuple[Action, ...]], ...]
+
+    def new_game(self) -> Game:
+        return Game(self.setups[WHITE], self.setups[BLACK], self.mode, self.vision, self.first)
+
+
+class ReplayError(QuinError):
+    """An error at a place in a record: ``turn`` and ``action`` are 1-based (0: not in a turn).
+
+    ``code`` is the exit status: 1 for an illegal action or turn, 2 for a malformed record.
+    """
+
+    def __init__(self, message: str, turn: int = 0, action: int = 0, code: int = 2):
+        super().__init__(message)
+        self.turn = turn
+        self.action = action
+        self.code = code
+
+    def to_json(self) -> dict:
+        return {"turn": self.turn, "action": self.action, "message": str(self)}
+
+
+def load_record(data: object) -> Record:
+    """Validate a record's structure and fields (not yet its legality)."""
+    if not isinstance(data, dict):
+        raise ReplayError("a record must be a JSON object")
+    unknown = set(data) - _TOP_FIELDS
+    if unknown:
+        raise ReplayError(f"unknown field {sorted(unknown)[0]!r}")
+    if data.get("format") != FORMAT:
+        raise ReplayError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
+    mode = data.get("mode")
+    if mode not in MODES:
+        raise ReplayError(f"mode: expected 'classic' or 'third_eye', got {mode!r}")
+    vision = data.get("vision", False)
+    if not isinstance(vision, bool):
+        raise ReplayError(f"vision: expected true or false, got {vision!r}")
+    first = data.get("first")
+    if first not in PLAYERS:
+        raise ReplayError(f"first: expected 'white' or 'black', got {first!r}")
+    setup = data.get("setup")
+    if not isinstance(setup, dict):
+        raise ReplayError("setup: expected an object with 'white' and 'black'")
+    extra = set(setup) - set(PLAYERS)
+    if extra:
+        raise ReplayError(f"setup: unknown field {sorted(extra)[0]!r}")
+    setups = {}
+    for player in PLAYERS:
+        if player not in setup:
+            raise ReplayError(f"setup: missing {player!r}")
+        try:
+            setups[player] = Setup.from_record(player, setup[player])
+        except InvalidError as exc:
+            raise ReplayError(str(exc)) from None
+    raw_turns = data.get("turns")
+    if not isinstance(raw_turns, list):
+        raise ReplayError("turns: expected a list of turns")
+    turns = []
+    for i, raw in enumerate(raw_turns, 1):
+        if not isinstance(raw, dict):
+            raise ReplayError(f"turn {i}: expected an object with 'player' and 'actions'", i)
+        extra = set(raw) - {"player", "actions"}
+        if extra:
+            raise ReplayError(f"turn {i}: unknown field {sorted(extra)[0]!r}", i)
+        player = raw.get("player")
+        if player not in PLAYERS:
+            raise ReplayError(f"turn {i}: player: expected 'white' or 'black', got {player!r}", i)
+        actions = raw.get("actions")
+        if not isinstance(actions, list):
+            raise ReplayError(f"turn {i} ({player}): actions: expected a list", i)
+        parsed = []
+        for j, a in enumerate(actions, 1):
+            try:
+                parsed.append(action_from_record(a))
+            except InvalidError as exc:
+                raise ReplayError(f"turn {i} ({player}), action {j}: {exc}", i, j) from None
+        turns.append((player, tuple(parsed)))
+    return Record(mode, vision, first, setups, tuple(turns))
+
+
+def play_turn(game: Game, player: str, actions: tuple[Action, ...] | list[Action], turn_no: int) -> None:
+    """Apply one recorded turn with full checking; ReplayError (code 1) at the first problem."""
+    where = f"turn {turn_no} ({player})"
+    if game.is_over():
+        raise ReplayError(f"{where}: the game is already over", turn_no, 0, 1)
+    if player != game.to_move:
+        raise ReplayError(f"{where}: it is {game.to_move}'s turn", turn_no, 0, 1)
+    if not actions:
+        raise ReplayError(f"{where}: a turn needs a turn-ending action", turn_no, 0, 1)
+    for j, action in enumerate(actions, 1):
+        last = j == len(actions)
+        ends = game.ends_turn(action)
+        if ends and not last:
+            raise ReplayError(
+                f"{where}, action {j}: {action} ends the turn but more actions follow", turn_no, j, 1
+            )
+        if last and not ends:
+            raise ReplayError(
+                f"{where}, action {j}: {action} does not end the turn; a turn-ending action must follow",
+                turn_no,
+                j,
+                1,
+            )
+        try:
+            game.push(action)
+        except IllegalError as exc:
+            raise ReplayError(f"{where}, action {j}: {exc}", turn_no, j, 1) from None
+
+
+def replay(record: Record) -> Game:
+    """Rebuild a game from a record, checking every action."""
+    game = record.new_game()
+    for i, (player, actions) in enumerate(record.turns, 1):
+        play_turn(game, player, actions, i)
+    return game
+
+
+def turns_of(game: Game) -> list[tuple[str, list[Action]]]:
+    turns: list[tuple[str, list[Action]]] = []
+    current = None
+    for turn, player, action in game.log:
+        if turn != current:
+            turns.append((player, []))
+            current = turn
+        turns[-1][1].append(action)
+    return turns
+
+
+def to_record(game: Game) -> dict:
+    """The game so far as a ``quin-record/1`` record."""
+    return {
+        "format": FORMAT,
+        "mode": game.mode,
+        "vision": game.vision,
+        "first": game.first,
+        "setup": {p: game.setups[p].to_record() for p in PLAYERS},
+        "turns": [
+            {"player": player, "actions": [a.to_record() for a in actions]}
+            for player, actions in turns_of(game)
+        ],
+    }
