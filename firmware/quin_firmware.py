@@ -1,0 +1,170 @@
+"""Quin board firmware logic: scanning, pacing and the wire protocol.
+
+Everything here talks to the hardware through a small interface, so it runs
+unchanged on the Pico and, in the tests, on CPython with fakes:
+
+hardware
+    ``select(n)``     set the shared select lines S0..S3 to n (0..15)
+    ``enable(m)``     enable multiplexer m (0..6) alone; None disables all
+    ``read_adc()``    one ADC sample, 0..65535
+    ``show(buf)``     send GRB bytes (3 per LED, LED i = space id i) to the WS2812 chain
+    ``monotonic_us()`` microseconds since start
+    ``sleep_us(n)``   wait
+port (usb_cdc.data or a fake)
+    ``in_waiting``, ``read(n)``, ``write(bytes)``
+"""
+
+import quin_protocol as protocol
+
+FIRMWARE_VERSION = (1, 0, 0)
+CHANNELS_PER_MUX = 16
+
+DEFAULTS = {
+    "channels": 101,  # 99 spaces + half-supply + ground (hardware/channel-map.csv)
+    "oversample": 4,  # samples averaged per channel
+    "rate_hz": 60,  # raw frames per second (at least 50)
+    "leds": 0,  # WS2812 LEDs fitted, chained in space-id order (0: none)
+    "brightness": 64,  # 0..255, scales every colour
+}
+
+
+def load_settings():
+    """DEFAULTS, overridden by a quin_settings.py on the drive (SETTINGS = {...})."""
+    settings = dict(DEFAULTS)
+    try:
+        import quin_settings
+
+        settings.update(quin_settings.SETTINGS)
+    except ImportError:
+        pass
+    return settings
+
+
+class Scanner:
+    """Reads every channel: switch, discard the first sample, average ``oversample`` more."""
+
+    def __init__(self, hardware, channels, oversample):
+        self.hw = hardware
+        self.channels = channels
+        self.oversample = oversample
+        # visit channels select-major so the four select lines change only 16 times a scan
+        order = []
+        for sel in range(CHANNELS_PER_MUX):
+            for mux in range((channels + CHANNELS_PER_MUX - 1) // CHANNELS_PER_MUX):
+                index = mux * CHANNELS_PER_MUX + sel
+                if index < channels:
+                    order.append((sel, mux, index))
+        self.order = order
+
+    def scan(self):
+        hw = self.hw
+        readings = [0] * self.channels
+        n = self.oversample
+        current_sel = None
+        for sel, mux, index in self.order:
+            if sel != current_sel:
+                hw.enable(None)
+                hw.select(sel)
+                current_sel = sel
+            hw.enable(mux)
+            hw.read_adc()  # the first sample after a switch still carries the last channel's charge
+            total = 0
+            for _ in range(n):
+                total += hw.read_adc()
+            readings[index] = (total + n // 2) // n
+        hw.enable(None)
+        return readings
+
+
+class Firmware:
+    def __init__(self, hardware, port, settings=None):
+        s = dict(DEFAULTS)
+        if settings:
+            s.update(settings)
+        self.settings = s
+        self.hw = hardware
+        self.port = port
+        self.scanner = Scanner(hardware, s["channels"], s["oversample"])
+        self.period_us = 1000000 // s["rate_hz"]
+        self.decoder = protocol.Decoder(synced=False)
+        self.seq = 0
+        self.frames_sent = 0
+        self.leds = s["leds"]
+        self.brightness = s["brightness"]
+        self.started_us = hardware.monotonic_us()
+        self.next_due = self.started_us
+        self.show({})
+
+    def _send(self, wire):
+        self.port.write(wire)
+        self.seq = (self.seq + 1) & 0xFFFF
+        self.frames_sent += 1
+
+    def step(self):
+        """One scan: read every channel, send a raw frame, answer the host, keep the pace."""
+        readings = self.scanner.scan()
+        now = self.hw.monotonic_us()
+        self._send(protocol.raw_frame(self.seq, now, readings))
+        self.poll()
+        self.next_due += self.period_us
+        wait = self.next_due - self.hw.monotonic_us()
+        if wait > 0:
+            self.hw.sleep_us(wait)
+        elif wait < -self.period_us:
+            self.next_due = self.hw.monotonic_us()  # fell behind: do not try to catch up
+
+    def run(self):  # pragma: no cover - forever
+        while True:
+            self.step()
+
+    def poll(self):
+        """Handle whatever the host sent: LED frames and status requests."""
+        waiting = self.port.in_waiting
+        if waiting:
+            self.decoder.feed(self.port.read(waiting))
+        while True:
+            frame = self.decoder.next_frame()
+            if frame is protocol.NEED_DATA:
+                return
+            self.handle(frame)
+
+    def handle(self, frame):
+        now = self.hw.monotonic_us()
+        if frame.kind == protocol.LED:
+            code = self.show(dict((e[0], e[1:]) for e in frame.data))
+            self._send(protocol.ack_frame(self.seq, now, protocol.LED, frame.seq, code))
+        elif frame.kind == protocol.STATUS and not frame.data:
+            self._send(protocol.status_frame(self.seq, now, self.status()))
+        else:
+            self._send(protocol.ack_frame(self.seq, now, frame.kind, frame.seq, protocol.ACK_UNSUPPORTED))
+
+    def show(self, leds):
+        """Light ``leds`` (space -> (r, g, b)); the rest go dark.  Returns an ACK code."""
+        code = protocol.ACK_OK
+        buf = bytearray(3 * self.leds)
+        scale = self.brightness
+        for space, rgb in leds.items():
+            if space >= self.leds:
+                code = protocol.ACK_BAD_PAYLOAD  # no such LED: light the others anyway
+                continue
+            r, g, b = rgb
+            i = 3 * space
+            buf[i] = g * scale // 255  # WS2812 wants green, red, blue
+            buf[i + 1] = r * scale // 255
+            buf[i + 2] = b * scale // 255
+        if self.leds:
+            self.hw.show(buf)
+        return code
+
+    def status(self):
+        major, minor, patch = FIRMWARE_VERSION
+        return {
+            "firmware": major * 10000 + minor * 100 + patch,
+            "channels": self.scanner.channels,
+            "rate_mhz": self.settings["rate_hz"] * 1000,
+            "oversample": self.scanner.oversample,
+            "frames_sent": self.frames_sent,
+            "bad_frames": self.decoder.stats["crc_errors"] + self.decoder.stats["malformed"],
+            "leds": self.leds,
+            "uptime_ms": (self.hw.monotonic_us() - self.started_us) // 1000,
+        }

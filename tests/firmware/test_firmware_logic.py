@@ -1,0 +1,216 @@
+"""The firmware's scan and protocol logic, run on CPython against fake hardware."""
+
+import sys
+import types
+
+import pytest
+from quin_sim import ROOT, BufferPort, FakeHardware, SimBoard
+
+import quin_firmware
+from host import protocol as p
+
+
+def frames_of(data):
+    d = p.Decoder()
+    d.feed(bytes(data))
+    out = []
+    while (f := d.next_frame()) is not p.NEED_DATA:
+        out.append(f)
+    assert d.stats["crc_errors"] == d.stats["malformed"] == 0
+    return out
+
+
+def make(settings=None, board=None):
+    board = board or SimBoard()
+    hw = FakeHardware(board)
+    port = BufferPort()
+    fw = quin_firmware.Firmware(hw, port, dict({"leds": 99}, **(settings or {})))
+    return board, hw, port, fw
+
+
+def test_scan_reads_every_channel_discarding_the_stale_first_sample():
+    board = SimBoard()
+    board.towers = {5, 40}
+    hw = FakeHardware(board)
+    scanner = quin_firmware.Scanner(hw, 101, 4)
+    readings = scanner.scan()
+    assert readings == [board.value(ch) for ch in range(101)]
+    # one discarded sample plus four averaged per channel
+    assert hw.reads == 101 * 5
+    assert hw.mux is None  # every multiplexer disabled after the scan
+
+
+def test_without_the_discard_the_stale_sample_would_show():
+    # guard that the fake really models the quirk the discard exists for
+    hw = FakeHardware(SimBoard())
+    hw.enable(0)
+    assert hw.read_adc() == 65535
+    assert hw.read_adc() == SimBoard().value(0)
+
+
+def test_select_lines_change_only_sixteen_times_a_scan():
+    hw = FakeHardware(SimBoard())
+    selects = []
+    original = hw.select
+    hw.select = lambda n: (selects.append(n), original(n))
+    quin_firmware.Scanner(hw, 101, 1).scan()
+    assert selects == list(range(16))
+
+
+def test_oversampling_averages_noise():
+    board = SimBoard(noise=400, seed=3)
+    hw = FakeHardware(board)
+    one = quin_firmware.Scanner(hw, 101, 1)
+    many = quin_firmware.Scanner(hw, 101, 16)
+    spread = lambda rs: max(r - b for r, b in zip(rs, board.base)) - min(r - b for r, b in zip(rs, board.base))
+    assert spread(many.scan()[:99]) < spread(one.scan()[:99])
+
+
+def test_step_sends_raw_frames_with_rising_sequence_and_keeps_the_pace():
+    board, hw, port, fw = make({"rate_hz": 50})
+    board.towers = {0}
+    for _ in range(5):
+        fw.step()
+    raw = [f for f in frames_of(port.written) if f.kind == p.RAW]
+    assert [f.seq for f in raw] == [0, 1, 2, 3, 4]
+    assert len(raw[0].data) == 101
+    assert raw[0].data[0] == board.value(0)
+    assert raw[-1].time_us - raw[0].time_us == 4 * 20000  # 50 Hz on the fake clock
+
+
+def test_led_frame_lights_ws2812_in_grb_order_and_is_acknowledged():
+    board, hw, port, fw = make({"brightness": 255})
+    port.incoming += b"\x00" + p.led_frame(7, 0, {0: (255, 10, 1), 98: (0, 0, 200)})
+    fw.step()
+    buf = hw.shown[-1]
+    assert len(buf) == 3 * 99
+    assert buf[0:3] == bytes([10, 255, 1])
+    assert buf[3 * 98 : 3 * 99] == bytes([0, 0, 200])
+    assert buf[3:6] == b"\x00\x00\x00"
+    acks = [f for f in frames_of(port.written) if f.kind == p.ACK]
+    assert acks[0].data == (p.LED, 7, p.ACK_OK)
+
+
+def test_brightness_scales_colours():
+    board, hw, port, fw = make({"brightness": 64})
+    fw.show({1: (255, 0, 0)})
+    assert hw.shown[-1][3:6] == bytes([0, 64, 0])
+
+
+def test_led_beyond_the_chain_is_refused_but_the_rest_lit():
+    board, hw, port, fw = make({"leds": 10})
+    port.incoming += b"\x00" + p.led_frame(3, 0, {2: (1, 2, 3), 50: (9, 9, 9)})
+    fw.step()
+    assert hw.shown[-1][6:9] == bytes([2 * 64 // 255, 1 * 64 // 255, 3 * 64 // 255])
+    ack = [f for f in frames_of(port.written) if f.kind == p.ACK][0]
+    assert ack.data == (p.LED, 3, p.ACK_BAD_PAYLOAD)
+
+
+def test_status_request_is_answered():
+    board, hw, port, fw = make({"rate_hz": 60, "oversample": 3})
+    fw.step()
+    port.incoming += b"\x55\x00garbage\x00" + p.status_request(1)
+    fw.step()
+    status = [f for f in frames_of(port.written) if f.kind == p.STATUS][0].status()
+    assert status["channels"] == 101 and status["rate_mhz"] == 60000 and status["oversample"] == 3
+    assert status["frames_sent"] == 2 and status["leds"] == 99
+    assert status["bad_frames"] == 1  # the garbage frame
+    assert status["firmware"] == 10000
+
+
+def test_unsupported_frame_is_acknowledged_as_such():
+    board, hw, port, fw = make()
+    port.incoming += b"\x00" + p.raw_frame(9, 0, [1, 2])
+    fw.step()
+    ack = [f for f in frames_of(port.written) if f.kind == p.ACK][0]
+    assert ack.data == (p.RAW, 9, p.ACK_UNSUPPORTED)
+
+
+def test_default_rate_is_at_least_50_hz():
+    assert quin_firmware.DEFAULTS["rate_hz"] >= 50
+    assert quin_firmware.DEFAULTS["channels"] == 101
+
+
+def test_settings_file_overrides(monkeypatch):
+    monkeypatch.setitem(sys.modules, "quin_settings", types.SimpleNamespace(SETTINGS={"leds": 99}))
+    assert quin_firmware.load_settings()["leds"] == 99
+
+
+# --- the Pico hardware module against fake CircuitPython modules ---------------------------
+
+
+class _Pin:
+    def __init__(self, name):
+        self.name = name
+        self.value = None
+        self.direction = None
+
+
+@pytest.fixture
+def fake_circuitpython(monkeypatch):
+    pins = {}
+
+    def DigitalInOut(pin):
+        pins[pin.name] = io = _Pin(pin.name)
+        return io
+
+    board = types.SimpleNamespace(**{f"GP{i}": types.SimpleNamespace(name=f"GP{i}") for i in range(29)})
+    board.A0 = types.SimpleNamespace(name="A0")
+    adc = types.SimpleNamespace(value=12345)
+    written = []
+    mods = {
+        "board": board,
+        "digitalio": types.SimpleNamespace(DigitalInOut=DigitalInOut, Direction=types.SimpleNamespace(OUTPUT="out")),
+        "analogio": types.SimpleNamespace(AnalogIn=lambda pin: adc),
+        "neopixel_write": types.SimpleNamespace(neopixel_write=lambda pin, buf: written.append((pin.name, bytes(buf)))),
+        "usb_cdc": types.SimpleNamespace(data=types.SimpleNamespace(timeout=None, write_timeout=None)),
+    }
+    for name, mod in mods.items():
+        monkeypatch.setitem(sys.modules, name, mod)
+    monkeypatch.delitem(sys.modules, "quin_hw", raising=False)
+    import quin_hw
+
+    return quin_hw, pins, written, mods
+
+
+def test_pico_hardware_drives_select_and_enable_lines(fake_circuitpython):
+    quin_hw, pins, written, mods = fake_circuitpython
+    hw = quin_hw.PicoHardware(leds=99)
+    assert all(pins[n].value is True for n in quin_hw.ENABLE_PINS)  # all disabled at start
+    hw.select(0b1010)
+    assert [pins[n].value for n in quin_hw.SELECT_PINS] == [False, True, False, True]
+    hw.enable(3)
+    assert [pins[n].value for n in quin_hw.ENABLE_PINS] == [True, True, True, False, True, True, True]
+    hw.enable(5)
+    assert [pins[n].value for n in quin_hw.ENABLE_PINS] == [True, True, True, True, True, False, True]
+    hw.enable(None)
+    assert all(pins[n].value for n in quin_hw.ENABLE_PINS)
+    assert hw.read_adc() == 12345
+    hw.show(b"\x01\x02\x03")
+    assert written == [("GP22", b"\x01\x02\x03")]
+    port = quin_hw.data_port()
+    assert port.timeout == 0
+
+
+def test_pico_firmware_runs_on_the_fake_pins(fake_circuitpython):
+    quin_hw, pins, written, mods = fake_circuitpython
+    port = BufferPort()
+    fw = quin_firmware.Firmware(quin_hw.PicoHardware(leds=0), port, {"leds": 0})
+    fw.scanner.scan()
+    assert frames_of(b"") == []
+    fw.hw.sleep_us = lambda n: None
+    fw.step()
+    raw = frames_of(port.written)[0]
+    assert raw.kind == p.RAW and set(raw.data) == {12345}
+
+
+def test_data_port_missing_says_what_to_do(fake_circuitpython):
+    quin_hw, pins, written, mods = fake_circuitpython
+    mods["usb_cdc"].data = None
+    with pytest.raises(RuntimeError, match="boot.py"):
+        quin_hw.data_port()
+
+
+def test_boot_enables_the_data_port():
+    text = (ROOT / "firmware" / "boot.py").read_text()
+    assert "usb_cdc.enable(console=True, data=True)" in text
