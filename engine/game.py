@@ -468,13 +468,14 @@ class Game:
         for anchor in voids:
             v = loc[anchor]
             spots = [s for s in GRAVITY_NEIGHBORS[v] if board[s] == EMPTY]
-            pulled = [loc[t] for t in voids if t != anchor and t not in st.frozen]
+            # sources in space order, so each (source, destination) tuple comes out sorted
+            pulled = sorted(loc[t] for t in voids if t != anchor and t not in st.frozen)
             if not spots or not pulled:
                 continue
             for k in range(1, min(len(spots), len(pulled)) + 1):
                 for sources in combinations(pulled, k):
                     for dests in permutations(spots, k):
-                        out.append(Gravity(v, tuple(sorted(zip(sources, dests)))))
+                        out.append(Gravity(v, tuple(zip(sources, dests))))
 
     def _gen_reinforcements(self, out: list[Action]) -> None:
         st = self.state
