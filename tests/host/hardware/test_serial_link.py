@@ -1,0 +1,167 @@
+"""The serial path end to end: the real firmware logic on a pty, the real codec, pyserial."""
+
+import time
+
+import pytest
+from quin_sim import BASELINE, TOWER, PtyBoard, SimBoard
+
+from engine.board import SPACE_IDS
+from host import protocol as p
+from host.calibration import Calibration, Level
+from host.channel_map import default_map
+from host.sources.serial_source import LinkError, SerialLink, SerialSource
+
+WAIT = 10.0  # generous: only ever reached when something is broken
+
+
+def calibration_for(board):
+    levels = [Level(v, 20.0) for v in board.base]
+    return Calibration.from_baseline(levels).with_placed({s: board.base[s] + TOWER for s in range(99)})
+
+
+def wait_for(predicate, source, timeout=WAIT):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        snap = source.read(0.1)
+        if predicate(snap):
+            return snap
+    raise AssertionError("condition not reached")
+
+
+@pytest.fixture
+def rig(tmp_path):
+    with PtyBoard(tmp_path) as board:
+        link = SerialLink(board.path, backoff=(0.05, 0.2))
+        source = SerialSource(link, calibration_for(board.board), default_map())
+        yield board, link, source
+        source.close()
+
+
+def test_snapshots_follow_the_towers(rig):
+    board, link, source = rig
+    snap = source.read(WAIT)
+    assert snap is not None and snap.occupied == frozenset()
+    board.board.towers = {SPACE_IDS["w35"], SPACE_IDS["fs"]}
+    snap = wait_for(lambda s: s and s.occupied, source)
+    assert snap.names() == ["fs", "w35"]
+    assert source.status().ok, source.status().message
+    assert link.stats()["crc_errors"] == 0
+
+
+def test_led_frames_reach_the_board_and_are_acknowledged(rig):
+    board, link, source = rig
+    source.read(WAIT)
+    source.show({SPACE_IDS["b11"]: (255, 0, 0)})
+    wait_for(lambda s: any(a[0] == p.LED for a in link.acks), source)
+    assert link.acks[-1][2] == p.ACK_OK
+    i = 3 * SPACE_IDS["b11"]
+    assert board.hw.shown[-1][i : i + 3] == bytes([0, 64, 0])
+
+
+def test_status_request(rig):
+    board, link, source = rig
+    link.request_status()
+    wait_for(lambda s: link.device_status, source)
+    assert link.device_status["channels"] == 101
+
+
+def test_unplug_and_replug_reconnects_and_restores_leds(rig):
+    board, link, source = rig
+    source.read(WAIT)
+    source.show({0: (0, 0, 255)})
+    wait_for(lambda s: link.acks, source)
+    board.unplug()
+    deadline = time.monotonic() + WAIT
+    while link.connected and time.monotonic() < deadline:
+        source.read(0.1)
+    assert not link.connected
+    status = source.status()
+    assert not status.ok and "unplugged" in status.message
+    assert source.read(0.3) is None
+    board.board.towers = {5}
+    board.hw.shown.clear()
+    board.plug()
+    snap = wait_for(lambda s: s is not None and s.occupied == {5}, source)
+    assert snap.occupied == {5}
+    assert link.reconnects == 1
+    assert source.status().ok
+    wait_for(lambda s: board.hw.shown and board.hw.shown[-1][2] == 64, source)  # the LED came back
+
+
+def test_garbage_bytes_are_skipped(rig):
+    board, link, source = rig
+    source.read(WAIT)
+    for _ in range(5):
+        board.garbage(b"\x00\xde\xad\xbe\xef" * 20 + b"\x00")
+        assert source.read(WAIT) is not None
+    assert link.stats()["crc_errors"] + link.stats()["malformed"] >= 5
+    board.board.towers = {SPACE_IDS["he3"]}
+    assert wait_for(lambda s: s and s.occupied, source).names() == ["he3"]
+
+
+def test_lost_frames_are_counted(rig):
+    board, link, source = rig
+    source.read(WAIT)
+    board.drop_frames = 7
+    wait_for(lambda s: board.drop_frames == 0 and link.stats()["lost"] >= 7, source)
+    assert link.stats()["lost"] == 7
+
+
+def test_dead_sensor_is_reported_and_not_taken_for_a_tower(rig):
+    board, link, source = rig
+    source.read(WAIT)
+    board.board.dead = {SPACE_IDS["w47"]}
+    wait_for(lambda s: not source.status().ok, source)
+    status = source.status()
+    assert "w47" in status.message and "dead" in status.message
+    assert SPACE_IDS["w47"] not in source.read(WAIT).occupied
+    board.board.dead = set()
+    wait_for(lambda s: source.status().ok, source)
+
+
+def test_silence_for_a_second_is_a_fault(rig):
+    board, link, source = rig
+    source.read(WAIT)
+    board.paused = True
+    time.sleep(0.05)
+    while source.read(0.2) is not None:
+        pass  # drain what was in flight
+    deadline = time.monotonic() + WAIT
+    while source.status().ok and time.monotonic() < deadline:
+        source.read(0.2)
+    assert "no frames from the board" in source.status().message
+    board.paused = False
+    wait_for(lambda s: source.status().ok, source)
+
+
+def test_port_is_opened_exclusively(rig):
+    board, link, source = rig
+    other = SerialLink(board.path)
+    with pytest.raises(LinkError, match="cannot open the board"):
+        other.open()
+
+
+def test_missing_port_is_a_clear_error(tmp_path):
+    with pytest.raises(LinkError, match="nothing-here"):
+        SerialLink(str(tmp_path / "nothing-here")).open()
+
+
+def test_loop_url_round_trip():
+    # pyserial's loop:// echoes what is written: the link decodes its own frames
+    link = SerialLink("loop://")
+    link.open()
+    link.send(p.raw_frame(1, 10, [BASELINE] * 101))
+    frame = link.next_frame(WAIT)
+    assert frame.kind == p.RAW and frame.data == (BASELINE,) * 101
+    link.close()
+
+
+def test_width_mismatch_is_reported():
+    link = SerialLink("loop://")
+    link.open()
+    levels = [Level(BASELINE, 20.0)] * 101
+    source = SerialSource(link, Calibration.from_baseline(levels), default_map())
+    link.send(p.raw_frame(1, 10, [BASELINE] * 50))
+    assert source.read(0.5) is None
+    assert "carry 50 channels" in source.status().message
+    source.close()
