@@ -19,15 +19,10 @@ from typing import Callable
 import serial
 
 from host import protocol
-from host.calibration import (
-    Calibration,
-    OccupancyTracker,
-    dead_sensors,
-    reference_faults,
-    reference_readings,
-)
+from host.calibration import Calibration
 from host.channel_map import ChannelMap
 from host.sensing import Snapshot, SourceStatus
+from host.sources.raw import RawConverter
 from engine.board import SPACE_NAMES
 
 #: the udev rule in hardware/99-quin.rules makes this link to the Pico's data port
@@ -249,13 +244,9 @@ class SerialSource:
         self.link = link
         self.calibration = calibration
         self.channel_map = channel_map
-        self.tracker = OccupancyTracker(calibration)
+        self.converter = RawConverter(calibration, channel_map)
         self.fault_after = fault_after
         self._clock = clock
-        self._frames = 0
-        self.dead: list[int] = []
-        self.reference_faults: list[str] = []
-        self.width_error = ""
         if not link.connected:
             link._try_open()
 
@@ -275,22 +266,8 @@ class SerialSource:
             return Snapshot(self._clock(), frozenset(frame.data))
         if frame.kind != protocol.RAW:
             return None
-        readings = frame.data
-        if len(readings) < self.channel_map.channels_needed:
-            self.width_error = (
-                f"raw frames carry {len(readings)} channels but the channel map needs "
-                f"{self.channel_map.channels_needed}"
-            )
-            return None
-        self.width_error = ""
-        self._frames += 1
-        if self._frames % 10 == 1:
-            self.dead = dead_sensors(readings, self.calibration)
-            self.reference_faults = reference_faults(reference_readings(readings, self.channel_map))
-        occupied = self.tracker.update(readings)
-        if self.dead:
-            occupied = occupied - frozenset(self.dead)
-        return Snapshot(self._clock(), occupied)
+        occupied = self.converter.convert(frame.data)
+        return None if occupied is None else Snapshot(self._clock(), occupied)
 
     def show(self, leds: dict[int, tuple[int, int, int]]) -> None:
         self.link.show(leds)
@@ -303,13 +280,9 @@ class SerialSource:
             problems.append(f"board unplugged or unreachable at {self.link.port_name} ({self.link.last_error}); reconnecting")
         elif silence is not None and silence > self.fault_after:
             problems.append(f"no frames from the board for {silence:.1f} s")
-        if self.width_error:
-            problems.append(self.width_error)
-        problems += self.reference_faults
-        if self.dead:
-            names = ", ".join(SPACE_NAMES[s] for s in self.dead)
-            problems.append(f"dead sensor (reads at a rail) under {names}")
-            details["dead"] = [SPACE_NAMES[s] for s in self.dead]
+        problems += self.converter.problems()
+        if self.converter.dead:
+            details["dead"] = [SPACE_NAMES[s] for s in self.converter.dead]
         return SourceStatus(not problems, "; ".join(problems) or "board ok", details)
 
     def close(self) -> None:

@@ -1,0 +1,54 @@
+"""Raw readings to snapshots, shared by every analog source (serial, Blinka)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from engine.board import SPACE_NAMES
+
+from host.calibration import (
+    Calibration,
+    OccupancyTracker,
+    dead_sensors,
+    reference_faults,
+    reference_readings,
+)
+from host.channel_map import ChannelMap
+
+CHECK_EVERY = 10  # frames between health checks of the sensors and references
+
+
+class RawConverter:
+    def __init__(self, calibration: Calibration, channel_map: ChannelMap):
+        self.calibration = calibration
+        self.channel_map = channel_map
+        self.tracker = OccupancyTracker(calibration)
+        self.dead: list[int] = []
+        self.reference_faults: list[str] = []
+        self.width_error = ""
+        self._frames = 0
+
+    def convert(self, readings: Sequence[int]) -> frozenset[int] | None:
+        """Occupied spaces, or None if the frame cannot be used (too few channels)."""
+        if len(readings) < self.channel_map.channels_needed:
+            self.width_error = (
+                f"raw frames carry {len(readings)} channels but the channel map needs "
+                f"{self.channel_map.channels_needed}"
+            )
+            return None
+        self.width_error = ""
+        self._frames += 1
+        if self._frames % CHECK_EVERY == 1:
+            self.dead = dead_sensors(readings, self.calibration)
+            self.reference_faults = reference_faults(reference_readings(readings, self.channel_map))
+        occupied = self.tracker.update(readings)
+        if self.dead:
+            occupied = occupied - frozenset(self.dead)  # a dead sensor says nothing about its space
+        return occupied
+
+    def problems(self) -> list[str]:
+        out = [self.width_error] if self.width_error else []
+        out += self.reference_faults
+        if self.dead:
+            out.append("dead sensor (reads at a rail) under " + ", ".join(SPACE_NAMES[s] for s in self.dead))
+        return out
