@@ -178,7 +178,7 @@ def action_from_record(data: object) -> Action:
     if not isinstance(data, dict):
         raise InvalidError("an action must be an object with a 'type'")
     kind = data.get("type")
-    if kind not in _FIELDS:
+    if not isinstance(kind, str) or kind not in _FIELDS:
         raise InvalidError(f"type: unknown action type {kind!r}")
     required, optional = _FIELDS[kind]
     fields = set(data) - {"type"}
