@@ -55,6 +55,8 @@ def read_json(path: str) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReplayError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise ReplayError(f"{path} is not a usable record: JSON nested too deeply") from None
 
 
 def run_record(path: str) -> Game:
