@@ -368,6 +368,11 @@ class Game:
                 i += 1
         if te and peripheral:
             self._diagonals(frm, me, banned, out)
+        if (peripheral or te) and len(out) != len(set(out)):
+            # One destination by several routes is one action (spec 8): a Peripheral
+            # reaches Ring 1 across the Iris and around over the Horizon; a Slingshot
+            # may land where a straight ring move in the other direction also goes.
+            out = list(dict.fromkeys(out))
         return out
 
     def _slingshot(self, path: tuple[int, ...], i: int, me: str, banned: int, out: list[int]) -> None:
