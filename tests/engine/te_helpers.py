@@ -1,0 +1,152 @@
+"""Position builders for the Third Eye, perft and property tests.
+
+``build`` makes a real ``Game`` (real setups checked by ``make_setup``) and then
+rewrites its board so that exactly the described towers stand on it.  The
+description is ``{"w35": "S", "b33": "v"}``: upper case White, lower case
+Black, letters of the engine's drawings (L S A R M T P V).  Towers not placed
+are captured long ago (so the Totem could bring them back) unless listed in
+``reserve``; both Totems start used unless ``totem`` names players, so the
+tests only see the actions they are about.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.actions import Gravity, Move, Reflect, Resurrect, Swap, Time
+from engine.board import BLACK, PLAYERS, SPACE_NAMES, START_SPACES, WHITE, parse_space
+from engine.game import BOTH, CAPTURED, EMPTY, RESERVE, Game
+from engine.pieces import ARTIFICIAL_LIGHT, BASE_SET, CLONES, LETTER, PIECES, make_setup
+
+S = parse_space
+N = SPACE_NAMES
+PIECE_OF = {v: k for k, v in LETTER.items()}
+
+
+def _sets(need: Counter) -> tuple[str, str]:
+    for clone in CLONES:
+        for removed in ("peripheral", "reflector", "void", "time", "memory", "artificial_light"):
+            have = Counter(BASE_SET)
+            have[clone] += 1
+            have[removed] -= 1
+            if all(have[p] >= n for p, n in need.items()):
+                return clone, removed
+    raise ValueError(f"no setup holds {dict(need)}")
+
+
+def _lineup(player: str, clone: str, removed: str) -> dict[int, str]:
+    have = Counter(BASE_SET)
+    have[clone] += 1
+    have[removed] -= 1
+    pool = [p for p in PIECES for _ in range(have[p]) if p != ARTIFICIAL_LIGHT]
+    return dict(zip(START_SPACES[player], pool))
+
+
+def build(
+    towers: dict[str, str],
+    to_move: str = WHITE,
+    *,
+    mode: str = "third_eye",
+    reserve: dict[str, str] | None = None,
+    totem: tuple[str, ...] = (),
+    turn: int = 20,
+    captured_turn: int = 1,
+) -> Game:
+    """A game whose board holds exactly ``towers``; ``reserve`` maps a player to letters."""
+    reserve = reserve or {}
+    placed: dict[str, list[tuple[int, str]]] = {WHITE: [], BLACK: []}
+    for space, letter in towers.items():
+        owner = WHITE if letter.isupper() else BLACK
+        placed[owner].append((S(space), PIECE_OF[letter.upper()]))
+    sets = {}
+    for p in PLAYERS:
+        need = Counter(piece for _, piece in placed[p])
+        need.update(PIECE_OF[c.upper()] for c in reserve.get(p, ""))
+        sets[p] = _sets(need)
+    game = Game(
+        make_setup(WHITE, *sets[WHITE], _lineup(WHITE, *sets[WHITE])),
+        make_setup(BLACK, *sets[BLACK], _lineup(BLACK, *sets[BLACK])),
+        mode=mode,
+        first=to_move,
+    )
+    st = game.state
+    st.board = [EMPTY] * len(st.board)
+    for p in PLAYERS:
+        free = list(game.towers_of(p))
+
+        def take(piece: str) -> int:
+            t = next(t for t in free if game.piece[t] == piece)
+            free.remove(t)
+            return t
+
+        for space, piece in placed[p]:
+            t = take(piece)
+            st.loc[t] = space
+            st.board[space] = t
+        for c in reserve.get(p, ""):
+            st.loc[take(PIECE_OF[c.upper()])] = RESERVE
+        for t in free:
+            st.loc[t] = CAPTURED
+            st.known[t] = BOTH
+            st.captured_turn[t] = captured_turn
+    st.turn = turn
+    st.to_move = to_move
+    st.totem_used = [p not in totem for p in PLAYERS]
+    game._legal_cache = None
+    return game
+
+
+# --- reading and naming -------------------------------------------------------------
+
+
+def mv(a: str, b: str) -> Move:
+    return Move(S(a), S(b))
+
+
+def swap(m: str, o: str) -> Swap:
+    return Swap(S(m), S(o))
+
+
+def push(at: str, target: str, to: str) -> Time:
+    return Time(S(at), S(target), S(to))
+
+
+def gravity(void: str, moves: dict[str, str]) -> Gravity:
+    return Gravity(S(void), tuple(sorted((S(a), S(b)) for a, b in moves.items())))
+
+
+def reflect(r: str, a: str, b: str) -> Reflect:
+    return Reflect(S(r), S(a), S(b))
+
+
+def resurrect(piece: str, to: str) -> Resurrect:
+    return Resurrect(piece, S(to))
+
+
+def at(game: Game, space: str) -> tuple[str, str] | None:
+    t = game.state.board[S(space)]
+    return None if t == EMPTY else (game.owner[t], game.piece[t])
+
+
+def targets(game: Game, frm: str) -> set[str]:
+    f = S(frm)
+    return {N[a.to] for a in game.legal_actions() if type(a) is Move and a.frm == f}
+
+
+def of_type(game: Game, kind) -> list:
+    return [a for a in game.legal_actions() if type(a) is kind]
+
+
+def records(actions) -> list[str]:
+    """Actions as canonical strings of their record form, sorted (compare as multisets)."""
+    import json
+
+    return sorted(json.dumps(a.to_record(), sort_keys=True) for a in actions)
+
+
+def captured_pieces(game: Game, player: str) -> list[str]:
+    return sorted(game.piece[t] for t in game.towers_of(player) if game.state.loc[t] == CAPTURED)
+
+
+__all__ = ["BLACK", "WHITE", "S", "N", "build", "mv", "swap", "push", "gravity", "reflect",
+           "resurrect", "at", "targets", "of_type", "records", "captured_pieces"]
