@@ -75,7 +75,7 @@ def board_svg(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{SIZE:.0f}" height="{SIZE + 40:.0f}" '
         f'viewBox="0 0 {SIZE:.0f} {SIZE + 40:.0f}" font-family="sans-serif">',
         f"<title>{escape(title)}</title>",
-        f'<rect width="100%" height="100%" fill="#fbf8f1"/>',
+        '<rect width="100%" height="100%" fill="#fbf8f1"/>',
         f'<text x="10" y="22" font-size="15" font-weight="bold">{escape(title)}</text>',
         f'<text x="{c:.1f}" y="44" font-size="12" text-anchor="middle">Black (north)</text>',
         f'<text x="{c:.1f}" y="{SIZE - 8:.1f}" font-size="12" text-anchor="middle">White (south)</text>',

@@ -172,6 +172,7 @@ class PtyBoard:
         self.settings = dict({"rate_hz": 100, "leds": 99, "oversample": 2}, **(settings or {}))
         self.hw = FakeHardware(self.board, realtime=True)
         self.drop_frames = 0
+        self.paused = False  # a hung firmware: plugged in but silent
         self.firmware = None
         self._fds = None
         self._thread = None
@@ -204,6 +205,9 @@ class PtyBoard:
 
     def _run(self):
         while not self._stop.is_set():
+            if self.paused:
+                time.sleep(0.01)
+                continue
             with self._lock:
                 self.firmware.step()
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 from quin_sim import TOWER, PtyBoard, SimBoard
 
-from engine.board import SPACE_IDS, SPACE_NAMES
+from engine.board import SPACE_IDS
 from host import calibration as calmod
 from host.cli import main
 

@@ -3,7 +3,7 @@
 import time
 
 import pytest
-from quin_sim import BASELINE, TOWER, PtyBoard, SimBoard
+from quin_sim import BASELINE, TOWER, PtyBoard
 
 from engine.board import SPACE_IDS
 from host import protocol as p
