@@ -18,6 +18,7 @@ drawings: L S A R M T P V).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from engine.actions import Move, Reflect, Reinforce, Resurrect, Swap, Time
@@ -68,6 +69,7 @@ def record(turns=(), white=None, black=None, mode="classic", first=WHITE, **extr
         },
         "turns": [{"player": p, "actions": list(a)} for p, a in turns],
     }
+    data = json.loads(json.dumps(data))  # a fresh copy: tests may edit it
     data.update(extra)
     return data
 
