@@ -28,7 +28,8 @@ from engine.board import (
 
 UNIT = 34.0  # pixels between rings
 IRIS_RADIUS = 0.95
-SIZE = 2 * (9 + 1.3) * UNIT
+SIZE = 2 * (10 + 0.7) * UNIT  # the board square: ring 9 sits at radius 10
+TOP = 48.0  # room for the title above the board
 SPACE_R = 0.42 * UNIT
 
 
@@ -58,7 +59,7 @@ def position(space: int) -> tuple[float, float]:
 
 def _xy(space: int) -> tuple[float, float]:
     x, y = position(space)
-    return (SIZE / 2 + x * UNIT, SIZE / 2 - y * UNIT)
+    return (SIZE / 2 + x * UNIT, TOP + SIZE / 2 - y * UNIT)
 
 
 def board_svg(
@@ -71,17 +72,19 @@ def board_svg(
     labels = labels or {}
     fills = fills or {}
     c = SIZE / 2
+    cy = TOP + SIZE / 2
+    height = TOP + SIZE + 16 + 14 * len(legend or [])
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{SIZE:.0f}" height="{SIZE + 40:.0f}" '
-        f'viewBox="0 0 {SIZE:.0f} {SIZE + 40:.0f}" font-family="sans-serif">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{SIZE:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {SIZE:.0f} {height:.0f}" font-family="sans-serif">',
         f"<title>{escape(title)}</title>",
         '<rect width="100%" height="100%" fill="#fbf8f1"/>',
         f'<text x="10" y="22" font-size="15" font-weight="bold">{escape(title)}</text>',
-        f'<text x="{c:.1f}" y="44" font-size="12" text-anchor="middle">Black (north)</text>',
-        f'<text x="{c:.1f}" y="{SIZE - 8:.1f}" font-size="12" text-anchor="middle">White (south)</text>',
+        f'<text x="10" y="{TOP + 6:.1f}" font-size="12">Black (north)</text>',
+        f'<text x="10" y="{TOP + SIZE - 4:.1f}" font-size="12">White (south)</text>',
     ]
     for ring in range(1, 10):
-        out.append(f'<circle cx="{c:.1f}" cy="{c:.1f}" r="{(1 + ring) * UNIT:.1f}" fill="none" stroke="#c9bfa8" stroke-width="1"/>')
+        out.append(f'<circle cx="{c:.1f}" cy="{cy:.1f}" r="{(1 + ring) * UNIT:.1f}" fill="none" stroke="#c9bfa8" stroke-width="1"/>')
     for a, b, _kind in EDGES:
         (x1, y1), (x2, y2) = _xy(a), _xy(b)
         if RING_OF[a] is not None and RING_OF[a] == RING_OF[b] and not (IS_HORIZON[a] and IS_HORIZON[b]):
@@ -102,6 +105,6 @@ def board_svg(
             )
         out.append("</g>")
     for i, text in enumerate(legend or []):
-        out.append(f'<text x="10" y="{SIZE + 12 + 14 * i:.1f}" font-size="11">{escape(text)}</text>')
+        out.append(f'<text x="10" y="{TOP + SIZE + 12 + 14 * i:.1f}" font-size="11">{escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
