@@ -185,6 +185,7 @@ def position(
     captured_turn: int | None = None,
     revealed: tuple[str, ...] = (),
     totem_used: tuple[str, ...] = (),
+    passes: int = 0,
     mode: str = "classic",
     vision: bool = False,
     sets: dict[str, tuple[str, str]] | None = None,
@@ -196,7 +197,8 @@ def position(
     are in reserve and the rest are captured.  Captured towers were captured on
     ``captured_turn`` (default: long ago, so they may be resurrected).
     ``revealed`` lists spaces whose towers both players know.  ``sets``
-    overrides a player's (clone, removed) choice.
+    overrides a player's (clone, removed) choice.  ``passes`` is the number of
+    turns just before this one that ended in a pass (1: the rival just passed).
     """
     captured = captured or {}
     reserve = reserve or {}
@@ -254,6 +256,7 @@ def position(
     st.turn = turn
     st.to_move = to_move
     st.totem_used = [p in totem_used for p in PLAYERS]
+    st.passes = passes
     game._legal_cache = None
     assert consistent(game)
     return game

@@ -593,6 +593,31 @@ def test_time_does_not_end_the_turn_and_costs_the_tower():
     assert g.to_move == "black"
 
 
+def test_time_rewinds_a_swap_flash():
+    """Power of Time: "Use the Power of Time after your rival takes any action, unless they made a capture or
+    landed on the Iris." A Memory's swap flash captures nothing, so it can be rewound; both towers stay
+    revealed (the flash happened)."""
+    g = time_position(b25="P")
+    g.push(mv("b27", "b25"))  # Black's Memory flashes White's Peripheral: swap
+    assert at(g, "b27") == ("white", "peripheral")
+    assert time_at("w39") in g.legal_actions()
+    g.push(time_at("w39"))
+    assert at(g, "b27") == ("black", "memory") and at(g, "b25") == ("white", "peripheral")
+    assert pieces_in_view(g, "white")["b27"] == ("black", "memory")
+    assert [e.to_json()["type"] for e in g.events] == ["flash", "time"]
+
+
+def test_time_rewinding_a_swap_that_moved_the_time_tower():
+    """Ruling (engine's choice, spec silent): a Memory swap-flashes the Time tower, which then rewinds from
+    the Memory's start. The Time tower goes to Zero Gravity; the Memory returns to its start."""
+    g = position({"w35": "T", "w37": "m", "w13": "V", "w19": "L", "b19": "l"}, "black")
+    g.push(mv("w37", "w35"))
+    assert at(g, "w37") == ("white", "time")
+    g.push(time_at("w37"))
+    assert at(g, "w37") == ("black", "memory") and at(g, "w35") is None
+    assert captured(g, "white") == ["time"]
+
+
 def test_time_fails_against_a_moved_shadow_and_reveals_it():
     """Power of Time: "If it is a Shadow, the Power fails and nothing is rewound. Either way you still get to play
     your turn." Tip: "...will still cost you the Time Tower. But at least it will reveal the Shadow." """
@@ -765,12 +790,13 @@ def test_two_consecutive_passes_draw():
     g.push(PASS)
     g.push(mv("b19", "b18"))  # Black moves: the count starts again
     g.push(PASS)
-    assert g.result is None
-    g.state.passes = 1  # Black has passed too (a position where both are stuck is not reachable cheaply)
-    g.state.to_move = "white"
-    g._legal_cache = None
+    assert g.result is None  # one pass in a row: the count started again after Black's move
+    # Black just passed (a position where both sides are stuck is not cheap to reach by play)
+    g = stuck_white(totem_used=("white",), passes=1)
     g.push(PASS)
     assert (g.result.status, g.result.winner, g.result.reason) == ("drawn", None, "passes")
+    assert g.legal_actions() == []
+    assert view(g, None)["result"] == {"status": "drawn", "winner": None, "reason": "passes"}
 
 
 # --- setup -----------------------------------------------------------------------------------------------
