@@ -746,3 +746,17 @@ def test_pass_only_when_no_turn_ending_action_even_with_powers_left():
     g.push(swap("w19", "w18"))
     assert Pass() in g.legal_actions()
     assert all(type(a) in (Pass, Swap, Time, Resurrect) for a in g.legal_actions())
+
+
+def test_diagonals_slingshot_gravity_and_time_push_are_third_eye_only():
+    """Rulebook: "Peripherals, Voids, Memory and Time all have upgrades and new Powers in this
+    advanced mode." (Classic keeps the old rules.)"""
+    g = build({"w35": "P", "b59": "v"}, mode="classic")
+    assert not {"w24", "w26", "w44", "w46"} & targets(g, "w35")
+    g = build({"w13": "V", "hw3": "P", "b59": "v"}, mode="classic")
+    assert "b53" not in targets(g, "w13")
+    g = build({"w35": "V", "w19": "V", "b34": "s", "w17": "T", "b59": "v"}, mode="classic")
+    assert of_type(g, Gravity) == []
+    assert all(a.target is None for a in of_type(g, Time))
+    g = build({"w35": "M", "hw3": "P", "b59": "v"}, mode="classic")
+    assert of_type(g, Swap) == []
