@@ -121,12 +121,13 @@ def cmd_legal(args) -> int:
         game = run_record(args.record)
     except ReplayError as exc:
         return _fail(exc, args.json)
-    actions = [a.to_record() for a in game.legal_actions()]
+    actions = game.legal_actions()
     if args.json:
-        print(json.dumps({"player": None if game.is_over() else game.to_move, "actions": actions}))
-    else:
-        if game.is_over():
-            print("the game is over: no legal actions")
-        for a in game.legal_actions():
-            print(str(a))
+        # a plain list of actions in the record's form, ready to paste into a turn
+        print(json.dumps([a.to_record() for a in actions]))
+        return 0
+    if game.is_over():
+        print("the game is over: no legal actions")
+    for a in actions:
+        print(str(a))
     return 0
