@@ -259,18 +259,25 @@ class Step:
                     rem, add = frozenset((a.at, a.target)), frozenset((a.to,))
                     touch = rem | add
                 else:
+                    touch = {a.at}
+                    last = st.last_action
+                    spent = board[a.at]
+                    back = set()
+                    if last is not None:
+                        for t, x, y in last.moved:
+                            if st.loc[t] == y and t != spent:
+                                back.update(s for s in (x, y) if s >= 0)
+                    # push/pop replaces game.state: take fresh references afterwards
                     game.push(a)
                     after = game.occupied()
                     outcome = game.events[-1].outcome
                     game.pop()
+                    st = game.state
+                    board = st.board
                     rem, add = base - after, after - base
-                    touch = {a.at} | rem | add
-                    last = st.last_action
-                    if outcome == "rewound" and last is not None:
-                        for t, x, y in last.moved:
-                            if st.loc[t] == y:
-                                touch.update(s for s in (x, y) if s >= 0)
-                    touch = frozenset(touch)
+                    if outcome == "rewound":
+                        touch |= back
+                    touch = frozenset(touch | rem | add)
             else:  # Pass
                 rem = add = touch = NOTHING
                 needs = "pass"
@@ -413,6 +420,8 @@ class Referee:
 
     def next_deadline(self) -> float | None:
         """The next time at which ``tick`` would change something (None: nothing is due)."""
+        if not self.seen_snapshot:
+            return None
         due = self.deb.next_due()
         if self.deb.pending:
             return due
@@ -645,7 +654,7 @@ class Referee:
         if flipped:
             self.touched |= flipped
             self._dirty = True
-        if self.deb.pending or self.phase == "over":
+        if self.deb.pending or self.phase == "over" or not self.seen_snapshot:
             return out
         if self._dirty or now + EPS >= self._wake:
             self._dirty = False
@@ -762,9 +771,59 @@ class Referee:
             self._clear_waiting(mover, out)
             return
 
-        # Nothing fits.
+        # Nothing fits.  Own towers lifted and nothing else: a tower in the hand, not a mistake.
+        if not add and all(self._own(s) for s in rem) and not any(self._rival(s) for s in self.touched):
+            self._clear_waiting(mover, out)
+            return
         if self._ready(q, self.settle):
             self._tell_mismatch(S, B, rem, add, out)
+
+    def _own(self, space: int) -> bool:
+        t = self.game.state.board[space]
+        return t != EMPTY and self.game.owner[t] == self.step.player
+
+    def _rival(self, space: int) -> bool:
+        t = self.game.state.board[space]
+        return t != EMPTY and self.game.owner[t] != self.step.player
+
+    def is_idle(self) -> bool:
+        """Nothing pending: the board shows the game as it stands and no step is under way."""
+        if self.phase == "over":
+            return True
+        if self.phase != "play" or self.deb.pending:
+            return False
+        if self.lock is not None or self.time_info is not None:
+            return False
+        if self.decl is not None and not (self.decl["kind"] == "action" and self.decl["action"] == PASS):
+            return False
+        if self.question is not None and self.question["options"] != [PASS]:
+            return False
+        return self.deb.stable == self.step.base
+
+    def stuck_reason(self) -> str:
+        """What the referee is waiting for, in words (for whoever holds the whole game, e.g. the CLI)."""
+        game = self.game
+        S = self.deb.stable
+        if self.phase == "over":
+            return "nothing: the game is over"
+        if self.phase != "play":
+            return f"{self._waiting_text()}: {_say_list(corrections(S, game.occupied())) or 'a settled board'}"
+        if self.deb.pending:
+            return "the board to settle (sensors " + ", ".join(N[s] for s in sorted(self.deb.pending)) + " still changing)"
+        if self.lock is not None:
+            return f"{self._waiting_text()}: {_say_list(corrections(S, self.lock_result))}"
+        player = game.to_move
+        if self.question is not None and self.question["options"] != [PASS]:
+            opts = ", ".join(str(a) for a in self.question["options"])
+            return f"{player} to answer a question ({self.question['text']}): {opts}"
+        if self.time_info is not None:
+            return f"{self._waiting_text()}"
+        if self.decl is not None:
+            return f"{player}'s declared action on the board ({_decl_text(self.decl)})"
+        if S != self.step.base:
+            todo = corrections(S, self.step.base)
+            return f"{player}'s board change to match a legal action (or be put back: {_say_list(todo)})"
+        return f"{player} to play"
 
     def _evaluate_sync(self, S: frozenset, q: float, out: list) -> None:
         want = self.game.occupied()
@@ -914,8 +973,9 @@ class Referee:
                                  f"{rival}'s Zero Gravity"} for s in spaces[:1]] if len(spaces) == 1 else []
             if outcome == "rewound":
                 last = game.state.last_action
+                spent = {game.state.board[s] for s in spaces}
                 for t, x, y in last.moved:
-                    if game.state.loc[t] != y or y < 0:
+                    if game.state.loc[t] != y or y < 0 or t in spent:
                         continue
                     if x >= 0:
                         todo.append({"do": "move", "from": N[y], "to": N[x],
