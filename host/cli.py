@@ -11,6 +11,7 @@ import sys
 COMMANDS = [
     "host.commands.engine_cmds",
     "host.commands.hardware_cmds",
+    "host.commands.serve_cmds",
 ]
 
 

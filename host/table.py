@@ -1,0 +1,402 @@
+"""The table: one live game, from both setups to the result.
+
+The :class:`Table` ties the parts together: the store (durable first), the
+referee (snapshots and inputs in, actions and notices out), the seats (tokens),
+the board source and the SSE broker.  Every change goes through one lock, in
+this order: the referee acts, its ``on_commit`` callback writes the action to
+the store, then the new state and the notices are published to each audience.
+
+What an audience receives is built only from ``engine.views.view`` (and
+``action_seen_by`` inside it), the referee's public or private status, and the
+referee's notices for that audience.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from typing import Callable
+
+from engine.board import PLAYERS, SPACE_NAMES, START_SPACES, WHITE
+from engine.errors import InvalidError, QuinError
+from engine.flash import MODES
+from engine.game import Game
+from engine.pieces import Setup
+from engine.views import view
+from engine.actions import Move, Reflect, Reinforce, Resurrect, Swap, Time
+from host.sensing import Snapshot
+from host.store import GameRow, Store, StoreError
+
+TOKEN_BYTES = 24  # 192 random bits per seat token
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+class TableError(ValueError):
+    """A request the table cannot honour now (one line for the user)."""
+
+
+class Table:
+    """The live game at the table.  Thread-safe."""
+
+    def __init__(
+        self,
+        store: Store,
+        broker,
+        *,
+        referee_factory: Callable | None = None,
+        board=None,
+        settle: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.store = store
+        self.broker = broker
+        self.board = board  # the simulated board (host.simboard) in simulated mode, else None
+        self.settle = settle
+        self.clock = clock
+        self._referee_factory = referee_factory
+        self.lock = threading.RLock()
+        self.row: GameRow | None = None
+        self.game: Game | None = None
+        self.ref = None
+        self.tokens: dict[str, str] = {}
+        self.occupied: frozenset[int] | None = None  # the last snapshot, if any
+        self.resume_error: str | None = None
+        self.committed_at: float | None = None
+        self.source_status: dict | None = None
+        self.host_key: str | None = None
+        self.leds: dict | None = None  # LED colours for a hardware board, from the referee's instructions
+
+    # --- the referee ----------------------------------------------------------------------
+
+    def _make_referee(self, game: Game):
+        factory = self._referee_factory
+        if factory is None:
+            from host.referee import Referee
+
+            factory = Referee
+        return factory(game, on_commit=self._on_commit, settle=self.settle)
+
+    def _on_commit(self, turn, player, action) -> None:
+        """The referee's on_commit: the action is on disk before anyone hears of it."""
+        self.store.commit_action(self.row.id, self.game)
+        self.committed_at = time.time()
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def open(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> None:
+        """Resume the open game from the store, or start a new one in setup."""
+        with self.lock:
+            self.host_key = self.store.meta("host_key")
+            if not self.host_key:
+                self.host_key = new_token()
+                self.store.set_meta("host_key", self.host_key)
+            row = self.store.open_game()
+            if self.board is not None:
+                # The simulated board is the physical world: it comes back as it last stood.
+                last = self.store.blackbox(limit=1)
+                if last:
+                    self.occupied = self.board.set(last[0]["occupied"]).occupied
+            notices: list = []
+            if row is not None:
+                try:
+                    notices = self._resume(row)
+                except StoreError as exc:
+                    self.resume_error = str(exc)
+                    self.store.abandon(row.id)
+                    row = None
+            if row is None:
+                self._new(mode, vision, first)
+            self._publish(self._split(notices))
+
+    def _resume(self, row: GameRow) -> list:
+        """Rebuild the open game from its stored actions, then check the board against it."""
+        self.row = row
+        self.tokens = self.store.seats(row.id)
+        self.game = None
+        self.ref = None
+        if row.status != "playing":
+            return []
+        self.game = self.store.load_game(row.id)
+        self.ref = self._make_referee(self.game)
+        if self.occupied is None:
+            return []
+        # The referee waits for the board to match the game, with corrections if it does not.
+        return list(self.ref.feed(Snapshot(self.clock(), self.occupied)))
+
+    def _new(self, mode: str, vision: bool, first: str) -> None:
+        if mode not in MODES:
+            raise TableError(f"mode: expected 'classic' or 'third_eye', got {mode!r}")
+        if first not in PLAYERS:
+            raise TableError(f"first: expected 'white' or 'black', got {first!r}")
+        tokens = {p: new_token() for p in PLAYERS}
+        game_id = self.store.new_game(mode, bool(vision), first, tokens)
+        self.row = self.store.game(game_id)
+        self.tokens = tokens
+        self.game = None
+        self.ref = None
+        for player in PLAYERS:
+            self.broker.disconnect(player)
+
+    def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> int:
+        """Abandon the open game (if unfinished) and start a new one in setup."""
+        with self.lock:
+            if self.row is not None:
+                self.store.abandon(self.row.id)
+            self._new(mode, vision, first)
+            self._publish({})
+            return self.row.id
+
+    def reissue(self, player: str) -> str:
+        """A new seat token for ``player`` (a lost phone); the old one stops working at once."""
+        if player not in PLAYERS:
+            raise TableError(f"player: expected 'white' or 'black', got {player!r}")
+        with self.lock:
+            token = new_token()
+            self.store.reissue_seat(self.row.id, player, token)
+            self.tokens[player] = token
+            self.broker.disconnect(player)
+            return token
+
+    # --- seats ----------------------------------------------------------------------------
+
+    def seat_of(self, token: object) -> str | None:
+        """The player a token seats, compared in constant time; None for a bad token."""
+        if not isinstance(token, str) or not token:
+            return None
+        given = token.encode("utf-8", "surrogateescape")
+        found = None
+        for player in PLAYERS:
+            expected = self.tokens.get(player)
+            if expected is not None and hmac.compare_digest(given, expected.encode()):
+                found = player
+        return found
+
+    @property
+    def phase(self) -> str:
+        if self.row is None:
+            return "idle"
+        if self.game is None:
+            return "setup"
+        return "over" if self.game.is_over() else "playing"
+
+    def submit_setup(self, player: str, data: object) -> None:
+        """A player's clone, removed piece and lineup.  The game starts once both are in."""
+        with self.lock:
+            if self.phase != "setup":
+                raise TableError("the game has already started: setups are closed")
+            try:
+                setup = Setup.from_record(player, data)
+            except QuinError as exc:
+                raise TableError(str(exc)) from None
+            self.store.save_setup(self.row.id, player, setup)
+            self.row = self.store.game(self.row.id)
+            if all(self.row.setups[p] is not None for p in PLAYERS):
+                self._start()
+            self._publish({})
+
+    def withdraw_setup(self, player: str) -> None:
+        with self.lock:
+            if self.phase != "setup":
+                raise TableError("the game has already started: setups are closed")
+            self.store.save_setup(self.row.id, player, None)
+            self.row = self.store.game(self.row.id)
+            self._publish({})
+
+    def _start(self) -> None:
+        row = self.row
+        setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
+        self.game = Game(setups["white"], setups["black"], row.mode, row.vision, row.first)
+        self.store.start_game(row.id)
+        self.row = self.store.game(row.id)
+        self.ref = self._make_referee(self.game)
+        if self.occupied is not None:
+            self._route(self.ref.feed(Snapshot(self.clock(), self.occupied)))
+
+    # --- what the referee is fed -----------------------------------------------------------------
+
+    def feed(self, snapshot: Snapshot) -> None:
+        with self.lock:
+            self.store.record_snapshot(self.row.id if self.row else None, snapshot.t, snapshot.occupied)
+            changed = snapshot.occupied != self.occupied
+            self.occupied = snapshot.occupied
+            notices = self.ref.feed(snapshot) if self.ref is not None else []
+            if notices or changed:
+                self._publish(self._split(notices))
+
+    def tick(self) -> None:
+        with self.lock:
+            if self.ref is None:
+                return
+            notices = self.ref.tick(self.clock())
+            if notices:
+                self._publish(self._split(notices))
+
+    def input(self, player: str, data: object) -> None:
+        """A player's input to the referee; the referee's InputError propagates (a 400)."""
+        with self.lock:
+            if self.ref is None:
+                raise TableError("the game has not started: both players must send their setup first")
+            try:
+                notices = self.ref.input(player, data, self.clock())
+            except ValueError:
+                self.store.record_input(self.row.id, player, data, False)
+                raise
+            self.store.record_input(self.row.id, player, data, True)
+            self._publish(self._split(notices))
+
+    def set_source_status(self, status: dict | None) -> None:
+        with self.lock:
+            if status != self.source_status:
+                self.source_status = status
+                self._publish({})
+
+    # --- what each audience sees ---------------------------------------------------------------
+
+    @staticmethod
+    def _split(notices) -> dict[str, list]:
+        out: dict[str, list] = {"public": [], "white": [], "black": []}
+        for n in notices:
+            item = {"kind": n.kind, "audience": n.audience, "data": n.data}
+            out[n.audience].append(item)
+            if n.audience == "public":
+                out["white"].append(item)
+                out["black"].append(item)
+        return out
+
+    def _route(self, notices) -> None:
+        self._publish(self._split(notices))
+
+    def _publish(self, notices: dict[str, list]) -> None:
+        self.leds = self._leds()
+        self.broker.publish({a: self.state(None if a == "public" else a) for a in ("public", "white", "black")}, notices)
+
+    def state(self, viewer: str | None = None) -> dict:
+        """Everything ``viewer`` (a player, or None for the public) may see now."""
+        with self.lock:
+            row = self.row
+            game = self.game
+            data: dict = {
+                "phase": self.phase,
+                "game": row.id if row else None,
+                "mode": row.mode if row else None,
+                "vision": row.vision if row else False,
+                "first": row.first if row else None,
+                "setup_done": {p: bool(row and row.setups[p] is not None) for p in PLAYERS},
+                "simulated": self.board is not None,
+                "board": self._board_state(),
+                "source": self.source_status,
+                "committed_at": self.committed_at,
+                "view": view(game, viewer) if game is not None else None,
+                "referee": self.ref.public_status() if self.ref is not None else None,
+            }
+            if self.resume_error and viewer is None:
+                data["notice"] = f"the last open game could not be resumed: {self.resume_error}"
+            if viewer is not None:
+                data["seat"] = {
+                    "player": viewer,
+                    "setup": row.setups[viewer] if row else None,
+                    "private": self.ref.private_status(viewer) if self.ref is not None else None,
+                    "hints": self._hints(viewer),
+                    "declarations": self._declarations(viewer),
+                    "start_spaces": [SPACE_NAMES[s] for s in START_SPACES[viewer]],
+                }
+            return data
+
+    def _board_state(self) -> dict:
+        occupied = sorted(SPACE_NAMES[s] for s in self.occupied) if self.occupied is not None else None
+        expected = None
+        if self.ref is not None:
+            expected = self.ref.expected()
+        elif self.row is not None:
+            expected = frozenset(s for p in PLAYERS for s in START_SPACES[p])
+        out = {"occupied": occupied, "expected": sorted(SPACE_NAMES[s] for s in expected) if expected is not None else None}
+        if self.occupied is not None and expected is not None:
+            out["lift"] = sorted(SPACE_NAMES[s] for s in self.occupied - expected)
+            out["place"] = sorted(SPACE_NAMES[s] for s in expected - self.occupied)
+        return out
+
+    def _hints(self, player: str) -> dict | None:
+        """Legal destinations by starting space: Vision Mode only (every identity is public)."""
+        game = self.game
+        if game is None or not game.vision or game.is_over() or game.to_move != player:
+            return None
+        hints: dict[str, list[str]] = {}
+        for action in game.legal_actions():
+            if isinstance(action, (Move, Reflect)):
+                hints.setdefault(SPACE_NAMES[action.frm], []).append(SPACE_NAMES[action.to])
+        return {k: sorted(set(v)) for k, v in hints.items()}
+
+    def _declarations(self, player: str) -> dict | None:
+        """What the player to move may declare on their phone now (docs/referee.md's inputs).
+
+        Derived from the mover's own legal actions, which depend only on their own
+        towers and the public board.
+        """
+        game = self.game
+        ref = self.ref
+        if game is None or ref is None or game.is_over() or game.to_move != player:
+            return None
+        if getattr(ref, "phase", "play") != "play":
+            return None
+        reinforce: list[list[str]] = []
+        resurrect: set[str] = set()
+        out = {"reinforce": reinforce, "resurrect": [], "time": False, "swap": False}
+        for action in game.legal_actions():
+            if isinstance(action, Reinforce):
+                pieces = sorted(p for _, p in action.placements)
+                if pieces not in reinforce:
+                    reinforce.append(pieces)
+            elif isinstance(action, Resurrect):
+                resurrect.add(action.piece)
+            elif isinstance(action, Time):
+                out["time"] = True
+            elif isinstance(action, Swap):
+                out["swap"] = True
+        reinforce.sort(key=lambda ps: (len(ps), ps))
+        out["resurrect"] = sorted(resurrect)
+        return out
+
+    def _leds(self) -> dict[int, tuple[int, int, int]]:
+        """The board's LEDs: the referee's instructions (spaces to clear, fill, move) and the last move."""
+        ref = self.ref
+        if ref is None:
+            return {}
+        from host.leds import colours
+
+        status = ref.public_status()
+        todo = list(status.get("instructions") or [])
+        mover = status.get("to_move")
+        if mover:
+            todo += ref.private_status(mover).get("instructions") or []
+        fixing = status.get("phase") in ("setup", "sync")
+        items: list[dict] = []
+        for ins in todo:
+            do = ins.get("do")
+            if do == "move":
+                items.append({"kind": "correction" if fixing else "remove", "spaces": [ins["from"]]})
+                items.append({"kind": "correction" if fixing else "place", "spaces": [ins["to"]]})
+            elif do in ("clear", "fill"):
+                kind = "correction" if fixing else ("remove" if do == "clear" else "place")
+                items.append({"kind": kind, "spaces": [ins["space"]]})
+        if self.game is not None and self.game.log:
+            last = self.game.log[-1][2]
+            if isinstance(last, (Move, Reflect)):
+                items.append({"kind": "last_move", "spaces": [last.frm, last.to]})
+        try:
+            return colours(items)
+        except ValueError:
+            return {}
+
+    def close(self) -> None:
+        self.broker.close()
+
+
+def validate_player(name: object) -> str:
+    if name not in PLAYERS:
+        raise InvalidError(f"player: expected 'white' or 'black', got {name!r}")
+    return name  # type: ignore[return-value]

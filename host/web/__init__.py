@@ -1,0 +1,107 @@
+"""The web app: the status page, the two seats, the simulated board, the game history.
+
+``create_app(test_config=None)`` is the application factory (the Flask
+tutorial's pattern).  The live game lives in a :class:`host.table.Table`,
+shared by every request; pass one in as ``TABLE`` (``quin serve`` does), or
+the factory builds one from ``DATA_DIR`` with a simulated board.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from flask import Flask, current_app
+
+from host.store import DB_NAME, Store
+
+DEFAULTS = {
+    "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.config.data_dir())
+    "TABLE": None,  # a ready Table; built here if None
+    "BOARD": "sim",  # with no TABLE: "sim" gives a simulated board, None none
+    "SETTLE": 0.25,  # seconds the referee waits for the board to settle
+    "TICK": 0.05,  # seconds between referee ticks (0: no ticker thread; tests tick by hand)
+    "KEEPALIVE": 15.0,  # seconds of silence before an SSE keep-alive comment
+    "MANUAL_CLOCK": False,  # tests: the simulated board's clock moves only when advanced
+    "MODE": "classic",
+    "VISION": False,
+    "FIRST": "white",
+    "JSON_SORT_KEYS": False,
+}
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    app = Flask(__name__, instance_relative_config=False)
+    app.config.from_mapping(DEFAULTS)
+    if test_config:
+        app.config.from_mapping(test_config)
+    table = app.config["TABLE"]
+    if table is None:
+        table = build_table(app.config)
+    if app.config["DATA_DIR"] is None:
+        app.config["DATA_DIR"] = str(table.store.path.parent)
+    app.extensions["quin.table"] = table
+    app.json.sort_keys = False
+
+    from . import errors, history, host_pages, public, seats, sim
+
+    errors.register(app)
+    app.register_blueprint(public.bp)
+    app.register_blueprint(seats.bp)
+    app.register_blueprint(sim.bp)
+    app.register_blueprint(history.bp)
+    app.register_blueprint(host_pages.bp)
+
+    @app.after_request
+    def _headers(response):
+        # Seat tokens live in URLs: never send them on as a Referer.
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        return response
+
+    app.teardown_appcontext(history.close_db)
+    return app
+
+
+def build_table(config):
+    """A Table with its store, broker and (by default) a simulated board, plus its ticker."""
+    from host.config import data_dir
+    from host.table import Table
+
+    from .events import Broker
+    from .sim import make_virtual_board
+
+    folder = Path(config["DATA_DIR"]) if config["DATA_DIR"] else data_dir()
+    store = Store(folder / DB_NAME)
+    broker = Broker(keepalive=config["KEEPALIVE"])
+    board = make_virtual_board(manual=config["MANUAL_CLOCK"]) if config["BOARD"] == "sim" else None
+    clock = board.clock if board is not None else None
+    table = Table(store, broker, board=board, settle=config["SETTLE"], **({"clock": clock} if clock else {}))
+    if board is not None:
+        table.occupied = board.occupied
+    table.open(config["MODE"], config["VISION"], config["FIRST"])
+    if config["TICK"]:
+        start_ticker(table, config["TICK"])
+    return table
+
+
+def start_ticker(table, interval: float) -> threading.Event:
+    """Tick the referee every ``interval`` seconds (settle windows expire); returns a stop event."""
+    stop = threading.Event()
+
+    def run():
+        while not stop.wait(interval):
+            try:
+                table.tick()
+            except Exception:  # pragma: no cover - keep ticking; the error is the referee's to report
+                current = getattr(table, "tick_errors", 0)
+                table.tick_errors = current + 1
+
+    threading.Thread(target=run, name="quin-ticker", daemon=True).start()
+    table.ticker_stop = stop
+    return stop
+
+
+def get_table():
+    return current_app.extensions["quin.table"]

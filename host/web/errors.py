@@ -1,0 +1,54 @@
+"""Error handling: a clear one-line message, JSON for the API, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger("quin.web")
+
+
+class ApiError(Exception):
+    """An error to answer with ``status`` and a message the user can act on."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, message)
+
+
+def forbidden(message: str = "unknown or revoked seat token") -> ApiError:
+    return ApiError(403, message)
+
+
+def _wants_json() -> bool:
+    path = request.path
+    return path.startswith("/api/") or path.startswith("/events") or request.accept_mimetypes.best == "application/json"
+
+
+def _respond(status: int, message: str):
+    if _wants_json():
+        return jsonify({"error": message, "status": status}), status
+    return render_template("error.html", status=status, message=message), status
+
+
+def register(app) -> None:
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError):
+        return _respond(exc.status, exc.message)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        return _respond(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        # Log the type and where, never the request path (it may hold a seat token).
+        log.error("internal error %s: %s", type(exc).__name__, exc, exc_info=exc)
+        return _respond(500, "internal error: the game is safe; please try again")

@@ -1,0 +1,150 @@
+"""Game history: finished and open games, the replay viewer and the record export.
+
+Read-only, so each request opens its own SQLite connection on ``g`` (the
+Flask tutorial's pattern), closed on teardown.
+
+A finished (or abandoned) game has no secrets left: its replay shows every
+identity and its ``quin-record/1`` record can be downloaded.  A game still in
+setup or being played shows only the public view at each step, and its record
+(which holds both lineups) is not served.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flask import Blueprint, Response, current_app, g, jsonify, render_template
+
+from engine.actions import action_from_record
+from engine.board import PLAYERS
+from engine.game import Game
+from engine.pieces import Setup
+from engine.record import to_record
+from engine.views import action_seen_by, view
+from host.store import DB_NAME, GameRow, connect
+
+from .errors import ApiError
+
+bp = Blueprint("history", __name__)
+
+FINISHED = ("over", "abandoned")
+
+
+def get_db():
+    if "db" not in g:
+        g.db = connect(Path(current_app.config["DATA_DIR"]) / DB_NAME)
+    return g.db
+
+
+def close_db(exc=None) -> None:
+    db = g.pop("db", None)
+    if db is not None:
+        db.close()
+
+
+def _game_row(game_id: int) -> GameRow:
+    row = get_db().execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        raise ApiError(404, f"no game {game_id}")
+    return GameRow.from_row(row)
+
+
+def _summary(row: GameRow, actions: int) -> dict:
+    return {
+        "id": row.id,
+        "created": row.created,
+        "finished": row.finished,
+        "mode": row.mode,
+        "vision": row.vision,
+        "first": row.first,
+        "status": row.status,
+        "result": row.result,
+        "actions": actions,
+    }
+
+
+def _replayed(row: GameRow, vision: bool) -> tuple[Game, list]:
+    """A fresh game from the stored setups (``vision`` True: every identity public) and its stored actions."""
+    setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
+    game = Game(setups["white"], setups["black"], row.mode, vision, row.first)
+    rows = get_db().execute(
+        "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (row.id,)
+    ).fetchall()
+    return game, [action_from_record(json.loads(r["action"])) for r in rows]
+
+
+@bp.get("/history")
+def history_page():
+    return render_template("history.html")
+
+
+@bp.get("/history/<int:game_id>")
+def replay_page(game_id: int):
+    _game_row(game_id)
+    return render_template("replay.html", game_id=game_id)
+
+
+@bp.get("/api/games")
+def api_games():
+    db = get_db()
+    counts = {
+        r["game_id"]: r["n"]
+        for r in db.execute("SELECT game_id, COUNT(*) AS n FROM actions GROUP BY game_id").fetchall()
+    }
+    rows = db.execute("SELECT * FROM games ORDER BY id DESC").fetchall()
+    return jsonify({"games": [_summary(GameRow.from_row(r), counts.get(r["id"], 0)) for r in rows]})
+
+
+@bp.get("/api/games/<int:game_id>")
+def api_replay(game_id: int):
+    """Every step of a game: the board, Zero Gravity and the action, as the viewer may see them."""
+    row = _game_row(game_id)
+    finished = row.status in FINISHED
+    if row.setups["white"] is None or row.setups["black"] is None:
+        frames: list = []
+        actions: list = []
+    else:
+        # A finished game is replayed in Vision Mode (same rules, every identity public);
+        # an open one shows, at each step, only what was public at that step.
+        game, actions = _replayed(row, vision=finished or row.vision)
+        frames = [_frame(game, None, None)]
+        for action in actions:
+            turn, actor = game.turn, game.to_move
+            game.push(action)
+            frames.append(_frame(game, action_seen_by(game, action, actor, None), (turn, actor)))
+    count = len(actions)
+    return jsonify({"game": _summary(row, count), "frames": frames, "exportable": finished})
+
+
+def _frame(game: Game, action: dict | None, where) -> dict:
+    v = view(game, None)
+    return {
+        "turn": where[0] if where else None,
+        "player": where[1] if where else None,
+        "action": action,
+        "board": v["board"],
+        "captured": v["captured"],
+        "reserve": {p: v["reserve"][p]["count"] for p in PLAYERS},
+        "result": v["result"],
+        "to_move": v["to_move"],
+    }
+
+
+@bp.get("/api/games/<int:game_id>/record")
+def api_record(game_id: int):
+    """The quin-record/1 record of a finished game, as a download."""
+    row = _game_row(game_id)
+    if row.status not in FINISHED:
+        raise ApiError(403, f"game {game_id} is still {'in setup' if row.status == 'setup' else 'being played'}: its record holds hidden identities")
+    if row.setups["white"] is None or row.setups["black"] is None:
+        raise ApiError(404, f"game {game_id} never started: there is no record")
+    game, actions = _replayed(row, vision=row.vision)
+    for action in actions:
+        game.push(action)
+    body = json.dumps(to_record(game), indent=1)
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="quin-game-{game_id}.json"'},
+    )

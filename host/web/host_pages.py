@@ -1,0 +1,70 @@
+"""The host's page: join codes for both seats, re-issue a seat (a lost phone), start a new game.
+
+The host key (printed by ``quin serve``) guards it; its state-changing
+requests carry the key in the ``X-Host-Key`` header.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+import segno
+from flask import Blueprint, jsonify, render_template, request, url_for
+
+from host.table import TableError
+
+from . import get_table
+from .errors import ApiError, bad_request
+from .seats import json_body
+
+bp = Blueprint("host", __name__)
+
+HEADER = "X-Host-Key"
+
+
+def _check(key: str, header: bool = False) -> None:
+    expected = get_table().host_key
+    given = request.headers.get(HEADER, "") if header else key
+    if not expected or not hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode()) or (
+        header and not hmac.compare_digest(key.encode("utf-8", "surrogateescape"), expected.encode())
+    ):
+        raise ApiError(403, "unknown host key")
+
+
+def seat_links(table) -> dict:
+    out = {}
+    for player, token in table.tokens.items():
+        url = url_for("seats.seat_page", token=token, _external=True)
+        out[player] = {"url": url, "qr": segno.make(url, error="m").svg_inline(scale=4, border=2)}
+    return out
+
+
+@bp.get("/host/<key>")
+def host_page(key: str):
+    _check(key)
+    table = get_table()
+    return render_template("host.html", key=key, seats=seat_links(table), state=table.state(None))
+
+
+@bp.post("/api/host/<key>/new")
+def host_new(key: str):
+    _check(key, header=True)
+    data = json_body()
+    try:
+        game_id = get_table().new_game(
+            data.get("mode", "classic"), bool(data.get("vision", False)), data.get("first", "white")
+        )
+    except TableError as exc:
+        raise bad_request(str(exc)) from None
+    return jsonify({"game": game_id})
+
+
+@bp.post("/api/host/<key>/reissue")
+def host_reissue(key: str):
+    _check(key, header=True)
+    data = json_body()
+    try:
+        get_table().reissue(data.get("player"))
+    except TableError as exc:
+        raise bad_request(str(exc)) from None
+    return jsonify({"ok": True})

@@ -1,0 +1,82 @@
+"""The two seats: a player's phone page, their private state, their inputs and setup.
+
+A seat is a token of 192 random bits (``secrets``), compared in constant time.
+GET requests carry it in the URL (the QR code); a state-changing request must
+also carry it in the ``X-Seat-Token`` header, which another web page cannot
+set on a cross-site request, so no other site can act for a player.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from flask import Blueprint, jsonify, render_template, request
+
+from host.table import TableError
+
+from . import get_table
+from .errors import bad_request, forbidden
+
+bp = Blueprint("seats", __name__)
+
+HEADER = "X-Seat-Token"
+
+
+def seat_player(token: str) -> str:
+    player = get_table().seat_of(token)
+    if player is None:
+        raise forbidden()
+    return player
+
+
+def acting_player(token: str) -> str:
+    """The player for a state-changing request: path token and header must agree."""
+    player = seat_player(token)
+    header = request.headers.get(HEADER, "")
+    if not hmac.compare_digest(header.encode("utf-8", "surrogateescape"), token.encode("utf-8", "surrogateescape")):
+        raise forbidden(f"a seat's input must carry its token in the {HEADER} header")
+    return player
+
+
+def json_body() -> dict:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise bad_request("expected a JSON object as the request body")
+    return data
+
+
+@bp.get("/seat/<token>")
+def seat_page(token: str):
+    player = seat_player(token)
+    return render_template("seat.html", player=player, token=token)
+
+
+@bp.get("/api/seat/<token>/state")
+def seat_state(token: str):
+    return jsonify(get_table().state(seat_player(token)))
+
+
+@bp.post("/api/seat/<token>/input")
+def seat_input(token: str):
+    player = acting_player(token)
+    data = json_body()
+    table = get_table()
+    try:
+        table.input(player, data)
+    except TableError as exc:
+        raise bad_request(str(exc)) from None
+    except ValueError as exc:  # the referee's InputError and the engine's errors
+        raise bad_request(str(exc)) from None
+    return jsonify(table.state(player))
+
+
+@bp.post("/api/seat/<token>/setup")
+def seat_setup(token: str):
+    player = acting_player(token)
+    data = json_body()
+    table = get_table()
+    try:
+        table.submit_setup(player, data)
+    except TableError as exc:
+        raise bad_request(str(exc)) from None
+    return jsonify(table.state(player))

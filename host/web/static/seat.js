@@ -1,0 +1,242 @@
+/* A player's seat: setup, their own towers, declarations, the referee's questions, flashes. */
+"use strict";
+
+document.addEventListener("DOMContentLoaded", async () => {
+  const $ = (id) => document.getElementById(id);
+  const SEAT = window.QUIN_SEAT;
+  const me = SEAT.player;
+  const headers = { "X-Seat-Token": SEAT.token };
+  const api = (path) => `/api/seat/${encodeURIComponent(SEAT.token)}/${path}`;
+  const BASE = { light: 1, shadow: 2, artificial_light: 4, reflector: 2, memory: 1, time: 1, peripheral: 2, void: 4 };
+  const CLONES = ["time", "void", "memory", "artificial_light"];
+  const REMOVABLE = ["artificial_light", "reflector", "memory", "time", "peripheral", "void"];
+
+  let state = null;
+  let draft = { clone: null, removed: null, lineup: {} };
+  let picked = null;        // the piece chosen in the palette (setup)
+  let selected = null;      // a tapped space (play: hints, declarations)
+  let declaring = null;     // a declaration being built: {kind, ...}
+  let lastEvents = null;
+
+  const showError = (msg) => { $("error").textContent = msg || ""; };
+  const send = (path, body) => Quin.post(api(path), body, headers)
+    .then((s) => { showError(""); if (s && s.phase) render(s, []); return s; })
+    .catch((e) => { showError(e.message); throw e; });
+
+  const board = await Quin.board($("board"), onTap);
+
+  // --- setup ----------------------------------------------------------------------------------
+
+  function pieceCounts() {
+    const counts = Object.assign({}, BASE);
+    if (draft.clone) counts[draft.clone] += 1;
+    if (draft.removed) counts[draft.removed] -= 1;
+    return counts;
+  }
+
+  function available() {
+    const counts = pieceCounts();
+    delete counts.artificial_light; // never starts on the board
+    for (const p of Object.values(draft.lineup)) counts[p] -= 1;
+    return counts;
+  }
+
+  function renderSetup() {
+    const clones = $("clones"), removes = $("removes"), palette = $("palette");
+    clones.innerHTML = ""; removes.innerHTML = ""; palette.innerHTML = "";
+    for (const c of CLONES) {
+      const b = Quin.h("button", { class: draft.clone === c ? "selected" : "", "data-clone": c,
+        onclick: () => { draft.clone = c; trimLineup(); renderSetup(); drawSetupBoard(); } }, Quin.pieceName(c));
+      clones.append(b);
+    }
+    for (const r of REMOVABLE) {
+      removes.append(Quin.h("button", { class: draft.removed === r ? "selected" : "", "data-removed": r,
+        onclick: () => { draft.removed = r; trimLineup(); renderSetup(); drawSetupBoard(); } }, Quin.pieceName(r)));
+    }
+    const left = available();
+    for (const [p, n] of Object.entries(left)) {
+      const b = Quin.h("button", { class: picked === p ? "selected" : "", "data-piece": p,
+        onclick: () => { picked = p; renderSetup(); } }, `${Quin.LETTER[p]} ${Quin.pieceName(p)} ×${n}`);
+      if (n <= 0) b.disabled = true;
+      palette.append(b);
+    }
+    const placed = Object.keys(draft.lineup).length;
+    $("lineup-count").textContent = `${placed} of 10 placed`;
+    $("send-setup").disabled = !(draft.clone && draft.removed && placed === 10);
+  }
+
+  function trimLineup() {
+    // After a clone/removal change, drop placements that no longer fit.
+    const counts = pieceCounts();
+    for (const [s, p] of Object.entries(draft.lineup)) {
+      if (counts[p] > 0) counts[p] -= 1; else delete draft.lineup[s];
+    }
+  }
+
+  function drawSetupBoard() {
+    const list = Object.entries(draft.lineup).map(([space, piece]) => ({ space, owner: me, piece, own: true }));
+    const marks = {};
+    for (const s of state.seat.start_spaces) if (!draft.lineup[s]) marks[s] = "place";
+    board.render(list, marks);
+  }
+
+  function tapSetup(space) {
+    if (!state.seat.start_spaces.includes(space)) { showError(`${space} is not one of your starting spaces (your Gateways and Ring 8)`); return; }
+    showError("");
+    if (draft.lineup[space]) { delete draft.lineup[space]; }
+    else if (picked && available()[picked] > 0) { draft.lineup[space] = picked; if (available()[picked] <= 0) picked = null; }
+    else { showError("tap a piece below first"); return; }
+    renderSetup();
+    drawSetupBoard();
+  }
+
+  $("random-lineup").addEventListener("click", () => {
+    if (!draft.clone) draft.clone = CLONES[Math.floor(Math.random() * CLONES.length)];
+    if (!draft.removed) draft.removed = REMOVABLE[Math.floor(Math.random() * REMOVABLE.length)];
+    trimLineup();
+    const pool = [];
+    for (const [p, n] of Object.entries(available())) for (let i = 0; i < n; i++) pool.push(p);
+    for (let i = pool.length - 1; i > 0; i--) { const j = Math.floor(Math.random() * (i + 1)); [pool[i], pool[j]] = [pool[j], pool[i]]; }
+    for (const s of state.seat.start_spaces) if (!draft.lineup[s]) draft.lineup[s] = pool.pop();
+    renderSetup(); drawSetupBoard();
+  });
+  $("clear-lineup").addEventListener("click", () => { draft.lineup = {}; renderSetup(); drawSetupBoard(); });
+  $("send-setup").addEventListener("click", () => send("setup", draft).catch(() => {}));
+
+  // --- play -----------------------------------------------------------------------------------
+
+  function onTap(space) {
+    if (!state) return;
+    if (state.phase === "setup") { tapSetup(space); return; }
+    if (declaring && declaring.needs === "space") { finishDeclaration(space); return; }
+    selected = selected === space ? null : space;
+    drawPlayBoard();
+  }
+
+  function drawPlayBoard() {
+    const marks = {};
+    const hints = state.seat.hints;
+    if (selected) {
+      marks[selected] = "selected";
+      if (hints && hints[selected]) for (const s of hints[selected]) marks[s] = "hint";
+    }
+    const b = state.board || {};
+    if (state.referee && (b.lift || b.place)) {
+      for (const s of b.lift || []) marks[s] = marks[s] || "lift";
+      for (const s of b.place || []) marks[s] = marks[s] || "place";
+    }
+    board.render(Quin.towersOf(state), marks);
+  }
+
+  /* The declarations a player can make (docs/referee.md): buttons, then a detail if one is needed. */
+  function renderDeclarations() {
+    const box = $("declare"), detail = $("declare-detail");
+    box.innerHTML = ""; detail.innerHTML = "";
+    const priv = state.seat.private || {};
+    const decls = priv.declarations || priv.can_declare || null;
+    const myTurn = state.view && state.view.to_move === me;
+    $("declare-card").classList.toggle("hidden", !(state.phase === "playing" && myTurn));
+    if (!myTurn) return;
+    const options = decls || [];
+    for (const d of options) {
+      const label = typeof d === "string" ? d : (d.label || d.kind || d.declare);
+      box.append(Quin.h("button", { "data-declare": typeof d === "string" ? d : (d.kind || d.declare),
+        onclick: () => startDeclaration(d) }, label));
+    }
+  }
+
+  function startDeclaration(d) {
+    const input = typeof d === "object" && d.input ? d.input : { declare: typeof d === "string" ? d : d.kind };
+    send("input", input).catch(() => {});
+  }
+
+  function finishDeclaration(space) {
+    const input = Object.assign({}, declaring.input, { [declaring.field]: space });
+    declaring = null;
+    send("input", input).catch(() => {});
+  }
+
+  function renderQuestion() {
+    const priv = state.seat.private || {};
+    const q = priv.question;
+    const box = $("question");
+    box.innerHTML = "";
+    const lines = [];
+    if (q) {
+      box.append(Quin.h("div", { class: "big" }, q.text || q.prompt || "The referee asks:"));
+      const opts = Quin.h("div", { class: "buttons" });
+      for (const o of q.options || []) {
+        opts.append(Quin.h("button", { class: "primary", "data-option": o.id || o.label || "",
+          onclick: () => send("input", o.input || { answer: o.id }).catch(() => {}) }, o.label || o.text || String(o.id)));
+      }
+      box.append(opts);
+    }
+    if (priv.rejected) lines.push(typeof priv.rejected === "string" ? priv.rejected : (priv.rejected.reason || JSON.stringify(priv.rejected)));
+    for (const l of lines) box.append(Quin.h("div", { class: "error" }, l));
+    box.classList.toggle("hidden", !q && !lines.length);
+  }
+
+  function renderReserve() {
+    const v = state.view;
+    const r = $("reserve");
+    r.innerHTML = "";
+    if (!v) return;
+    const mine = v.reserve[me];
+    r.append(`Your reserve: ${mine.pieces && mine.pieces.length ? mine.pieces.map(Quin.pieceName).join(", ") : "empty"}`);
+  }
+
+  function notify(notices) {
+    for (const n of notices) {
+      if (n.kind === "flash") {
+        const d = n.data || {};
+        const text = d.text || d.message || (d.event ? Quin.eventText(d.event) : Quin.eventText(Object.assign({ type: "flash" }, d)));
+        Quin.toast(text, "flash", 7000);
+      } else if (n.kind === "rejected" && n.audience === me) {
+        showError((n.data && (n.data.reason || n.data.message)) || "not accepted");
+      } else if (n.kind === "result") {
+        Quin.toast((n.data && (n.data.text || n.data.message)) || "The game is over", "", 6000);
+      }
+    }
+  }
+
+  function render(s, notices) {
+    state = s;
+    const v = s.view;
+    $("mode").textContent = (s.mode || "").replace("_", " ") + (s.vision ? " · Vision" : "");
+    $("setup-card").classList.toggle("hidden", s.phase !== "setup");
+    if (s.phase === "setup") {
+      if (s.seat.setup && !draft.clone) draft = JSON.parse(JSON.stringify(s.seat.setup));
+      const rival = me === "white" ? "black" : "white";
+      $("turn").textContent = "Choose your lineup";
+      $("setup-status").textContent = (s.setup_done[me] ? "Sent. You can still change it until both are in. " : "") +
+        `${rival[0].toUpperCase() + rival.slice(1)} is ${s.setup_done[rival] ? "ready" : "still choosing"}.`;
+      renderSetup();
+      drawSetupBoard();
+      $("question").classList.add("hidden");
+      $("waiting").classList.add("hidden");
+      return;
+    }
+    if (v && v.to_move) $("turn").textContent = v.to_move === me ? `Turn ${v.turn}: your move` : `Turn ${v.turn}: ${v.to_move} to move`;
+    else $("turn").textContent = "Game over";
+    const res = v ? Quin.resultText(v.result) : "";
+    $("result").textContent = res;
+    $("result").classList.toggle("hidden", !res);
+    const lines = Quin.describe(s.referee);
+    $("waiting").textContent = lines.join(" · ");
+    $("waiting").classList.toggle("hidden", !lines.length);
+    renderQuestion();
+    renderDeclarations();
+    drawPlayBoard();
+    Quin.renderZeroGravity($("zg"), v);
+    renderReserve();
+    Quin.renderLog($("log"), v);
+    const n = v ? v.events.length : 0;
+    if (lastEvents !== null && n > lastEvents && !notices.some((x) => x.kind === "flash")) {
+      Quin.toast(Quin.eventText(v.events[n - 1]), "flash", 7000);
+    }
+    lastEvents = n;
+    notify(notices);
+  }
+
+  Quin.stream(`/events?seat=${encodeURIComponent(SEAT.token)}`, render, $("conn"));
+});

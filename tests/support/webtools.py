@@ -1,0 +1,100 @@
+"""Helpers for the web tests: a real waitress server in a thread, and a small SSE client."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import urllib.request
+from contextlib import contextmanager
+
+from waitress import create_server
+
+
+@contextmanager
+def running(app, threads: int = 24):
+    """Serve ``app`` on 127.0.0.1 at a free port with waitress; yields the base URL."""
+    server = create_server(app, host="127.0.0.1", port=0, threads=threads, connection_limit=threads + 20)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        app.extensions["quin.table"].broker.close()
+        stop(server, thread)
+
+
+def stop(server, thread) -> None:
+    """Stop a waitress server cleanly: close every channel from inside its loop, then its workers."""
+
+    def close_all():
+        for channel in list(server._map.values()):
+            channel.close()
+
+    server.task_dispatcher.shutdown(timeout=2)  # workers finish first: they pull the trigger
+    server.trigger.pull_trigger(close_all)
+    thread.join(5)
+
+
+class SSE:
+    """A blocking Server-Sent Events reader over http.client."""
+
+    def __init__(self, base: str, path: str, last_event_id: str | None = None, timeout: float = 10):
+        host = base.split("//", 1)[1]
+        self.conn = http.client.HTTPConnection(host, timeout=timeout)
+        headers = {"Accept": "text/event-stream"}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        self.conn.request("GET", path, headers=headers)
+        self.response = self.conn.getresponse()
+        self.status = self.response.status
+        self.comments: list[str] = []
+        self.last_id: str | None = None
+
+    def next(self) -> dict | None:
+        """The next event as {'id', 'event', 'data'}; None when the stream ends."""
+        fields: dict = {}
+        data: list[str] = []
+        while True:
+            raw = self.response.readline()
+            if not raw:
+                return None
+            line = raw.decode().rstrip("\n")
+            if line == "":
+                if data or fields.get("event"):
+                    event = {"id": fields.get("id"), "event": fields.get("event", "message"), "data": json.loads("\n".join(data))}
+                    if event["id"] is not None:
+                        self.last_id = event["id"]
+                    return event
+                continue
+            if line.startswith(":"):
+                self.comments.append(line[1:].strip())
+                continue
+            key, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if key == "data":
+                data.append(value)
+            elif key in ("id", "event", "retry"):
+                fields[key] = value
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def get_json(url: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def post_json(url: str, body, headers: dict | None = None) -> tuple[int, dict]:
+    data = json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="POST",
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
