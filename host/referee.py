@@ -365,6 +365,7 @@ class Referee:
         debounce_on: float = 0.05,
         debounce_off: float = 0.15,
         multi_settle: float = 1.5,
+        hold: float = 4.0,
         stats: bool = False,
     ):
         if settle < 0 or quiet < 0 or multi_settle < 0:
@@ -374,6 +375,7 @@ class Referee:
         self.settle = settle
         self.quiet = min(quiet, settle)
         self.multi_settle = max(multi_settle, settle)
+        self.hold = max(hold, settle)  # a tower may be held in the hand this long before a reminder
         self.deb = Debouncer(debounce_on, debounce_off)
         self.phase = "over" if game.is_over() else "setup" if not game.log else "sync"
         self.stats: dict[str, list] | None = {"decisions": [], "latency": [], "builds": []} if stats else None
@@ -420,7 +422,7 @@ class Referee:
 
     def next_deadline(self) -> float | None:
         """The next time at which ``tick`` would change something (None: nothing is due)."""
-        if not self.seen_snapshot:
+        if not self.seen_snapshot or self.phase == "over":
             return None
         due = self.deb.next_due()
         if self.deb.pending:
@@ -771,8 +773,19 @@ class Referee:
             self._clear_waiting(mover, out)
             return
 
-        # Nothing fits.  Own towers lifted and nothing else: a tower in the hand, not a mistake.
-        if not add and all(self._own(s) for s in rem) and not any(self._rival(s) for s in self.touched):
+        # Nothing fits yet.  The Power of Time under way: say publicly what is left to do.
+        info = self.time_info
+        if info is not None and info.get("result") is not None:
+            if self._ready(q, self.settle):
+                # Nothing left to fill or clear but not all done: towers still to trade places.
+                todo = corrections(S, info["result"]) or info["instructions"]
+                self.public_instructions = todo
+                self._say(out, PUBLIC, "instruction", {"for": "time", "instructions": todo,
+                                                        "text": _say_list(todo)})
+            return
+        # Towers lifted and nothing placed: hands at work (a move, a flash being revealed), not a
+        # mistake, unless it lasts (a tower knocked off the board, a sensor that reads nothing).
+        if (not add or self._partial(rem, add)) and not self._ready(q, self.hold):
             self._clear_waiting(mover, out)
             return
         if self._ready(q, self.settle):
@@ -878,6 +891,12 @@ class Referee:
             )
             self.step._extendable[key] = hit
         return hit
+
+    def _partial(self, rem: frozenset, add: frozenset) -> bool:
+        """Is the change so far part of a bigger allowed action (e.g. 1 of 3 declared reinforcements)?"""
+        return any(
+            c.flash is None and self._allowed(c) and c.rem >= rem and c.add >= add for c in self.step.cands
+        )
 
     def _flash_candidates(self, S, B, rem, add) -> list[Candidate]:
         step = self.step

@@ -25,7 +25,7 @@ from engine.board import NEIGHBORS, RAYS
 from engine.flash import CAPTURE, FLASH_TABLE, SWAP
 from engine.game import EMPTY, Game
 from engine.record import Record, load_record
-from host.referee import evidence_choice
+from host.referee import DISTANCE, evidence_choice
 from host.trace import InputLine, SnapshotLine, Trace, TraceHeader
 
 
@@ -143,6 +143,12 @@ class _Table:
             self._raw(mid + 0.005, s, False)
         self._raw(end, s, True)
 
+    def sensor_fault(self, space: int, reading: bool, duration: float) -> None:
+        """A sensor reads ``reading`` for ``duration`` whatever stands there (stuck, then healed)."""
+        self._raw(self.t, space, reading)
+        self.t += duration
+        self._raw(self.t, space, space in self.occ)
+
     def last_time_of(self, space: int) -> float:
         for t, _, s, _ in reversed(self.toggles):
             if s == space:
@@ -187,14 +193,31 @@ def _path(frm: int, to: int) -> list[int] | None:
     return best
 
 
+FAULTS = ("knock", "stuck_off", "stuck_on", "illegal", "wrong_outcome")
+
+
 class Simulator:
-    def __init__(self, header: TraceHeader, seed: int = 0, noise: str = "medium"):
+    """Plays a game on a simulated physical board.  ``faults`` maps action numbers (0-based,
+    counting every action of the game) to a fault to stage around that action:
+
+    - ``knock``: a tower next to the move's target is knocked off the board for 3 s, then stood back;
+    - ``stuck_off`` / ``stuck_on``: a sensor reads empty under a tower / a tower on an empty space for 5 s;
+    - ``illegal``: the mover first makes an illegal move, leaves it 3 s, and takes it back;
+    - ``wrong_outcome``: after a capturing flash the attacker goes back to its own space for 3 s.
+
+    ``fault_log`` records what was staged, for tests: (action number, kind, spaces).
+    """
+
+    def __init__(self, header: TraceHeader, seed: int = 0, noise: str = "medium", faults: dict | None = None):
         if noise not in NOISE:
             raise ValueError(f"noise: expected one of {', '.join(LEVELS)}, got {noise!r}")
         self.header = header
         self.rng = random.Random(seed)
         self.game = header.new_game()
         self.table = _Table(self.rng, NOISE[noise])
+        self.faults = dict(faults or {})
+        self.fault_log: list[tuple[int, str, tuple]] = []
+        self.count = 0
 
     def setup(self) -> None:
         """Both players put their lineups on the board, tower by tower."""
@@ -213,6 +236,57 @@ class Simulator:
                 self.act(player, action)
 
     def act(self, player: str, action: Action) -> None:
+        number = self.count
+        self.count += 1
+        self.fault = self.faults.get(number)
+        if self.fault is not None:
+            self._stage_before(number, action)
+        self._act(player, action)
+        self.fault = None
+
+    def _stage_before(self, number: int, action: Action) -> None:
+        game, tb, rng = self.game, self.table, self.rng
+        kind = self.fault
+        if kind == "stuck_off":
+            s = rng.choice(sorted(tb.occ))
+            self.fault_log.append((number, kind, (s,)))
+            tb.sensor_fault(s, False, 5.0)
+            tb.wait(1.0, 2.0)
+        elif kind == "stuck_on":
+            s = rng.choice(sorted(set(range(99)) - tb.occ))
+            self.fault_log.append((number, kind, (s,)))
+            tb.sensor_fault(s, True, 5.0)
+            tb.wait(1.0, 2.0)
+        elif kind == "illegal":
+            found = self._illegal_move()
+            if found is None:
+                return
+            f, t = found
+            self.fault_log.append((number, kind, (f, t)))
+            tb.lift(f)
+            tb.place(t)
+            tb.wait(3.0)
+            tb.lift(t)
+            tb.place(f)
+            tb.wait(*THINK)
+
+    def _illegal_move(self) -> tuple[int, int] | None:
+        """An own tower and an empty space it may not move to, matching no legal action."""
+        from host.referee import Step
+
+        game, rng = self.game, self.rng
+        step = Step(game)
+        me = game.to_move
+        own = sorted(s for s in game.occupied() if game.owner[game.state.board[s]] == me)
+        empty = sorted(set(range(99)) - game.occupied())
+        rng.shuffle(own)
+        for f in own:
+            for t in empty:
+                if not step.index.get((frozenset((f,)), frozenset((t,)))):
+                    return f, t
+        return None
+
+    def _act(self, player: str, action: Action) -> None:
         game, tb, rng = self.game, self.table, self.rng
         kind = type(action)
         declared = None
@@ -284,6 +358,15 @@ class Simulator:
                 if rng.random() < tb.noise.slow:
                     tb.wait(0.5, 2.5)
                 tb.place(t)
+            if self.fault == "knock":
+                near = sorted((DISTANCE[t][x], x) for x in tb.occ if x != t)
+                if near:
+                    x = near[0][1]
+                    self.fault_log.append((self.count - 1, "knock", (x,)))
+                    tb.wait(0.1, 0.3)
+                    tb.lift(x)
+                    tb.wait(3.0)
+                    tb.place(x)
             return {f, t}
         if kind is Swap:
             self._relocate([(action.memory, action.other), (action.other, action.memory)])
@@ -334,6 +417,11 @@ class Simulator:
         tb.lift(first[1])
         tb.wait(0.6, 1.8)  # both revealed; the referee announces the outcome
         if outcome == CAPTURE:
+            if self.fault == "wrong_outcome":  # the attacker goes back home instead of onto the target
+                self.fault_log.append((self.count - 1, "wrong_outcome", (f, t)))
+                tb.place(f)
+                tb.wait(3.0)
+                tb.lift(f)
             tb.place(t)
         elif outcome == SWAP:
             order = [t, f]
@@ -365,7 +453,8 @@ class Simulator:
                     continue
                 pairs.append((y, x if x >= 0 else None))
                 involved.update(s for s in (x, y) if s >= 0)
-        order = rng.random() < 0.5
+        # The Time tower leaves first when a rewound tower goes back to its space.
+        order = rng.random() < 0.5 or any(b == action.at for _, b in pairs)
         if order:
             tb.lift(action.at)
             tb.wait(0.2, 0.8)
@@ -379,7 +468,7 @@ class Simulator:
         return Trace(self.header, self.table.events())
 
 
-def simulate(record: Record | dict | Game, seed: int = 0, noise: str = "medium") -> Trace:
+def simulate(record: Record | dict | Game, seed: int = 0, noise: str = "medium", faults: dict | None = None) -> Trace:
     """A realistic, seeded trace of the game in ``record`` (a Record, its JSON, or a played Game)."""
     if isinstance(record, Game):
         header = TraceHeader.of_game(record)
@@ -391,10 +480,10 @@ def simulate(record: Record | dict | Game, seed: int = 0, noise: str = "medium")
             record = load_record(record)
         header = TraceHeader(record.mode, record.vision, record.first, dict(record.setups))
         turns = record.turns
-    sim = Simulator(header, seed, noise)
+    sim = Simulator(header, seed, noise, faults)
     sim.setup()
     sim.play(turns)
     return sim.trace()
 
 
-__all__ = ["simulate", "Simulator", "NOISE", "LEVELS", "Noise"]
+__all__ = ["simulate", "Simulator", "NOISE", "LEVELS", "Noise", "FAULTS"]
