@@ -10,6 +10,7 @@ import sys
 # ``func`` on its parser.  The function returns the exit code.
 COMMANDS = [
     "host.commands.engine_cmds",
+    "host.commands.referee_cmds",
     "host.commands.hardware_cmds",
     "host.commands.serve_cmds",
 ]
