@@ -735,6 +735,10 @@ class Game:
             st.loc[t] = a
             if a >= 0:
                 st.board[a] = t
+            elif not self.vision:
+                # Back on Zero Gravity, hidden again (several Artificial Lights
+                # reinforced at once were public; a later single one is not).
+                st.known[t] = 1 << INDEX[self.owner[t]]
         self.events.append(TimeEvent(st.turn, "rewound", me))
 
     # --- explaining an illegal action ----------------------------------------------------

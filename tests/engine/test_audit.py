@@ -1,0 +1,26 @@
+"""Independent rules audit: each test quotes the rule it checks and failed before its fix."""
+
+from engine.views import view
+
+from .helpers import BLACK, WHITE, mv, play, position, reinforce, time_at
+
+
+def board_of(v):
+    return {e["space"]: (e["owner"], e["piece"], e["revealed"]) for e in v["board"]}
+
+
+def test_a_rewound_reinforcement_goes_back_hidden():
+    """docs/rules.md (Power of Time): "Rewinding a Reinforcement puts the tower back on
+    Zero Gravity, still hidden"; guide: "No page ... may show a hidden identity to
+    someone not entitled to it."  Several Artificial Lights reinforced at once are
+    public; once the Power of Time has sent them back to Zero Gravity, a later single
+    reinforcement (which could be any reserve piece) must not show its identity.
+    """
+    g = position({"w38": "L", "b38": "l", "b33": "t", "b18": "s"}, WHITE,
+                 reserve={WHITE: ["A", "A", "A", "V"]})
+    play(g, reinforce(w19="artificial_light", w29="artificial_light"))
+    play(g, time_at("b33"), mv("b18", "b17"))
+    play(g, reinforce(w39="artificial_light"))
+    for viewer in (BLACK, None):
+        assert board_of(view(g, viewer))["w39"] == (WHITE, None, False)
+    assert board_of(view(g, WHITE))["w39"] == (WHITE, "artificial_light", False)
