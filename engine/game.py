@@ -555,14 +555,14 @@ class Game:
         last = self.state.last_action
         if last is None or last.captured or last.on_iris:
             return False
-        if last.moved_shadow:
-            return True  # the power will fail, but it may be used
+        # Like the bans, checked before the Shadow failure: whether Time is legal
+        # must not tell the user whether the rival moved a (hidden) Shadow.
         board = self.state.board
         moving = {t for t, _, _ in last.moved}
         for t, a, _ in last.moved:
             if a >= 0 and board[a] != EMPTY and board[a] not in moving:
                 return False  # e.g. this turn's Resurrection filled the Gateway
-        return True
+        return True  # if the action moved a Shadow, the power fails but may be used
 
     # --- applying ------------------------------------------------------------------
 
