@@ -761,13 +761,24 @@ class Referee:
                 self._ask(mover, options, "the board fits several actions: which one did you play?", out)
             return
 
+        # The board shows an action that needs the mover's word (which piece came in, was it a
+        # Memory Swap): ask, privately.
+        needing = [
+            c for c in step.index.get((rem, add), ())
+            if c.needs not in (None, "pass") and c.touch <= touched and not self._allowed(c)
+        ]
+        if needing:
+            if self._ready(q, self.settle):
+                kinds = {c.needs for c in needing}
+                if kinds == {"swap"}:
+                    text = "did you swap? choose the swap, or carry on"
+                elif kinds <= {"reinforce", "resurrect"}:
+                    text = "which tower did you bring in?"
+                else:
+                    text = "which action did you play?"
+                self._ask(mover, [c.action for c in needing], text, out)
+            return
         if not rem and not add:
-            # Towers lifted and put back: perhaps a Memory Swap, which needs the mover's word.
-            maybe = [c for c in step.index.get((NOTHING, NOTHING), ()) if c.needs == "swap" and c.touch <= touched]
-            if maybe:
-                if self._ready(q, self.settle):
-                    self._ask(mover, [c.action for c in maybe], "did you swap? choose the swap, or carry on", out)
-                return
             if decl is None and self.question is None:
                 self.touched = set()
             self._clear_waiting(mover, out)
@@ -877,6 +888,8 @@ class Referee:
 
     def _extendable(self, rem: frozenset, add: frozenset) -> bool:
         """Could the mover be half-way through a bigger action (Void Gravity pulling several Voids)?"""
+        if not rem and not add:
+            return False  # nothing moved (a Memory Swap): there is nothing to extend
         key = (rem, add, _decl_sig(self.decl))
         hit = self.step._extendable.get(key)
         if hit is None:

@@ -200,7 +200,7 @@ class Simulator:
     """Plays a game on a simulated physical board.  ``faults`` maps action numbers (0-based,
     counting every action of the game) to a fault to stage around that action:
 
-    - ``knock``: a tower next to the move's target is knocked off the board for 3 s, then stood back;
+    - ``knock``: a tower next to the move's target is knocked off the board for 6 s, then stood back;
     - ``stuck_off`` / ``stuck_on``: a sensor reads empty under a tower / a tower on an empty space for 5 s;
     - ``illegal``: the mover first makes an illegal move, leaves it 3 s, and takes it back;
     - ``wrong_outcome``: after a capturing flash the attacker goes back to its own space for 3 s.
@@ -309,7 +309,7 @@ class Simulator:
         # The referee would commit another action with the same result at once: say it first.
         # Otherwise it asks; the player answers, or names the action beforehand on the phone.
         choose_first = need_choose and (choice is not None or rng.random() < 0.4)
-        swap_after = kind is Swap and rng.random() < 0.5
+        swap_after = kind is Swap and not need_choose and rng.random() < 0.5
         if declared == "reinforce":
             tb.say(player, {"type": "reinforce", "pieces": [p for _, p in action.placements]})
             tb.wait(0.4, 1.5)
@@ -319,7 +319,7 @@ class Simulator:
         elif declared == "time":
             tb.say(player, {"type": "time"})
             tb.wait(0.5, 1.5)
-        elif declared == "swap" and not swap_after:
+        elif declared == "swap" and not swap_after and not need_choose:  # a choice names the swap itself
             tb.say(player, {"type": "swap"})
             tb.wait(0.3, 1.0)
         if choose_first:
@@ -365,7 +365,7 @@ class Simulator:
                     self.fault_log.append((self.count - 1, "knock", (x,)))
                     tb.wait(0.1, 0.3)
                     tb.lift(x)
-                    tb.wait(3.0)
+                    tb.wait(6.0)
                     tb.place(x)
             return {f, t}
         if kind is Swap:
