@@ -378,7 +378,7 @@ class Referee:
         self.hold = max(hold, settle)  # a tower may be held in the hand this long before a reminder
         self.deb = Debouncer(debounce_on, debounce_off)
         self.phase = "over" if game.is_over() else "setup" if not game.log else "sync"
-        self.stats: dict[str, list] | None = {"decisions": [], "latency": [], "builds": []} if stats else None
+        self.stats: dict[str, list] | None = {"decisions": [], "latency": [], "builds": [], "commits": []} if stats else None
         self.touched: set[int] = set()
         self.step: Step | None = None
         self.decl: dict | None = None  # the mover's declaration for this step
@@ -668,6 +668,7 @@ class Referee:
                 self.stats["decisions"].append(dt)
                 if len(self.game.log) != n:
                     self.stats["latency"].append(now - self.deb.last_change)
+                    self.stats["commits"].append(dt)
             else:
                 self._evaluate(now, out)
         return out
