@@ -172,16 +172,28 @@ const Quin = (() => {
     return r.winner ? `${r.winner[0].toUpperCase() + r.winner.slice(1)} wins (${why})` : `Drawn (${why})`;
   }
 
-  /* The referee's status, whatever its fields, as readable lines. */
+  /* The referee's status (public or private) as readable lines. */
   function describe(status) {
     if (!status) return [];
-    if (typeof status === "string") return [status];
     const lines = [];
-    for (const key of ["message", "waiting_for", "waiting", "instruction", "text", "question", "prompt"]) {
-      const v = status[key];
-      if (typeof v === "string" && v) lines.push(v);
-    }
+    if (status.waiting_for) lines.push("Waiting for " + status.waiting_for + ".");
+    if (status.flash && status.flash.text) lines.push(status.flash.text + ".");
+    if (status.time && status.time.text) lines.push(status.time.text + ".");
+    const todo = (status.instructions || []).map((i) => i.text).filter(Boolean);
+    if (todo.length) lines.push("On the board: " + todo.join("; ") + ".");
     return lines;
+  }
+
+  /* The headline: setting up, whose turn, or the end. */
+  function turnText(state, me) {
+    const v = state.view;
+    const ref = state.referee || {};
+    if (state.phase === "setup") return me ? "Choose your lineup" : "Setting up: choosing lineups";
+    if (!v || !v.to_move) return "Game over";
+    if (ref.phase === "setup") return "Set up both lineups on the board";
+    if (ref.phase === "sync") return "Put the board back as the game stands";
+    if (me) return v.to_move === me ? `Turn ${v.turn}: your move` : `Turn ${v.turn}: ${v.to_move} to move`;
+    return `Turn ${v.turn}: ${v.to_move} to move`;
   }
 
   function renderLog(ol, view) {
@@ -208,6 +220,6 @@ const Quin = (() => {
     }
   }
 
-  return { board, towersOf, stream, post, toast, h, pieceName, actionText, eventText, resultText,
+  return { board, towersOf, turnText, stream, post, toast, h, pieceName, actionText, eventText, resultText,
            describe, renderLog, renderZeroGravity, LETTER, NAME };
 })();

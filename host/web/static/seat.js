@@ -15,7 +15,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   let draft = { clone: null, removed: null, lineup: {} };
   let picked = null;        // the piece chosen in the palette (setup)
   let selected = null;      // a tapped space (play: hints, declarations)
-  let declaring = null;     // a declaration being built: {kind, ...}
+  let declaring = null;     // "reinforce" or "resurrect" while the player picks which piece
   let lastEvents = null;
 
   const showError = (msg) => { $("error").textContent = msg || ""; };
@@ -108,7 +108,6 @@ document.addEventListener("DOMContentLoaded", async () => {
   function onTap(space) {
     if (!state) return;
     if (state.phase === "setup") { tapSetup(space); return; }
-    if (declaring && declaring.needs === "space") { finishDeclaration(space); return; }
     selected = selected === space ? null : space;
     drawPlayBoard();
   }
@@ -128,30 +127,53 @@ document.addEventListener("DOMContentLoaded", async () => {
     board.render(Quin.towersOf(state), marks);
   }
 
-  /* The declarations a player can make (docs/referee.md): buttons, then a detail if one is needed. */
+  /* The declarations of docs/referee.md: Reinforce which piece, Resurrect which piece, Time, Swap, Done. */
   function renderDeclarations() {
     const box = $("declare"), detail = $("declare-detail");
     box.innerHTML = ""; detail.innerHTML = "";
+    const d = state.seat.declarations;
     const priv = state.seat.private || {};
-    const decls = priv.declarations || priv.can_declare || null;
-    const myTurn = state.view && state.view.to_move === me;
-    $("declare-card").classList.toggle("hidden", !(state.phase === "playing" && myTurn));
-    if (!myTurn) return;
-    const options = decls || [];
-    for (const d of options) {
-      const label = typeof d === "string" ? d : (d.label || d.kind || d.declare);
-      box.append(Quin.h("button", { "data-declare": typeof d === "string" ? d : (d.kind || d.declare),
-        onclick: () => startDeclaration(d) }, label));
+    $("declare-card").classList.toggle("hidden", !d);
+    if (!d) return;
+    const button = (label, attrs, onclick, enabled) => {
+      const b = Quin.h("button", Object.assign({ onclick }, attrs), label);
+      if (enabled === false) b.disabled = true;
+      return b;
+    };
+    box.append(
+      button("Reinforce…", { "data-declare": "reinforce" }, () => openDetail("reinforce"), d.reinforce.length > 0),
+      button("Resurrect…", { "data-declare": "resurrect" }, () => openDetail("resurrect"), d.resurrect.length > 0),
+      button("Time", { "data-declare": "time" }, () => declare({ type: "time" }), d.time),
+      button("Swap", { "data-declare": "swap" }, () => declare({ type: "swap" }), d.swap),
+      button("Done", { "data-declare": "done", class: "primary" }, () => declare({ type: "done" })),
+    );
+    if (declaring === "reinforce") {
+      detail.append(Quin.h("span", { class: "small muted" }, "Which tower(s) from your reserve? "));
+      for (const pieces of d.reinforce) {
+        const label = pieces.length > 1 ? `${pieces.length} × ${Quin.pieceName(pieces[0])}` : Quin.pieceName(pieces[0]);
+        detail.append(button(label, { "data-reinforce": pieces.join(",") }, () => declare({ type: "reinforce", pieces })));
+      }
+    } else if (declaring === "resurrect") {
+      detail.append(Quin.h("span", { class: "small muted" }, "Which captured tower? "));
+      for (const piece of d.resurrect) {
+        detail.append(button(Quin.pieceName(piece), { "data-resurrect": piece }, () => declare({ type: "resurrect", piece })));
+      }
+    }
+    if (priv.declared) {
+      detail.append(Quin.h("div", { class: "small" }, "Declared: " + declaredText(priv.declared)));
     }
   }
 
-  function startDeclaration(d) {
-    const input = typeof d === "object" && d.input ? d.input : { declare: typeof d === "string" ? d : d.kind };
-    send("input", input).catch(() => {});
+  function declaredText(d) {
+    if (d.type === "reinforce") return "reinforce with " + d.pieces.map(Quin.pieceName).join(", ");
+    if (d.type === "resurrect") return "resurrect " + Quin.pieceName(d.piece);
+    if (d.type === "choose") return Quin.actionText(d.action);
+    return d.type;
   }
 
-  function finishDeclaration(space) {
-    const input = Object.assign({}, declaring.input, { [declaring.field]: space });
+  function openDetail(kind) { declaring = declaring === kind ? null : kind; renderDeclarations(); }
+
+  function declare(input) {
     declaring = null;
     send("input", input).catch(() => {});
   }
@@ -161,19 +183,21 @@ document.addEventListener("DOMContentLoaded", async () => {
     const q = priv.question;
     const box = $("question");
     box.innerHTML = "";
-    const lines = [];
     if (q) {
-      box.append(Quin.h("div", { class: "big" }, q.text || q.prompt || "The referee asks:"));
+      box.append(Quin.h("div", { class: "big" }, q.text));
       const opts = Quin.h("div", { class: "buttons" });
-      for (const o of q.options || []) {
-        opts.append(Quin.h("button", { class: "primary", "data-option": o.id || o.label || "",
-          onclick: () => send("input", o.input || { answer: o.id }).catch(() => {}) }, o.label || o.text || String(o.id)));
+      for (const option of q.options) {
+        opts.append(Quin.h("button", { class: "primary", "data-option": JSON.stringify(option),
+          onclick: () => declare({ type: "choose", action: option }) }, Quin.actionText(option)));
       }
       box.append(opts);
     }
-    if (priv.rejected) lines.push(typeof priv.rejected === "string" ? priv.rejected : (priv.rejected.reason || JSON.stringify(priv.rejected)));
-    for (const l of lines) box.append(Quin.h("div", { class: "error" }, l));
-    box.classList.toggle("hidden", !q && !lines.length);
+    const notes = [];
+    if (priv.rejected) notes.push(priv.rejected);
+    const todo = (priv.instructions || []).map((i) => i.text).filter(Boolean);
+    if (todo.length) notes.push("Fix the board: " + todo.join("; "));
+    for (const line of notes) box.append(Quin.h("div", { class: "error" }, line));
+    box.classList.toggle("hidden", !q && !notes.length);
   }
 
   function renderReserve() {
@@ -187,14 +211,13 @@ document.addEventListener("DOMContentLoaded", async () => {
 
   function notify(notices) {
     for (const n of notices) {
-      if (n.kind === "flash") {
-        const d = n.data || {};
-        const text = d.text || d.message || (d.event ? Quin.eventText(d.event) : Quin.eventText(Object.assign({ type: "flash" }, d)));
-        Quin.toast(text, "flash", 7000);
+      const d = n.data || {};
+      if (n.kind === "flash" || (n.kind === "time" && d.text)) {
+        Quin.toast(d.text, "flash", 7000);
       } else if (n.kind === "rejected" && n.audience === me) {
-        showError((n.data && (n.data.reason || n.data.message)) || "not accepted");
+        showError(d.reason || "not accepted");
       } else if (n.kind === "result") {
-        Quin.toast((n.data && (n.data.text || n.data.message)) || "The game is over", "", 6000);
+        Quin.toast(Quin.resultText(d), "", 6000);
       }
     }
   }
@@ -216,8 +239,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       $("waiting").classList.add("hidden");
       return;
     }
-    if (v && v.to_move) $("turn").textContent = v.to_move === me ? `Turn ${v.turn}: your move` : `Turn ${v.turn}: ${v.to_move} to move`;
-    else $("turn").textContent = "Game over";
+    $("turn").textContent = Quin.turnText(s, me);
     const res = v ? Quin.resultText(v.result) : "";
     $("result").textContent = res;
     $("result").classList.toggle("hidden", !res);
@@ -231,7 +253,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     renderReserve();
     Quin.renderLog($("log"), v);
     const n = v ? v.events.length : 0;
-    if (lastEvents !== null && n > lastEvents && !notices.some((x) => x.kind === "flash")) {
+    if (lastEvents !== null && n > lastEvents && !notices.some((x) => x.kind === "flash" || x.kind === "time")) {
       Quin.toast(Quin.eventText(v.events[n - 1]), "flash", 7000);
     }
     lastEvents = n;

@@ -4,7 +4,6 @@
 document.addEventListener("DOMContentLoaded", async () => {
   const $ = (id) => document.getElementById(id);
   const board = await Quin.board($("board"), null);
-  let lastFlashes = null;
 
   function render(state, notices) {
     const v = state.view;
@@ -17,9 +16,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       ? `Waiting for setups: white ${done.white ? "ready" : "choosing"}, black ${done.black ? "ready" : "choosing"}.`
       : `Both lineups in; ${state.first} moved first.`;
     // whose turn and what the referee waits for
-    if (state.phase === "setup") $("turn").textContent = "Setting up";
-    else if (v && v.to_move) $("turn").textContent = `Turn ${v.turn}: ${v.to_move} to move`;
-    else $("turn").textContent = "Game over";
+    $("turn").textContent = Quin.turnText(state, null);
     const res = v ? Quin.resultText(v.result) : "";
     $("result").textContent = res;
     $("result").classList.toggle("hidden", !res);
@@ -40,10 +37,12 @@ document.addEventListener("DOMContentLoaded", async () => {
     const ev = $("events");
     ev.innerHTML = "";
     for (const e of (v ? v.events : [])) ev.appendChild(Quin.h("li", {}, Quin.eventText(e)));
-    // a new flash: show it big
-    const flashes = v ? v.events.length : 0;
-    if (lastFlashes !== null && flashes > lastFlashes) Quin.toast(Quin.eventText(v.events[flashes - 1]), "flash", 6000);
-    lastFlashes = flashes;
+    // a flash or the Power of Time: show it big
+    for (const n of notices) {
+      const d = n.data || {};
+      if ((n.kind === "flash" || n.kind === "time") && d.text) Quin.toast(d.text, "flash", 7000);
+      if (n.kind === "result") Quin.toast(Quin.resultText(d), "", 8000);
+    }
   }
 
   Quin.stream("/events", render, $("conn"));
