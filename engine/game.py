@@ -774,6 +774,13 @@ class Game:
             return None, f"is not possible: the tower on {N[space]} is not yours"
         return t, ""
 
+    def _own_piece(self, space: int, me: str, piece: str, label: str) -> tuple[int | None, str]:
+        """The mover's tower of ``piece`` on ``space``, or None and why not."""
+        t, why = self._own_tower(space, me, label)
+        if t is not None and self.piece[t] != piece:
+            return None, f"is not possible: the tower on {N[space]} is not a {label}"
+        return t, why
+
     def _why_target(self, tower: int, to: int) -> str:
         st = self.state
         occ = st.board[to]
@@ -825,11 +832,9 @@ class Game:
 
     def _why_reflect(self, action: Reflect, me: str) -> str:
         st = self.state
-        r, why = self._own_tower(action.reflector, me, "Reflector")
+        r, why = self._own_piece(action.reflector, me, REFLECTOR, "Reflector")
         if r is None:
             return why
-        if self.piece[r] != REFLECTOR:
-            return f"is not possible: the tower on {N[action.reflector]} is not a Reflector"
         if action.reflector in IRIS or action.frm in IRIS or action.to in IRIS:
             return "is not allowed: Reflection never uses the Iris"
         t, why = self._own_tower(action.frm, me)
@@ -846,11 +851,9 @@ class Game:
 
     def _why_swap(self, action: Swap, me: str) -> str:
         st = self.state
-        m, why = self._own_tower(action.memory, me, "Memory")
+        m, why = self._own_piece(action.memory, me, MEMORY, "Memory")
         if m is None:
             return why
-        if self.piece[m] != MEMORY:
-            return f"is not possible: the tower on {N[action.memory]} is not a Memory"
         o, why = self._own_tower(action.other, me)
         if o is None:
             return why
@@ -892,11 +895,9 @@ class Game:
 
     def _why_time(self, action: Time, me: str) -> str:
         st = self.state
-        t, why = self._own_tower(action.at, me, "Time tower")
+        t, why = self._own_piece(action.at, me, TIME, "Time tower")
         if t is None:
             return why
-        if self.piece[t] != TIME:
-            return f"is not possible: the tower on {N[action.at]} is not a Time tower"
         if action.at in IRIS:
             return "is not allowed: powers are never used on the Iris"
         if self.third_eye:
@@ -925,11 +926,9 @@ class Game:
         if not self.third_eye:
             return "is not allowed: Void Gravity is a Third Eye power"
         st = self.state
-        v, why = self._own_tower(action.void, me, "Void")
+        v, why = self._own_piece(action.void, me, VOID, "Void")
         if v is None:
             return why
-        if self.piece[v] != VOID:
-            return f"is not possible: the tower on {N[action.void]} is not a Void"
         if action.void in IRIS:
             return "is not allowed: powers are never used on the Iris"
         for a, b in action.moves:
