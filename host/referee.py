@@ -396,6 +396,7 @@ class Referee:
         self._wake = INF
         self.now = float("-inf")
         self.seen_snapshot = False
+        self._carried: list[Notice] = []
         if self.phase != "over":
             self._new_step()
 
@@ -412,13 +413,17 @@ class Referee:
             self._dirty = True
         else:
             flipped = deb.advance(now)
-        return self._step(now, flipped)
+        return self._take_carried() + self._step(now, flipped)
 
     def tick(self, now: float) -> list["Notice"]:
         """Time passes without a new snapshot."""
         now = max(now, self.now)
         self.now = now
-        return self._step(now, self.deb.advance(now))
+        return self._take_carried() + self._step(now, self.deb.advance(now))
+
+    def _take_carried(self) -> list["Notice"]:
+        carried, self._carried = self._carried, []
+        return carried
 
     def next_deadline(self) -> float | None:
         """The next time at which ``tick`` would change something (None: nothing is due)."""
@@ -473,9 +478,13 @@ class Referee:
         """A player's input (schema in docs/referee.md).  InputError if malformed or out of turn."""
         kind, fields = self._check_input(player, data)
         out = self.tick(now)
-        self._check_turn(player)
-        handler = getattr(self, "_input_" + kind)
-        handler(player, fields, out)
+        try:
+            self._check_turn(player)
+            getattr(self, "_input_" + kind)(player, fields, out)
+        except InputError:
+            # What happened on the board meanwhile (a commit) is still news: hand it out next time.
+            self._carried = out + self._carried
+            raise
         return out
 
     # --- inputs ----------------------------------------------------------------------------
@@ -797,7 +806,11 @@ class Referee:
             return
         # Towers lifted and nothing placed: hands at work (a move, a flash being revealed), not a
         # mistake, unless it lasts (a tower knocked off the board, a sensor that reads nothing).
-        if (not add or self._partial(rem, add)) and not self._ready(q, self.hold):
+        partial = self._partial(rem, add)
+        if partial and decl is not None and decl["kind"] != "action":
+            self._clear_waiting(mover, out)  # a declared action under way: never nag
+            return
+        if (not add or partial) and not self._ready(q, self.hold):
             self._clear_waiting(mover, out)
             return
         if self._ready(q, self.settle):

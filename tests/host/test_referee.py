@@ -571,3 +571,20 @@ def test_a_negative_settle_window_is_refused():
 
 
 _ = (GATEWAYS, Swap)
+
+
+def test_a_commit_made_while_refusing_an_input_is_still_reported():
+    game, move = find_position(clear_move(), seeds=range(1))
+    mover = game.to_move
+    play = Play(game)
+    play.lift(move.frm)
+    play.place(move.to, then=0.0)  # placed; the referee has not had time to commit yet
+    assert play.played() == []
+    # An input a second later: the referee first catches up (commits the move), then finds
+    # the input out of turn and refuses it.
+    with pytest.raises(InputError, match="turn"):
+        play.ref.input(mover, {"type": "done"}, play.t + 1.0)
+    assert play.played() == [move]
+    assert ("public", "committed") not in play.kinds()
+    later = play.wait(0.05)  # the commit's notices come with the next call
+    assert ("public", "committed") in play.kinds(later)
