@@ -1,0 +1,184 @@
+"""`quin serve` as a real process: ready with URLs, killed mid-game and restarted, export and games."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.actions import Move
+from engine.board import BLACK, SPACE_NAMES, WHITE
+from engine.game import Game
+from engine.randplay import random_setup
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from webtools import get_json, post_json  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+# The `quin` console script, run with this interpreter (works without installing the package).
+QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
+
+
+def quin(*args, timeout=30):
+    return subprocess.run([*QUIN, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+class Serve:
+    """A `quin serve` subprocess on 127.0.0.1 at a free port."""
+
+    def __init__(self, data_dir, *extra):
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            [*QUIN, "serve", "--host", "127.0.0.1", "--port", "0",
+             "--data-dir", str(data_dir), "--no-qr", *extra],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.lines = []
+        self.urls = {}
+        deadline = time.monotonic() + 20
+        while "black seat" not in self.urls:
+            assert time.monotonic() < deadline, f"quin serve printed no URLs: {self.lines}"
+            line = self.proc.stdout.readline()
+            assert line, f"quin serve exited: {self.proc.stderr.read()}"
+            self.lines.append(line.rstrip())
+            if ":" in line and "http://" in line:
+                name, _, url = line.strip().partition(":")
+                self.urls[name.strip()] = url.strip()
+        self.ready_after = time.monotonic() - self.started
+        self.base = self.urls["status page"].rstrip("/")
+        self.tokens = {p: self.urls[f"{p} seat"].rsplit("/", 1)[1] for p in ("white", "black")}
+
+    def state(self):
+        status, body = get_json(self.base + "/api/state")
+        assert status == 200
+        return body
+
+    def wait(self, predicate, what, timeout=10):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.state()
+            if predicate(state):
+                return state
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}: {self.state()['referee']}")
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+@pytest.fixture
+def serve_factory(tmp_path):
+    running = []
+
+    def start(*extra):
+        s = Serve(tmp_path / "data", *extra)
+        running.append(s)
+        return s
+
+    yield start
+    for s in running:
+        s.stop()
+
+
+def moves_played(state):
+    return sum(len(t["actions"]) for t in state["view"]["history"]) if state["view"] else 0
+
+
+def test_serve_prints_urls_and_is_ready_quickly(serve_factory):
+    s = serve_factory()
+    assert s.lines[0].startswith("Quin is ready")
+    assert {"status page", "virtual board", "history", "host page", "white seat", "black seat"} <= set(s.urls)
+    assert s.ready_after < 10  # the goal is two seconds; measured, reported in the first line
+    assert s.state()["phase"] == "setup"
+    assert get_json(s.base + "/api/layout")[0] == 200
+
+
+def test_killed_mid_game_and_restarted_loses_no_committed_action(serve_factory, tmp_path):
+    s = serve_factory()
+    rng = random.Random(4)
+    white, black = random_setup(rng, WHITE), random_setup(rng, BLACK)
+    for player, setup in ((WHITE, white), (BLACK, black)):
+        token = s.tokens[player]
+        status, body = post_json(f"{s.base}/api/seat/{token}/setup", setup.to_record(), {"X-Seat-Token": token})
+        assert status == 200, body
+    assert post_json(s.base + "/api/board/set", {"start": True})[0] == 200
+    s.wait(lambda st: st["referee"] and st["referee"]["phase"] == "play", "the board to be set up")
+    game_id = s.state()["game"]
+
+    shadow = Game(white, black, first=s.state()["first"])
+    announced = []
+    for i in range(8):
+        plain = [a for a in shadow.legal_actions() if isinstance(a, Move) and shadow.tower_at(a.to) is None]
+        move = rng.choice(plain)
+        for space in (move.frm, move.to):
+            assert post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[space]})[0] == 200
+        s.wait(lambda st: moves_played(st) == i + 1, f"move {i + 1} to be committed")
+        shadow.push(move)
+        announced.append(move.to_record())
+    # One more move on the board, and the power goes at once: it may or may not have been committed.
+    extra = next(a for a in shadow.legal_actions() if isinstance(a, Move) and shadow.tower_at(a.to) is None)
+    post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[extra.frm]})
+    post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[extra.to]})
+    s.kill()
+
+    again = serve_factory()
+    state = again.state()
+    assert state["game"] == game_id and state["phase"] == "playing"
+    stored = [a for t in state["view"]["history"] for a in t["actions"]]
+    assert stored[: len(announced)] == announced  # everything announced survived
+    assert stored in (announced, announced + [extra.to_record()])
+    # The simulated board comes back as it stood; the referee checks it against the game.
+    again.wait(lambda st: st["referee"]["phase"] == "play" or st["board"]["lift"] or st["board"]["place"],
+               "the board check")
+
+    out = quin("export", str(game_id), "--data-dir", str(tmp_path / "data"))
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)
+    assert record["format"] == "quin-record/1"
+    assert [a for t in record["turns"] for a in t["actions"]] == stored
+    assert record["setup"]["white"] == white.to_record()
+    listing = quin("games", "--json", "--data-dir", str(tmp_path / "data"))
+    games = json.loads(listing.stdout)["games"]
+    assert games[0]["id"] == game_id and games[0]["status"] == "playing" and games[0]["actions"] == len(stored)
+
+
+def test_export_of_an_unknown_game_is_one_line(tmp_path):
+    out = quin("export", "42", "--data-dir", str(tmp_path))
+    assert out.returncode == 2 and out.stderr.strip() == "quin: no game 42"
+
+
+@pytest.mark.parametrize("board", ["serial", "gpio"])
+def test_unavailable_hardware_boards_fail_in_one_line(tmp_path, board):
+    env = dict(os.environ, QUIN_SERIAL_PORT="", QUIN_DATA_DIR=str(tmp_path))
+    out = subprocess.run([*QUIN, "serve", "--board", board, "--host", "127.0.0.1",
+                          "--port", "0", "--data-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=30, env=env)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("quin: "), out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_port_in_use_is_one_line(serve_factory, tmp_path):
+    s = serve_factory()
+    port = s.base.rsplit(":", 1)[1]
+    out = subprocess.run([*QUIN, "serve", "--host", "127.0.0.1", "--port", port,
+                          "--data-dir", str(tmp_path / "other")], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and out.stderr.startswith(f"quin: cannot listen on 127.0.0.1:{port}")
