@@ -397,6 +397,7 @@ class Referee:
         self.now = float("-inf")
         self.seen_snapshot = False
         self._carried: list[Notice] = []
+        self._stretch: dict[int, float] = {}  # space -> when it began changing without a quiet spell
         if self.phase != "over":
             self._new_step()
 
@@ -409,6 +410,11 @@ class Referee:
         deb = self.deb
         self.seen_snapshot = True
         if snapshot.occupied != deb.raw:
+            stretch = self._stretch
+            since = deb.since
+            for s in snapshot.occupied ^ deb.raw:
+                if now - since.get(s, -INF) >= self.quiet - EPS:
+                    stretch[s] = now  # this space starts changing after a quiet spell
             flipped = deb.feed(now, frozenset(snapshot.occupied))
             self._dirty = True
         else:
@@ -665,8 +671,15 @@ class Referee:
         if flipped:
             self.touched |= flipped
             self._dirty = True
-        if self.deb.pending or self.phase == "over" or not self.seen_snapshot:
+        if self.phase == "over" or not self.seen_snapshot:
             return out
+        if self.deb.pending or now - self.deb.last_change < self.quiet - EPS:
+            self._watch_unsettled(now, out)
+            if self.deb.pending:
+                return out
+        elif self._said.get((PUBLIC, "waiting")) is not None:
+            self._said[(PUBLIC, "waiting")] = None
+            out.append(Notice(PUBLIC, "waiting", {"sensors": [], "text": "the board has settled"}))
         if self._dirty or now + EPS >= self._wake:
             self._dirty = False
             if self.stats is not None and self.phase == "play":
@@ -681,6 +694,21 @@ class Referee:
             else:
                 self._evaluate(now, out)
         return out
+
+    def _watch_unsettled(self, now: float, out: list) -> None:
+        """A sensor that never settles (a flickering reading, a tower wobbling on its magnet)
+        holds everything up: after ``hold`` seconds, say so publicly (it reveals nothing)."""
+        since = self.deb.since
+        quiet = self.quiet - EPS
+        for s in [s for s in self._stretch if now - since[s] >= quiet and s not in self.deb.pending]:
+            del self._stretch[s]  # settled again
+        bad = [s for s, start in self._stretch.items() if now - start >= self.hold - EPS]
+        if not bad:
+            return
+        spaces = sorted(N[s] for s in bad)
+        text = ("the board does not settle: the sensor on " + ", ".join(spaces)
+                + " keeps changing; steady the tower there or check its sensor")
+        self._say(out, PUBLIC, "waiting", {"sensors": spaces, "text": text}, sig=tuple(spaces))
 
     def _ready(self, q: float, threshold: float) -> bool:
         """Has the board been quiet for ``threshold``?  If not, wake up when it will have been."""

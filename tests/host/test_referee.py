@@ -588,3 +588,19 @@ def test_a_commit_made_while_refusing_an_input_is_still_reported():
     assert ("public", "committed") not in play.kinds()
     later = play.wait(0.05)  # the commit's notices come with the next call
     assert ("public", "committed") in play.kinds(later)
+
+
+def test_a_sensor_that_never_settles_is_reported_publicly_and_the_game_goes_on_after():
+    game, move = find_position(clear_move(), seeds=range(1))
+    play = Play(game)
+    flicker = next(s for s in sorted(game.occupied()) if s not in (move.frm, move.to))
+    for _ in range(60):  # 6 s of a reading flickering every 50 ms
+        play.raw(flicker, False, 0.05)
+        play.wait(0.05)
+    waiting = [n for n in play.notices if n.kind == "waiting"]
+    assert waiting and waiting[0].audience == "public" and waiting[0].data["sensors"] == [N[flicker]]
+    assert words(waiting[0].data) == set()
+    play.wait(0.5)
+    assert play.notices[-1].data["text"] == "the board has settled"
+    play.move(move.frm, move.to, then=0.5)
+    assert play.played() == [move]
