@@ -153,10 +153,12 @@ def lan_address() -> str:
         s.close()
 
 
-def pump(table, source, stop: threading.Event) -> None:
-    """Feed the referee every snapshot the board source yields; report its health."""
+def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> None:
+    """Feed the referee every snapshot the board source yields; report its health; light its LEDs."""
     from host.sensing import SourceStatus
 
+    shown = None
+    checked = 0.0
     while not stop.is_set():
         try:
             snap = source.read(timeout=0.1)
@@ -165,17 +167,21 @@ def pump(table, source, stop: threading.Event) -> None:
             stop.wait(0.5)
             continue
         status = getattr(source, "status", None)
-        if callable(status):
+        now = time.monotonic()
+        if callable(status) and now - checked >= status_every:
+            checked = now
             st = status()
             if isinstance(st, SourceStatus):
                 table.set_source_status(None if st.ok else {"ok": False, "message": st.message})
         if snap is not None:
             table.feed(snap)
-            if hasattr(source, "show") and table.leds is not None:
-                try:
-                    source.show(table.leds)
-                except Exception:
-                    pass
+        leds = table.leds
+        if hasattr(source, "show") and leds is not None and leds != shown:
+            try:
+                source.show(leds)
+                shown = leds
+            except Exception as exc:
+                table.set_source_status({"ok": False, "message": f"the board's lights: {exc}"})
 
 
 def cmd_serve(args) -> int:
@@ -218,6 +224,7 @@ def cmd_serve(args) -> int:
     port = server.effective_port
     host = lan_address() if args.host in ("0.0.0.0", "") else args.host
     base = f"http://{host}:{port}"
+    app.config["PUBLIC_URL"] = base  # join codes on the host page point here, not at localhost
 
     stop = threading.Event()
     ticker = start_ticker(table, 0.05)

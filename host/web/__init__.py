@@ -22,6 +22,7 @@ DEFAULTS = {
     "SETTLE": 0.25,  # seconds the referee waits for the board to settle
     "TICK": 0.05,  # seconds between referee ticks (0: no ticker thread; tests tick by hand)
     "KEEPALIVE": 15.0,  # seconds of silence before an SSE keep-alive comment
+    "PUBLIC_URL": None,  # the address phones reach the server at (the host page's join codes)
     "MANUAL_CLOCK": False,  # tests: the simulated board's clock moves only when advanced
     "MODE": "classic",
     "VISION": False,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hmac
 
 import segno
-from flask import Blueprint, jsonify, render_template, request, url_for
+from flask import Blueprint, current_app, jsonify, render_template, request, url_for
 
 from host.table import TableError
 
@@ -32,9 +32,12 @@ def _check(key: str, header: bool = False) -> None:
 
 
 def seat_links(table) -> dict:
+    """Each seat's join URL and QR code (on the server's network address when `quin serve` knows it)."""
+    base = current_app.config.get("PUBLIC_URL")
     out = {}
     for player, token in table.tokens.items():
-        url = url_for("seats.seat_page", token=token, _external=True)
+        path = url_for("seats.seat_page", token=token)
+        url = base.rstrip("/") + path if base else url_for("seats.seat_page", token=token, _external=True)
         out[player] = {"url": url, "qr": segno.make(url, error="m").svg_inline(scale=4, border=2)}
     return out
 

@@ -182,3 +182,58 @@ def test_a_port_in_use_is_one_line(serve_factory, tmp_path):
     out = subprocess.run([*QUIN, "serve", "--host", "127.0.0.1", "--port", port,
                           "--data-dir", str(tmp_path / "other")], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert out.returncode == 2 and out.stderr.startswith(f"quin: cannot listen on 127.0.0.1:{port}")
+
+
+def test_the_board_pump_feeds_the_referee_and_lights_the_leds(tmp_path):
+    """A hardware-like source (the simulated board with LEDs) read by quin serve's pump thread."""
+    import threading
+
+    from host.commands.serve_cmds import pump
+    from host.leds import COLOURS
+    from host.simboard import SimulatedBoard
+    from host.store import Store
+    from host.table import Table
+    from host.web import start_ticker
+    from host.web.events import Broker
+
+    class LitBoard(SimulatedBoard):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.shown = []
+
+        def show(self, leds):
+            self.shown.append(dict(leds))
+
+    board = LitBoard(clock=time.monotonic)
+    table = Table(Store(tmp_path / "q.sqlite3"), Broker())
+    table.open()
+    ticker = start_ticker(table, 0.02)
+    stop = threading.Event()
+    thread = threading.Thread(target=pump, args=(table, board, stop), daemon=True)
+    thread.start()
+
+    def until(predicate, what, timeout=10):
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.02)
+
+    try:
+        rng = random.Random(3)
+        white, black = random_setup(rng, WHITE), random_setup(rng, BLACK)
+        table.submit_setup(WHITE, white.to_record())
+        table.submit_setup(BLACK, black.to_record())
+        # An empty board: after the settle window every starting space lights up to be filled.
+        until(lambda: board.shown and len(board.shown[-1]) == 20, "the setup lights")
+        assert set(board.shown[-1].values()) == {COLOURS["correction"]}
+        board.set(table.game.occupied())
+        until(lambda: table.ref.phase == "play", "the referee to start")
+        move = next(a for a in table.game.legal_actions() if isinstance(a, Move) and table.game.tower_at(a.to) is None)
+        board.move(move.frm, move.to)
+        until(lambda: len(table.game.log) == 1, "the move to be committed")
+        assert table.game.log[0][2] == move
+        until(lambda: board.shown[-1].get(move.to) == COLOURS["last_move"], "the last move's light")
+    finally:
+        stop.set()
+        ticker.set()
+        thread.join(5)
