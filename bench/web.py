@@ -47,7 +47,7 @@ def http(method: str, url: str, body=None, headers=None):
 def start_server(data_dir: str, threads: int):
     proc = subprocess.Popen(
         [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())", "serve",
-         "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir, "--no-qr", "--threads", str(threads)],
+         "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir, "--no-qr", "--show-links", "--threads", str(threads)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     urls = {}

@@ -30,7 +30,17 @@ def add_parser(sub) -> None:
     p.add_argument("--threads", type=int, default=150,
                    help="web server threads; each open live page holds one (default 150)")
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
+    p.add_argument("--show-links", action="store_true",
+                   help="print the seat and host links even when standard output is not a terminal "
+                        "(by default they stay out of logs such as the systemd journal)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("links", help="print the open game's join links and QR codes (for a server started by systemd)")
+    p.add_argument("--port", type=int, default=8000, help="the port quin serve listens on (default 8000)")
+    p.add_argument("--host", help="the address phones reach the server at (default: this machine's LAN address)")
+    p.add_argument("--data-dir", help="where games are stored")
+    p.add_argument("--no-qr", action="store_true", help="do not draw the QR codes")
+    p.set_defaults(func=cmd_links)
 
     p = sub.add_parser("games", help="list the stored games")
     p.add_argument("--data-dir", help="where games are stored")
@@ -174,7 +184,10 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
             if isinstance(st, SourceStatus):
                 table.set_source_status(None if st.ok else {"ok": False, "message": st.message})
         if snap is not None:
-            table.feed(snap)
+            try:
+                table.feed(snap)
+            except Exception as exc:  # e.g. the store cannot write: the referee undid the action; say so
+                table.set_source_status({"ok": False, "message": f"the game could not be updated: {exc}"})
         leds = table.leds
         if hasattr(source, "show") and leds is not None and leds != shown:
             try:
@@ -182,6 +195,31 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
                 shown = leds
             except Exception as exc:
                 table.set_source_status({"ok": False, "message": f"the board's lights: {exc}"})
+
+
+def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True) -> None:
+    """The host page and both seats' join links, each seat with its QR code."""
+    print(f"  host page:     {base}/host/{host_key}", file=out)
+    for player in ("white", "black"):
+        url = f"{base}/seat/{tokens[player]}"
+        print(f"  {player} seat:    {url}", file=out)
+        if qr:
+            import segno
+
+            segno.make(url, error="l").terminal(out=out, compact=True)
+
+
+def cmd_links(args) -> int:
+    store = _open_store(args.data_dir)
+    row = store.open_game()
+    if row is None:
+        raise UserError("no open game: start `quin serve` first")
+    key = store.meta("host_key") or ""
+    base = f"http://{args.host or lan_address()}:{args.port}"
+    print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
+    print(f"  status page:   {base}/")
+    print_links(sys.stdout, base, key, store.seats(row.id), qr=not args.no_qr)
+    return 0
 
 
 def cmd_serve(args) -> int:
@@ -241,14 +279,10 @@ def cmd_serve(args) -> int:
     if board is not None:
         print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
-    print(f"  host page:     {base}/host/{table.host_key}", file=out)
-    for player in ("white", "black"):
-        url = f"{base}/seat/{table.tokens[player]}"
-        print(f"  {player} seat:    {url}", file=out)
-        if not args.no_qr:
-            import segno
-
-            segno.make(url, error="l").terminal(out=out, compact=True)
+    if args.show_links or out.isatty():
+        print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)
+    else:
+        print("  seat and host links are not printed here (not a terminal): run `quin links`", file=out)
     out.flush()
 
     def _stop(signum, frame):

@@ -36,7 +36,7 @@ class Serve:
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             [*QUIN, "serve", "--host", "127.0.0.1", "--port", "0",
-             "--data-dir", str(data_dir), "--no-qr", *extra],
+             "--data-dir", str(data_dir), "--no-qr", "--show-links", *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         self.lines = []
@@ -157,6 +157,25 @@ def test_killed_mid_game_and_restarted_loses_no_committed_action(serve_factory, 
     listing = quin("games", "--json", "--data-dir", str(tmp_path / "data"))
     games = json.loads(listing.stdout)["games"]
     assert games[0]["id"] == game_id and games[0]["status"] == "playing" and games[0]["actions"] == len(stored)
+
+
+def test_links_stay_out_of_logs_unless_asked_and_quin_links_prints_them(tmp_path, serve_factory):
+    s = serve_factory()
+    # Not a terminal and no --show-links (as under systemd): no token reaches the log.
+    proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir",
+                             str(tmp_path / "other")], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(6)]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.communicate(timeout=10)[0]
+    text = "".join(lines) + rest
+    assert "quin links" in text and "/seat/" not in text and "/host/" not in text
+    out = quin("links", "--port", "8123", "--host", "192.0.2.7", "--no-qr", "--data-dir", str(tmp_path / "data"))
+    assert out.returncode == 0, out.stderr
+    for player in ("white", "black"):
+        assert f"http://192.0.2.7:8123/seat/{s.tokens[player]}" in out.stdout
+    assert quin("links", "--data-dir", str(tmp_path / "none")).stderr.strip() == "quin: no open game: start `quin serve` first"
 
 
 def test_export_of_an_unknown_game_is_one_line(tmp_path):
