@@ -36,7 +36,6 @@ from engine.board import PLAYERS, WHITE
 from engine.errors import QuinError
 from engine.game import Game
 from engine.pieces import Setup
-from engine.record import FORMAT
 
 DB_NAME = "quin.sqlite3"
 BLACKBOX_LIMIT = 5000  # snapshots kept in the black box (the oldest are dropped)
@@ -368,19 +367,12 @@ class Store:
         return game
 
     def record(self, game_id: int) -> dict:
-        """The ``quin-record/1`` record of a game (finished or not)."""
+        """The ``quin-record/1`` record of a game (finished or not); StoreError if it never started."""
         from engine.record import to_record
 
         row = self.game(game_id)
         if row.setups["white"] is None or row.setups["black"] is None:
-            return {
-                "format": FORMAT,
-                "mode": row.mode,
-                "vision": row.vision,
-                "first": row.first,
-                "setup": {p: row.setups[p] for p in PLAYERS if row.setups[p] is not None},
-                "turns": [],
-            }
+            raise StoreError(f"game {game_id} never started (the setups were not both given): there is no record")
         return to_record(self.load_game(game_id))
 
 

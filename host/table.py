@@ -20,7 +20,7 @@ import time
 from typing import Callable
 
 from engine.board import PLAYERS, SPACE_NAMES, START_SPACES, WHITE
-from engine.errors import InvalidError, QuinError
+from engine.errors import QuinError
 from engine.flash import MODES
 from engine.game import Game
 from engine.pieces import Setup
@@ -197,14 +197,6 @@ class Table:
             self.row = self.store.game(self.row.id)
             if all(self.row.setups[p] is not None for p in PLAYERS):
                 self._start()
-            self._publish({})
-
-    def withdraw_setup(self, player: str) -> None:
-        with self.lock:
-            if self.phase != "setup":
-                raise TableError("the game has already started: setups are closed")
-            self.store.save_setup(self.row.id, player, None)
-            self.row = self.store.game(self.row.id)
             self._publish({})
 
     def _start(self) -> None:
@@ -395,8 +387,3 @@ class Table:
     def close(self) -> None:
         self.broker.close()
 
-
-def validate_player(name: object) -> str:
-    if name not in PLAYERS:
-        raise InvalidError(f"player: expected 'white' or 'black', got {name!r}")
-    return name  # type: ignore[return-value]

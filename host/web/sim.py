@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from flask import Blueprint, jsonify, render_template, request
+from flask import Blueprint, jsonify, render_template
 
 from engine.board import PLAYERS, SPACE_NAMES, START_SPACES, parse_space
 from engine.errors import InvalidError

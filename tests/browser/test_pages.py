@@ -3,7 +3,6 @@
 Phone-sized pages; screenshots go to artifacts/.
 """
 
-import re
 
 import pytest
 from playwright.sync_api import expect

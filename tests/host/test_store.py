@@ -133,4 +133,5 @@ def test_unknown_game_and_game_without_setups(store):
     gid = store.new_game("classic", False, "white", {"white": "a", "black": "b"})
     with pytest.raises(StoreError, match="has not started"):
         store.load_game(gid)
-    assert store.record(gid)["turns"] == []
+    with pytest.raises(StoreError, match="never started"):
+        store.record(gid)

@@ -20,7 +20,10 @@ def running(app, threads: int = 24):
     try:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
-        app.extensions["quin.table"].broker.close()
+        table = app.extensions["quin.table"]
+        if getattr(table, "ticker_stop", None) is not None:
+            table.ticker_stop.set()
+        table.broker.close()
         stop(server, thread)
 
 
