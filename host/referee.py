@@ -398,6 +398,7 @@ class Referee:
         self.seen_snapshot = False
         self._carried: list[Notice] = []
         self._stretch: dict[int, float] = {}  # space -> when it began changing without a quiet spell
+        self._waiting_commit: tuple | None = None  # (action, spaces a bigger action could use)
         if self.phase != "over":
             self._new_step()
 
@@ -655,6 +656,7 @@ class Referee:
         if self.stats is not None:
             self.stats["builds"].append(_time.perf_counter() - t0)
         self.touched = set()
+        self._waiting_commit = None
         self.decl = None
         self.lock = None
         self.lock_result = None
@@ -669,6 +671,15 @@ class Referee:
     def _step(self, now: float, flipped: frozenset[int]) -> list["Notice"]:
         out: list[Notice] = []
         if flipped:
+            waiting = self._waiting_commit
+            if waiting is not None and self.phase == "play":
+                self._waiting_commit = None
+                action, spaces, result = waiting
+                if not flipped & spaces and self.deb.stable ^ flipped == result:
+                    # The board held a complete action that a bigger one might have extended, and
+                    # then a tower no bigger action could use was lifted or placed for real (the
+                    # rival starting their turn): the mover was done.
+                    self._commit(action, now, out)
             self.touched |= flipped
             self._dirty = True
         if self.phase == "over" or not self.seen_snapshot:
@@ -728,6 +739,7 @@ class Referee:
 
     def _evaluate(self, now: float, out: list) -> None:
         self._wake = INF
+        self._waiting_commit = None
         game = self.game
         if game.is_over():
             self.phase = "over"
@@ -791,6 +803,8 @@ class Referee:
                 if self._extendable(rem, add) and not self._done:
                     if self._ready(q, self.multi_settle):
                         self._commit(groups[0][0].action, now, out)
+                    else:  # should a tower outside any bigger action move first, commit at once
+                        self._waiting_commit = (groups[0][0].action, self._extension_spaces(rem, add), S)
                 elif self._ready(q, self.quiet):
                     self._commit(groups[0][0].action, now, out)
                 return
@@ -946,6 +960,14 @@ class Referee:
             )
             self.step._extendable[key] = hit
         return hit
+
+    def _extension_spaces(self, rem: frozenset, add: frozenset) -> frozenset[int]:
+        """Every space a bigger action extending this change could still touch."""
+        spaces: set[int] = set()
+        for c in self.step.cands:
+            if c.flash is None and c.needs is None and c.rem >= rem and c.add >= add and self._allowed(c):
+                spaces |= c.rem | c.add
+        return frozenset(spaces)
 
     def _partial(self, rem: frozenset, add: frozenset) -> bool:
         """Is the change so far part of a bigger allowed action (e.g. 1 of 3 declared reinforcements)?"""

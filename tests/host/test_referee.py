@@ -604,3 +604,49 @@ def test_a_sensor_that_never_settles_is_reported_publicly_and_the_game_goes_on_a
     assert play.notices[-1].data["text"] == "the board has settled"
     play.move(move.frm, move.to, then=0.5)
     assert play.played() == [move]
+
+
+def extendable_gravity(game):
+    if game.mode != "third_eye":
+        return None
+    if not any(type(a).__name__ == "Gravity" for a in game.legal_actions()):
+        return None
+    step = Step(game)
+    for c in step.cands:
+        if c.needs is None and c.flash is None and len(c.rem) == 1:
+            fits = [m for m in step.index[(c.rem, c.add)] if m.needs is None]
+            if len(fits) == 1 and any(d.needs is None and d.flash is None and d.rem > c.rem and d.add > c.add
+                                      for d in step.cands):
+                return c.action
+    return None
+
+
+def pull(action):
+    (a, b), = action.moves
+    return a, b
+
+
+def test_void_gravity_that_could_still_grow_waits_but_not_past_the_rivals_first_lift():
+    game, move = find_position(extendable_gravity, modes=("third_eye",))
+    mover = game.to_move
+    play = Play(game)
+    play.move(*pull(move), then=0.8)
+    assert play.played() == []  # one Void of several might be pulled: wait (1.5 s) or "done"
+    bumped = next(s for s in sorted(game.occupied()) if game.owner[game.state.board[s]] != mover)
+    play.raw(bumped, False, 0.1)  # a bump is not a lift: still waiting
+    assert play.played() == []
+    play.lift(bumped, then=0.3)  # the rival lifts a tower for real: the mover was done
+    assert play.played() == [move]
+    assert game.to_move == other(mover)
+    assert bumped in play.ref.touched  # the rival's lift counts toward their own move
+    play.place(bumped, then=0.5)
+    assert play.played() == [move]
+
+
+def test_done_commits_void_gravity_that_could_still_grow_at_once():
+    game, move = find_position(extendable_gravity, modes=("third_eye",))
+    play = Play(game)
+    play.move(*pull(move), then=0.3)
+    assert play.played() == []
+    play.say(game.to_move, {"type": "done"})
+    assert play.played() == [move]
