@@ -49,8 +49,8 @@ const Quin = (() => {
       if (name[0] === "h") cls += " horizon";
       if (name === "wi" || name === "bi") cls += " iris";
       if (name === "fs") cls += " fs";
-      el("circle", { cx: x, cy: y, r: R, class: cls, "data-space": name }, base);
-      el("text", { x, y: y + R + 9, class: "label" }, base).textContent = name;
+      el("circle", { cx: x, cy: y, r: R * 0.62, class: cls, "data-space": name }, base);
+      el("text", { x, y: y + R + 8, class: "label" }, base).textContent = name;
     }
     const marks = el("g", {}, svg);
     const towers = el("g", {}, svg);
