@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from engine.actions import Move
-from engine.board import BLACK, SPACE_NAMES, WHITE
+from engine.board import BLACK, SPACE_NAMES, WHITE, parse_space
 from engine.game import Game
 from engine.randplay import random_setup
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from webtools import get_json, post_json  # noqa: E402
+from webtools import SSE, get_json, post_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # The `quin` console script, run with this interpreter (works without installing the package).
@@ -157,6 +157,63 @@ def test_killed_mid_game_and_restarted_loses_no_committed_action(serve_factory, 
     listing = quin("games", "--json", "--data-dir", str(tmp_path / "data"))
     games = json.loads(listing.stdout)["games"]
     assert games[0]["id"] == game_id and games[0]["status"] == "playing" and games[0]["actions"] == len(stored)
+
+
+def test_killed_at_random_moments_every_announced_action_survives(serve_factory):
+    """Three power cuts at random moments while towers move; a stream client notes every commit it is told of."""
+    import threading
+
+    rng = random.Random(9)
+    s = serve_factory()
+    white, black = random_setup(rng, WHITE), random_setup(rng, BLACK)
+    for player, setup in ((WHITE, white), (BLACK, black)):
+        token = s.tokens[player]
+        assert post_json(f"{s.base}/api/seat/{token}/setup", setup.to_record(), {"X-Seat-Token": token})[0] == 200
+    assert post_json(s.base + "/api/board/set", {"start": True})[0] == 200
+    s.wait(lambda st: st["referee"] and st["referee"]["phase"] == "play", "the board to be set up")
+    shadow = Game(white, black, first=s.state()["first"])
+    told: list[dict] = []
+
+    def listen(server):
+        stream = SSE(server.base, "/events", timeout=30)
+        try:
+            while True:
+                event = stream.next()
+                if event is None:
+                    return
+                for notice in event["data"]["notices"]:
+                    if notice["kind"] == "committed":
+                        told.append(notice["data"]["action"])
+        except OSError:
+            return
+
+    for cycle in range(3):
+        listener = threading.Thread(target=listen, args=(s,), daemon=True)
+        listener.start()
+        cut = rng.uniform(0.5, 2.0)
+        started = time.monotonic()
+        while time.monotonic() - started < cut:
+            plain = [a for a in shadow.legal_actions() if isinstance(a, Move) and shadow.tower_at(a.to) is None]
+            move = rng.choice(plain)
+            for space in (move.frm, move.to):
+                post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[space]})
+            shadow.push(move)
+            time.sleep(rng.uniform(0.0, 0.4))
+        s.kill()
+        listener.join(10)
+        s = serve_factory()
+        state = s.state()
+        stored = [a for t in state["view"]["history"] for a in t["actions"]]
+        assert stored[: len(told)] == told, f"cycle {cycle}: an announced action was lost"
+        # Carry on from what the store holds: put the simulated board back as the game stands.
+        shadow = Game(white, black, first=state["first"])
+        for t in state["view"]["history"]:
+            for a in t["actions"]:
+                shadow.push(Move(parse_space(a["from"]), parse_space(a["to"])))
+        assert post_json(s.base + "/api/board/set", {"occupied": [SPACE_NAMES[x] for x in shadow.occupied()]})[0] == 200
+        s.wait(lambda st: st["referee"]["phase"] == "play", "the board to match the game again")
+        told = list(stored)
+    assert len(told) >= 3
 
 
 def test_links_stay_out_of_logs_unless_asked_and_quin_links_prints_them(tmp_path, serve_factory):
