@@ -56,6 +56,7 @@ from host.sensing import Snapshot
 N = SPACE_NAMES
 INF = float("inf")
 NOTHING: frozenset[int] = frozenset()
+CAUSAL_SLACK = 0.1  # seconds a placement may seem to precede the lift it follows (sensor jitter)
 
 PUBLIC = "public"
 KINDS = ("committed", "flash", "instruction", "question", "rejected", "waiting", "time", "result", "started")
@@ -181,9 +182,9 @@ def _say_list(items: list[dict]) -> str:
 class Candidate:
     """A legal action and the evidence it needs."""
 
-    __slots__ = ("action", "rem", "add", "touch", "needs", "flash", "outcome", "rank", "index")
+    __slots__ = ("action", "rem", "add", "touch", "needs", "flash", "outcome", "rank", "index", "pairs")
 
-    def __init__(self, action, rem, add, touch, needs, flash, outcome, rank, index):
+    def __init__(self, action, rem, add, touch, needs, flash, outcome, rank, index, pairs=()):
         self.action = action
         self.rem: frozenset[int] = rem  # spaces it empties
         self.add: frozenset[int] = add  # spaces it fills
@@ -193,6 +194,7 @@ class Candidate:
         self.outcome: str | None = outcome
         self.rank = rank  # preference among actions with the same result (a plain move first)
         self.index = index
+        self.pairs: tuple[tuple[int, int], ...] = pairs  # (from, to) of each tower it carries
 
     def result(self, base: frozenset[int]) -> frozenset[int]:
         return (base - self.rem) | self.add
@@ -226,12 +228,14 @@ class Step:
         for i, a in enumerate(self.legal):
             kind = type(a)
             flash = outcome = needs = None
+            pairs: tuple = ()
             if kind is Move or kind is Reflect:
                 f, t = a.frm, a.to
                 d = board[t]
                 touch = frozenset((f, t))
                 if d == EMPTY:
                     rem, add = frozenset((f,)), frozenset((t,))
+                    pairs = ((f, t),)
                 else:
                     outcome = table[(piece[board[f]], piece[d])]
                     flash = (f, t)
@@ -253,11 +257,13 @@ class Step:
                 rem = frozenset(x for x, _ in a.moves)
                 add = frozenset(y for _, y in a.moves)
                 touch = rem | add
+                pairs = a.moves
             elif kind is Time:
                 needs = "time"
                 if a.target is not None:
                     rem, add = frozenset((a.at, a.target)), frozenset((a.to,))
                     touch = rem | add
+                    pairs = ((a.target, a.to),)
                 else:
                     touch = {a.at}
                     last = st.last_action
@@ -281,7 +287,7 @@ class Step:
             else:  # Pass
                 rem = add = touch = NOTHING
                 needs = "pass"
-            c = Candidate(a, rem, add, touch, needs, flash, outcome, _RANK.get(kind, 3), i)
+            c = Candidate(a, rem, add, touch, needs, flash, outcome, _RANK.get(kind, 3), i, pairs)
             self.cands.append(c)
             if flash is not None:
                 self.flashes.setdefault(flash, []).append(c)
@@ -399,6 +405,7 @@ class Referee:
         self._carried: list[Notice] = []
         self._stretch: dict[int, float] = {}  # space -> when it began changing without a quiet spell
         self._waiting_commit: tuple | None = None  # (action, spaces a bigger action could use)
+        self.flip_at: dict[int, float] = {}  # space -> raw time its current stable state began
         if self.phase != "over":
             self._new_step()
 
@@ -671,6 +678,9 @@ class Referee:
     def _step(self, now: float, flipped: frozenset[int]) -> list["Notice"]:
         out: list[Notice] = []
         if flipped:
+            since = self.deb.since
+            for s in flipped:
+                self.flip_at[s] = since[s]  # when the reading that flipped it began
             waiting = self._waiting_commit
             if waiting is not None and self.phase == "play":
                 self._waiting_commit = None
@@ -789,7 +799,8 @@ class Referee:
                 return
 
         matches = [
-            c for c in step.index.get((rem, add), ()) if self._allowed(c) and c.touch <= touched
+            c for c in step.index.get((rem, add), ())
+            if self._allowed(c) and c.touch <= touched and self._causal(c)
         ]
         if matches:
             if decl and decl["kind"] == "action":
@@ -949,23 +960,37 @@ class Referee:
         key = (rem, add, _decl_sig(self.decl))
         hit = self.step._extendable.get(key)
         if hit is None:
+            # A bigger action moves more towers: it empties *and* fills more spaces (a tower
+            # placed is never "the second half" of a move whose lift has not happened).
             hit = any(
                 c.flash is None
-                and self._allowed(c)
+                and c.needs is None
+                and len(c.rem) > len(rem)
+                and len(c.add) > len(add)
                 and c.rem >= rem
                 and c.add >= add
-                and (c.rem != rem or c.add != add)
-                and c.needs is None
+                and self._allowed(c)
                 for c in self.step.cands
             )
             self.step._extendable[key] = hit
         return hit
 
+    def _causal(self, c: Candidate) -> bool:
+        """A tower is lifted before it is put down: each tower the action carries must have left its
+        space no later than it arrived at the other (give or take the sensors' jitter)."""
+        flip_at = self.flip_at
+        for a, b in c.pairs:
+            left, arrived = flip_at.get(a), flip_at.get(b)
+            if left is not None and arrived is not None and left > arrived + CAUSAL_SLACK:
+                return False
+        return True
+
     def _extension_spaces(self, rem: frozenset, add: frozenset) -> frozenset[int]:
         """Every space a bigger action extending this change could still touch."""
         spaces: set[int] = set()
         for c in self.step.cands:
-            if c.flash is None and c.needs is None and c.rem >= rem and c.add >= add and self._allowed(c):
+            if (c.flash is None and c.needs is None and len(c.rem) > len(rem) and len(c.add) > len(add)
+                    and c.rem >= rem and c.add >= add and self._allowed(c)):
                 spaces |= c.rem | c.add
         return frozenset(spaces)
 

@@ -308,7 +308,9 @@ class Simulator:
         need_choose = choice != action
         # The referee would commit another action with the same result at once: say it first.
         # Otherwise it asks; the player answers, or names the action beforehand on the phone.
-        choose_first = need_choose and (choice is not None or rng.random() < 0.4)
+        # Void Gravity too: the order of the pulls may settle which Void went where, and then the
+        # referee commits without asking.
+        choose_first = need_choose and (choice is not None or kind is Gravity or rng.random() < 0.4)
         swap_after = kind is Swap and not need_choose and rng.random() < 0.5
         if declared == "reinforce":
             tb.say(player, {"type": "reinforce", "pieces": [p for _, p in action.placements]})

@@ -650,3 +650,31 @@ def test_done_commits_void_gravity_that_could_still_grow_at_once():
     assert play.played() == []
     play.say(game.to_move, {"type": "done"})
     assert play.played() == [move]
+
+
+def reinforce_next_to_a_mover(game):
+    legal = game.legal_actions()
+    moves = {(a.frm, a.to) for a in legal if type(a) is Move}
+    for a in legal:
+        if type(a) is Reinforce and len(a.placements) == 1:
+            (gate, _), = a.placements
+            feeders = [f for f, t in moves if t == gate]
+            if feeders and evidence_choice(game, a) is None:
+                return a, feeders[0]
+    return None
+
+
+def test_a_tower_is_lifted_before_it_is_put_down_so_late_lifts_never_make_a_move():
+    game, (reinforce, feeder) = find_position(reinforce_next_to_a_mover)
+    mover = game.to_move
+    (gate, piece), = reinforce.placements
+    play = Play(game)
+    play.place(gate, then=1.0)  # a tower from Zero Gravity: which one? (a question)
+    assert any(n.kind == "question" for n in play.notices)
+    play.lift(feeder, then=1.0)  # someone lifts the tower next to it a second later
+    # the board now reads like "move feeder-gate", but that tower was still standing when
+    # the new one arrived: it is not that move
+    assert play.played() == []
+    play.place(feeder, then=0.5)
+    play.say(mover, {"type": "reinforce", "pieces": [piece]})
+    assert play.played() == [reinforce]
