@@ -59,7 +59,8 @@ NOTHING: frozenset[int] = frozenset()
 CAUSAL_SLACK = 0.1  # seconds a placement may seem to precede the lift it follows (sensor jitter)
 
 PUBLIC = "public"
-KINDS = ("committed", "flash", "instruction", "question", "rejected", "waiting", "time", "result", "started")
+#: the kinds of Notice (docs/referee.md describes each one's data)
+KINDS = ("started", "committed", "flash", "time", "instruction", "question", "rejected", "waiting", "result")
 
 # What an input may hold: type -> (required fields, optional fields)
 INPUTS = {
@@ -1076,8 +1077,19 @@ class Referee:
         mover = self.step.player
         rival = other(mover)
         spaces = sorted({c.action.at for c in fits})
-        where = " or ".join(N[s] for s in spaces)
-        info: dict = {"turn": game.turn, "player": mover, "time_towers": [N[s] for s in spaces], "result": None}
+        if len(spaces) > 1:
+            # Two Time towers (a clone): which one is used shows on the board.  Naming both in
+            # public would reveal the other, so only the mover hears where they stand.
+            names = [N[s] for s in spaces]
+            out.append(Notice(mover, "instruction", {"time_towers": names, "text": "lift the Time tower you use: "
+                                                     + " or ".join(names)}))
+            public_spaces: list[int] = []
+            where = "its space"
+        else:
+            public_spaces = spaces
+            where = N[spaces[0]]
+        info: dict = {"turn": game.turn, "player": mover, "time_towers": [N[s] for s in public_spaces],
+                      "result": None}
         if game.third_eye:
             info["outcome"] = "pushed"
             info["text"] = (f"{mover} uses the Power of Time: put the Time tower from {where} on {rival}'s Zero "

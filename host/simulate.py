@@ -245,7 +245,7 @@ class Simulator:
         self.fault = None
 
     def _stage_before(self, number: int, action: Action) -> None:
-        game, tb, rng = self.game, self.table, self.rng
+        tb, rng = self.table, self.rng
         kind = self.fault
         if kind == "stuck_off":
             s = rng.choice(sorted(tb.occ))

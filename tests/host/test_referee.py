@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 from refplay import Play, find_position, words  # noqa: E402
 
 from engine.actions import PASS, Move, Reflect, Reinforce, Resurrect, Swap, Time, action_from_record  # noqa: E402
-from engine.board import GATEWAYS, SPACE_NAMES as N, other, parse_space  # noqa: E402
+from engine.board import SPACE_NAMES as N, other, parse_space  # noqa: E402
 from engine.flash import CAPTURE, FLASH_TABLE, MUTUAL, SWAP  # noqa: E402
 from engine.game import EMPTY, Game  # noqa: E402
 from engine.randplay import random_game  # noqa: E402
@@ -570,8 +570,6 @@ def test_a_negative_settle_window_is_refused():
         Referee(random_game(0, "classic", 0), settle=-1)
 
 
-_ = (GATEWAYS, Swap)
-
 
 def test_a_commit_made_while_refusing_an_input_is_still_reported():
     game, move = find_position(clear_move(), seeds=range(1))
@@ -678,3 +676,26 @@ def test_a_tower_is_lifted_before_it_is_put_down_so_late_lifts_never_make_a_move
     play.place(feeder, then=0.5)
     play.say(mover, {"type": "reinforce", "pieces": [piece]})
     assert play.played() == [reinforce]
+
+
+def two_time_towers(game):
+    times = [a for a in game.legal_actions() if type(a) is Time]
+    if len({a.at for a in times}) >= 2:
+        return times
+    return None
+
+
+def test_with_two_time_towers_only_the_mover_hears_where_they_stand():
+    game, times = find_position(two_time_towers, modes=("third_eye",), seeds=range(300))
+    mover = game.to_move
+    spaces = sorted({N[a.at] for a in times})
+    play = Play(game)
+    got = play.say(mover, {"type": "time"})
+    public = [n for n in got if n.audience == "public"]
+    assert public and all(s not in str(n.data) for n in public for s in spaces)
+    private = [n for n in got if n.audience == mover and n.data.get("time_towers")]
+    assert private and private[0].data["time_towers"] == spaces
+    action = times[0]
+    play.lift(action.at, then=0.5)
+    play.move(action.target, action.to, then=0.5)
+    assert play.played() == [action]
