@@ -74,6 +74,9 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
     expect(host.locator(".qr svg")).to_have_count(2)
     host.click("#new-game")
     expect(host.locator("h2").first).to_contain_text("Game 2")
+    # The old seats stop working, and their pages say so.
+    expect(white.locator("#turn")).to_have_text("This seat link no longer works", timeout=10000)
+    expect(white.locator("#conn")).to_have_text("closed")
     host.goto(f"{base}/history")
     expect(host.locator("#games tr")).to_have_count(2)
     host.click('a[href="/history/1"]')

@@ -98,7 +98,7 @@ const Quin = (() => {
   }
 
   /* An EventSource that keeps the page live; onState(state, notices) for every event. */
-  function stream(url, onState, connEl) {
+  function stream(url, onState, connEl, onError) {
     let source = null;
     function open() {
       source = new EventSource(url);
@@ -110,8 +110,9 @@ const Quin = (() => {
       source.addEventListener("state", handle);
       source.addEventListener("update", handle);
       source.onopen = () => { if (connEl) { connEl.textContent = "live"; connEl.className = "conn live"; } };
-      source.onerror = () => {
+      source.onerror = async () => {
         if (connEl) { connEl.textContent = "reconnecting"; connEl.className = "conn lost"; }
+        if (onError && (await onError()) === false) { source.close(); return; }
         if (source.readyState === EventSource.CLOSED) setTimeout(open, 2000);
       };
     }

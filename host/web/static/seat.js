@@ -260,5 +260,19 @@ document.addEventListener("DOMContentLoaded", async () => {
     notify(notices);
   }
 
-  Quin.stream(`/events?seat=${encodeURIComponent(SEAT.token)}`, render, $("conn"));
+  /* A revoked seat (a new game, or the seat re-issued to another phone) stops here, with a word why. */
+  async function stillSeated() {
+    try {
+      const r = await fetch(api("state"));
+      if (r.status !== 403) return true;
+    } catch (e) {
+      return true; // the network, not the seat: keep trying
+    }
+    $("conn").textContent = "closed";
+    $("turn").textContent = "This seat link no longer works";
+    showError("A new game was started or this seat was re-issued to another phone: scan the new code on the host page.");
+    return false;
+  }
+
+  Quin.stream(`/events?seat=${encodeURIComponent(SEAT.token)}`, render, $("conn"), stillSeated);
 });
