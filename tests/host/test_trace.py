@@ -2,11 +2,12 @@
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
 from engine.randplay import random_game
-from engine.record import to_record
+from engine.record import load_record, replay, to_record
 from host.cli import main
 from host.simulate import simulate
 from host.trace import (
@@ -190,3 +191,11 @@ def test_reading_from_standard_input(monkeypatch, capsys, played, trace):
     monkeypatch.setattr("sys.stdin", io.StringIO(trace_text(trace)))
     assert main(["referee", "--trace", "-"]) == 0
     assert json.loads(capsys.readouterr().out) == to_record(played)
+
+
+def test_the_bundled_example_trace_referees_to_the_example_game(capsys):
+    root = Path(__file__).resolve().parents[2]
+    assert main(["referee", "--trace", str(root / "examples" / "classic-game.trace")]) == 0
+    got = json.loads(capsys.readouterr().out)
+    want = to_record(replay(load_record(json.loads((root / "examples" / "classic-game.json").read_text()))))
+    assert got == want
