@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import BLACK, PLAYERS, SPACE_NAMES, WHITE, other
+from engine.game import Game
 from engine.pieces import PIECES
 from engine.randplay import random_setup
 from engine.views import knows
@@ -168,7 +169,25 @@ def play_and_scan(tmp_path, seed: int, mode: str, actions: int) -> Scanner:
         mover = table.game.to_move
         driver.play(rng.choice(driver.shadow.legal_actions()))
         driver.look(rival_of=mover)
+    check_replay(driver.client, table, scanner)
     return scanner
+
+
+def check_replay(client, table, scanner) -> None:
+    """The replay of a game still being played shows, at each step, only what was public at that step."""
+    game = table.game
+    if game.is_over():
+        return  # a finished game has no secrets left
+    frames = client.get(f"/api/games/{table.row.id}").get_json()["frames"]
+    assert len(frames) == len(game.log) + 1
+    step = Game(game.setups[WHITE], game.setups[BLACK], game.mode, game.vision, game.first)
+    for i, frame in enumerate(frames):
+        if i:
+            step.push(game.log[i - 1][2])
+        pairs, _ = secrets(step, None)
+        leaked = pairs & pairs_in(frame)
+        assert not leaked, f"replay step {i} shows hidden towers {sorted(leaked)}"
+        scanner.checked += 1
 
 
 @pytest.mark.parametrize("mode,seeds", [("classic", range(0, 3)), ("third_eye", range(100, 102))])
