@@ -137,7 +137,15 @@ class GameRow:
 
 
 class StoreError(QuinError):
-    """The store cannot do what was asked (unknown game, a record that no longer replays)."""
+    """The store cannot do what was asked (unknown game, a record that no longer replays).
+
+    ``where`` names the place without any detail of the game (``"action 4"``,
+    ``"the setups"``): the message itself may name hidden pieces.
+    """
+
+    def __init__(self, message: str, where: str = ""):
+        super().__init__(message)
+        self.where = where
 
 
 class Store:
@@ -355,7 +363,7 @@ class Store:
             setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
             game = Game(setups["white"], setups["black"], row.mode, row.vision, row.first)
         except QuinError as exc:
-            raise StoreError(f"game {game_id}: stored setup no longer valid: {exc}") from None
+            raise StoreError(f"game {game_id}: stored setup no longer valid: {exc}", "the setups") from None
         for seq, (turn, player, data) in enumerate(self.actions(game_id), 1):
             try:
                 action: Action = action_from_record(data)
@@ -363,7 +371,7 @@ class Store:
                     raise StoreError(f"stored as turn {turn} by {player}, but it is turn {game.turn}, {game.to_move} to move")
                 game.push(action)
             except QuinError as exc:
-                raise StoreError(f"game {game_id}, action {seq}: {exc}") from None
+                raise StoreError(f"game {game_id}, action {seq}: {exc}", f"action {seq}") from None
         return game
 
     def record(self, game_id: int) -> dict:

@@ -106,7 +106,8 @@ class Table:
                 try:
                     notices = self._resume(row)
                 except StoreError as exc:
-                    self.resume_error = str(exc)
+                    # Never the engine's words here: they may name hidden pieces.
+                    self.resume_error = f"game {row.id} could not be resumed: its stored {exc.where or 'data'} no longer replays"
                     self.store.abandon(row.id)
                     row = None
             if row is None:
@@ -287,7 +288,7 @@ class Table:
                 "referee": self.ref.public_status() if self.ref is not None else None,
             }
             if self.resume_error and viewer is None:
-                data["notice"] = f"the last open game could not be resumed: {self.resume_error}"
+                data["notice"] = self.resume_error
             if viewer is not None:
                 data["seat"] = {
                     "player": viewer,

@@ -271,7 +271,7 @@ def cmd_serve(args) -> int:
     out = sys.stdout
     print(f"Quin is ready ({time.monotonic() - started:.1f} s): {args.board} board, data in {store.path.parent}", file=out)
     if table.resume_error:
-        print(f"  note: {table.resume_error}; a new game was started", file=out)
+        print(f"  note: {table.resume_error} (it is kept as abandoned); a new game was started", file=out)
     phase = table.phase
     print(f"  game {table.row.id} ({table.row.mode}{', vision' if table.row.vision else ''}): {phase}", file=out)
     print(f"  status page:   {base}/", file=out)

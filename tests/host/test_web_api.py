@@ -340,3 +340,23 @@ def test_a_restarted_server_resumes_the_open_game_and_checks_the_board(tmp_path)
     table2.board.clock.advance(1.0)
     table2.tick()
     assert table2.ref.public_status()["phase"] == "play"
+
+
+def test_a_stored_game_that_no_longer_replays_is_set_aside_without_naming_pieces(tmp_path):
+    import sqlite3
+
+    web = make(tmp_path)
+    driver = started(web)
+    _, _, table = web
+    play_some(driver, table, 6)
+    gid = table.row.id
+    table.store.close()
+    with sqlite3.connect(tmp_path / "quin.sqlite3") as c:
+        # an action that is not legal where it stands (a tower that never moved there)
+        c.execute("UPDATE actions SET action = ? WHERE game_id = ? AND seq = 3",
+                  (json.dumps({"type": "move", "from": "w19", "to": "hw5"}), gid))
+    _, client, table2 = make(tmp_path)
+    state = client.get("/api/state").get_json()
+    assert state["game"] == gid + 1 and state["phase"] == "setup"
+    assert state["notice"] == f"game {gid} could not be resumed: its stored action 3 no longer replays"
+    assert table2.store.game(gid).status == "abandoned"
