@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import traceback
 
 from flask import jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -49,6 +50,8 @@ def register(app) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
-        # Log the type and where, never the request path (it may hold a seat token).
-        log.error("internal error %s: %s", type(exc).__name__, exc, exc_info=exc)
+        # Log the type and where it happened: never the request path (it may hold a seat
+        # token) nor the message (an engine message may name a hidden piece).
+        where = "".join(traceback.format_tb(exc.__traceback__))
+        log.error("internal error %s at\n%s", type(exc).__name__, where)
         return _respond(500, "internal error: the game is safe; please try again")
