@@ -52,6 +52,6 @@ def register(app) -> None:
     def _unexpected(exc: Exception):
         # Log the type and where it happened: never the request path (it may hold a seat
         # token) nor the message (an engine message may name a hidden piece).
-        where = "".join(traceback.format_tb(exc.__traceback__))
+        where = "\n".join(f"  {f.filename}:{f.lineno} in {f.name}" for f in traceback.extract_tb(exc.__traceback__))
         log.error("internal error %s at\n%s", type(exc).__name__, where)
         return _respond(500, "internal error: the game is safe; please try again")
