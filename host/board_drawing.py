@@ -1,30 +1,14 @@
-"""An SVG drawing of the board, computed from engine.board's geometry.
+"""An SVG drawing of the board with every space id, from the board's geometry (``host.geometry``).
 
-Rings are concentric circles around First Sight; Sight Lines are radial.
-White sits south, Black north; White's Sight Lines 1..5 run west to east,
-Black's line k is White's line k turned half a circle (so Black's line 1 is
-in the east).  The Horizon spaces lie on the west (hw) and east (he) axis on
-rings 1..5; the Gateways are ring 9.  Used for hardware/board.svg and for the
-heat map of ``quin doctor``.
+Used for hardware/board.svg and for the heat map of ``quin doctor``.
 """
 
 from __future__ import annotations
 
-import math
 from html import escape
 
-from engine.board import (
-    BLACK_IRIS,
-    EDGES,
-    FIRST_SIGHT,
-    HALF,
-    IS_HORIZON,
-    LINE_OF,
-    RING_OF,
-    SPACE_NAMES,
-    WHITE,
-    WHITE_IRIS,
-)
+from engine.board import EDGES, IS_HORIZON, RING_OF, SPACE_NAMES
+from host.geometry import polar_xy
 
 UNIT = 34.0  # pixels between rings
 IRIS_RADIUS = 0.95
@@ -33,28 +17,9 @@ TOP = 48.0  # room for the title above the board
 SPACE_R = 0.42 * UNIT
 
 
-def line_angle(side: str, line: int) -> float:
-    """Direction of a Sight Line from the centre, degrees counter-clockwise from east."""
-    white = 180 + 30 * line  # line 1 south-west .. line 5 south-east
-    return white if side == WHITE else (white + 180) % 360
-
-
 def position(space: int) -> tuple[float, float]:
     """(x, y) in board units, x east, y north, First Sight at the origin."""
-    if space == FIRST_SIGHT:
-        return (0.0, 0.0)
-    if space == WHITE_IRIS:
-        return (0.0, -IRIS_RADIUS)
-    if space == BLACK_IRIS:
-        return (0.0, IRIS_RADIUS)
-    ring = RING_OF[space]
-    radius = 1.0 + ring
-    if IS_HORIZON[space]:
-        angle = 180.0 if SPACE_NAMES[space][1] == "w" else 0.0
-    else:
-        angle = line_angle(HALF[space], LINE_OF[space])
-    a = math.radians(angle)
-    return (radius * math.cos(a), radius * math.sin(a))
+    return polar_xy(space, lambda ring: 1.0 + ring, IRIS_RADIUS)
 
 
 def _xy(space: int) -> tuple[float, float]:

@@ -1,35 +1,15 @@
-"""Where each of the 99 spaces is drawn: an SVG layout computed from the engine's geometry.
+"""The web pages' board: an SVG layout from the board's geometry (``host.geometry``).
 
-Rings are concentric circles around First Sight; Sight Lines run radially.
-White sits south, Black north.  White's Sight Line k points at 180 + 30k
-degrees (line 1 in the west), Black's at 30k degrees (Black's line 1 in the
-east), so Sight Line k runs straight through the centre into the rival's line
-k.  The Horizon lies on the west (``hw*``) and east (``he*``) axis on Rings
-1..5; the Gateways are drawn as a ninth ring.  Every edge of the board is drawn:
+The Gateways are drawn as a ninth ring.  Every edge of the board is drawn:
 line and Horizon steps as straight segments, ring steps as arcs.
 """
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
-from engine.board import (
-    BLACK,
-    BLACK_IRIS,
-    EDGES,
-    FIRST_SIGHT,
-    HALF,
-    IS_HORIZON,
-    LINE_OF,
-    RING_EDGE,
-    RING_OF,
-    SPACE_NAMES,
-    SPACES,
-    START_SPACES,
-    WHITE,
-    WHITE_IRIS,
-)
+from engine.board import BLACK, EDGES, RING_EDGE, RING_OF, SPACE_NAMES, SPACES, START_SPACES, WHITE
+from host.geometry import angle_of, polar_xy
 
 SIZE = 1000
 CENTRE = SIZE / 2
@@ -41,29 +21,10 @@ def ring_radius(ring: int) -> float:
     return 62 + ring * 46
 
 
-def angle_of(space: int) -> float:
-    """Direction of a space from the centre, in degrees (0 east, 90 north)."""
-    name = SPACE_NAMES[space]
-    if HALF[space] == WHITE:
-        return 180 + 30 * LINE_OF[space]
-    if HALF[space] == BLACK:
-        return 30 * LINE_OF[space]
-    if IS_HORIZON[space]:
-        return 180 if name[1] == "w" else 0
-    return 270 if space == WHITE_IRIS else 90
-
-
-def _point(radius: float, degrees: float) -> tuple[float, float]:
-    a = math.radians(degrees)
-    return (round(CENTRE + radius * math.cos(a), 1), round(CENTRE - radius * math.sin(a), 1))
-
-
 def position(space: int) -> tuple[float, float]:
-    if space == FIRST_SIGHT:
-        return (CENTRE, CENTRE)
-    if space in (WHITE_IRIS, BLACK_IRIS):
-        return _point(IRIS_RADIUS, angle_of(space))
-    return _point(ring_radius(RING_OF[space]), angle_of(space))
+    """Where a space is drawn, in SVG coordinates (y points down)."""
+    x, y = polar_xy(space, ring_radius, IRIS_RADIUS)
+    return (round(CENTRE + x, 1), round(CENTRE - y, 1))
 
 
 def _edge_path(a: int, b: int, kind: str) -> str:
