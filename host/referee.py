@@ -407,6 +407,8 @@ class Referee:
         self._stretch: dict[int, float] = {}  # space -> when it began changing without a quiet spell
         self._waiting_commit: tuple | None = None  # (action, spaces a bigger action could use)
         self.flip_at: dict[int, float] = {}  # space -> raw time its current stable state began
+        self.flip_when: dict[int, float] = {}  # space -> when its stable state last flipped
+        self._asked: dict | None = None  # the evidence a pending question is about
         if self.phase != "over":
             self._new_step()
 
@@ -615,6 +617,15 @@ class Referee:
     def _input_done(self, player: str, data: dict, out: list) -> None:
         before = len(self.game.log)
         step = self.step
+        asked = self._asked
+        if asked is not None and asked["options"] and all(type(a) is Swap for a in asked["options"]):
+            # "Did you swap?" - "No, I only straightened my towers": forget those touches.
+            self._asked = None
+            self.question = None
+            self.touched = {s for s in self.touched if self.flip_when.get(s, -INF) > asked["when"]}
+            out.append(Notice(player, "question", {"options": [], "text": "no swap: carry on"}))
+            self._evaluate_now(out)
+            return
         if (
             step.can_pass
             and self.deb.stable == step.base
@@ -665,6 +676,7 @@ class Referee:
             self.stats["builds"].append(_time.perf_counter() - t0)
         self.touched = set()
         self._waiting_commit = None
+        self._asked = None
         self.decl = None
         self.lock = None
         self.lock_result = None
@@ -682,6 +694,7 @@ class Referee:
             since = self.deb.since
             for s in flipped:
                 self.flip_at[s] = since[s]  # when the reading that flipped it began
+                self.flip_when[s] = now
             waiting = self._waiting_commit
             if waiting is not None and self.phase == "play":
                 self._waiting_commit = None
@@ -775,6 +788,22 @@ class Referee:
                                                         "instructions": todo, "text": _say_list(todo)})
             return
 
+        asked = self._asked
+        if asked is not None and S != asked["board"]:
+            if self._resolve_asked(asked, now, out):
+                return
+            if S == B and asked["board"] != B:
+                # Everything put back: the mover took the action back; the question lapses.
+                self._drop_question(mover, out, "the question lapsed: the board is back as it was")
+            elif all(type(a) is Swap for a in asked["options"]):
+                # "Did you swap?" is open: a Memory Swap changes nothing the sensors see, so never
+                # read on past it (a move now would silently lose a swap that happened).
+                if self._ready(q, self.settle):
+                    self._say(out, mover, "waiting", {"instructions": [], "reason": None,
+                                                      "text": "answer the question first: " + asked_text(asked)},
+                              sig=("asked", S))
+                return
+
         rem = B - S
         add = S - B
         touched = self.touched
@@ -830,9 +859,11 @@ class Referee:
         needing = [
             c for c in step.index.get((rem, add), ())
             if c.needs not in (None, "pass") and c.touch <= touched and not self._allowed(c)
+            and (decl is None or decl["kind"] != c.needs)  # declared: more is coming, not a question
         ]
         if needing:
-            if self._ready(q, self.settle):
+            # Only towers lifted: more may come (a swap under way), so ask only if it lasts.
+            if self._ready(q, self.hold if rem and not add else self.settle):
                 kinds = {c.needs for c in needing}
                 if kinds == {"swap"}:
                     text = "did you swap? choose the swap, or carry on"
@@ -868,6 +899,13 @@ class Referee:
             self._clear_waiting(mover, out)
             return
         if self._ready(q, self.settle):
+            if asked is not None and S != asked["board"]:
+                # The board moved on past an open question (the rival starting?): the answer
+                # settles the earlier board, then what came after is read as the next step.
+                self._say(out, mover, "waiting", {"instructions": [], "reason": None,
+                                                  "text": "answer the question first: " + asked_text(asked)},
+                          sig=("asked", S))
+                return
             self._tell_mismatch(S, B, rem, add, out)
 
     def _own(self, space: int) -> bool:
@@ -984,6 +1022,38 @@ class Referee:
             left, arrived = flip_at.get(a), flip_at.get(b)
             if left is not None and arrived is not None and left > arrived + CAUSAL_SLACK:
                 return False
+        return True
+
+    def _drop_question(self, player: str, out: list, text: str) -> None:
+        self._asked = None
+        self.question = None
+        self._say(out, player, "question", {"options": [], "text": text})
+
+    def _resolve_asked(self, asked: dict, now: float, out: list) -> bool:
+        """The mover's word arrived for the board a question was about: commit that action, then
+        read what happened since as the next step.  True if it did."""
+        decl = self.decl
+        if decl is None:
+            return False
+        step = self.step
+        B = step.base
+        board = asked["board"]
+        key = (B - board, board - B)
+        fits = [c for c in step.index.get(key, ())
+                if self._allowed(c) and c.touch <= asked["touched"] and self._causal(c)
+                and (decl["kind"] != "action" or c.action == decl["action"])
+                and (c.needs is not None or decl["kind"] == "action")]
+        if decl["kind"] == "action" and decl["action"] not in asked["options"]:
+            return False
+        groups = step.groups(fits)
+        if len(groups) != 1:
+            return False
+        later = {s for s in self.touched if self.flip_when.get(s, -INF) > asked["when"]}
+        self._commit(groups[0][0].action, now, out)
+        if self.phase == "play" and self.step is not None:
+            self.touched = set(later)
+            self._dirty = True
+            self._evaluate(now, out)
         return True
 
     def _extension_spaces(self, rem: frozenset, add: frozenset) -> frozenset[int]:
@@ -1127,6 +1197,11 @@ class Referee:
 
     def _ask(self, player: str, options: list[Action], text: str, out: list) -> None:
         self.question = {"player": player, "options": options, "text": text}
+        if options != [PASS]:
+            # Hold on to what the board showed: the answer is about this, even if the board
+            # moves on (the rival starting their turn) before it comes.
+            self._asked = {"board": self.deb.stable, "touched": frozenset(self.touched), "when": self.now,
+                           "options": list(options)}
         data = _question_json(self.question)
         self._say(out, player, "question", data)
 
@@ -1226,6 +1301,11 @@ class Referee:
         if self.time_info:
             return f"{game.to_move}'s Power of Time to be carried out on the board"
         return f"{game.to_move} to play"
+
+
+def asked_text(asked: dict) -> str:
+    return ", ".join(str(a) for a in asked["options"]) + " (choose one" + (
+        ", or send done if you did not swap)" if all(type(a) is Swap for a in asked["options"]) else ")")
 
 
 def _decl_sig(decl: dict | None):

@@ -699,3 +699,67 @@ def test_with_two_time_towers_only_the_mover_hears_where_they_stand():
     play.lift(action.at, then=0.5)
     play.move(action.target, action.to, then=0.5)
     assert play.played() == [action]
+
+
+def third_eye_swap_then_move(game):
+    if game.mode != "third_eye":
+        return None
+    for a in game.legal_actions():
+        if type(a) is Swap and evidence_choice(game, a, "swap") == a:
+            game.push(a)
+            try:
+                move = next((m for m in game.legal_actions() if type(m) is Move
+                             and game.state.board[m.to] == EMPTY and m.frm not in (a.memory, a.other)
+                             and m.to not in (a.memory, a.other) and evidence_choice(game, m) == m), None)
+            finally:
+                game.pop()
+            if move is not None:
+                return a, move
+    return None
+
+
+def swap_on_board(play, swap):
+    play.lift(swap.memory, then=0.4)
+    play.lift(swap.other, then=0.4)
+    play.place(swap.memory, then=0.2)
+    play.place(swap.other, then=1.0)
+
+
+def test_an_unanswered_did_you_swap_holds_the_next_move_until_answered():
+    game, (swap, move) = find_position(third_eye_swap_then_move, modes=("third_eye",))
+    mover = game.to_move
+    play = Play(game)
+    swap_on_board(play, swap)
+    assert any(n.kind == "question" and n.audience == mover for n in play.notices)
+    play.move(move.frm, move.to, then=1.0)  # carries on without answering
+    assert play.played() == []  # a swap may have happened: never read past the question
+    assert "answer the question first" in [n for n in play.notices if n.kind == "waiting"][-1].data["text"]
+    play.say(mover, {"type": "swap"})  # yes: the swap, then the move, in that order
+    assert play.played() == [swap, move]
+
+
+def test_done_answers_did_you_swap_with_no():
+    game, (swap, move) = find_position(third_eye_swap_then_move, modes=("third_eye",))
+    mover = game.to_move
+    play = Play(game)
+    swap_on_board(play, swap)  # (only straightening two towers, as far as the mover is concerned)
+    play.move(move.frm, move.to, then=1.0)
+    assert play.played() == []
+    play.say(mover, {"type": "done"})
+    assert play.played() == [move]
+
+
+def test_an_answer_settles_the_board_it_was_asked_about_and_what_came_after_is_the_next_turn():
+    game, action = find_position(ambiguous, modes=("third_eye",))
+    mover = game.to_move
+    play = Play(game)
+    play.move(action.frm, action.to, then=1.0)
+    assert any(n.kind == "question" for n in play.notices)
+    game.push(action)  # find the rival's reply in the position after the answer
+    reply = next(m for m in game.legal_actions() if type(m) is Move and game.state.board[m.to] == EMPTY
+                 and evidence_choice(game, m) == m and not {m.frm, m.to} & {action.frm, action.to})
+    game.pop()
+    play.move(reply.frm, reply.to, then=1.0)  # the rival does not wait for the answer
+    assert play.played() == []
+    play.say(mover, {"type": "choose", "action": action.to_record()})
+    assert play.played() == [action, reply]
