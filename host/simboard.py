@@ -49,7 +49,8 @@ class SimulatedBoard:
     ``read(timeout)`` returns the current snapshot when the board changed since
     the last read (or, with ``poll=True``, every time, like a sensor scanned at a
     fixed rate).  With a real clock, an unchanged board makes ``read`` wait up to
-    ``timeout`` for a change.
+    ``timeout`` for a change; polling waits one scan period (``1/rate`` s) between
+    readings unless the board changes sooner.
     """
 
     def __init__(
@@ -57,11 +58,15 @@ class SimulatedBoard:
         occupied: Iterable[int | str] = (),
         clock: Callable[[], float] | None = None,
         poll: bool = False,
+        rate: float = 100.0,
     ):
+        if rate <= 0:
+            raise ValueError("rate: scans per second must be positive")
         self._cond = threading.Condition()
         self._occupied = frozenset(_space(s) for s in occupied)
         self.clock = clock if clock is not None else ManualClock()
         self.poll = poll
+        self.period = 1.0 / rate
         self._changed = True
         self._closed = False
         self.stuck: dict[int, bool] = {}  # space -> reading it is stuck at (sensor fault)
@@ -148,8 +153,14 @@ class SimulatedBoard:
         with self._cond:
             if self._closed:
                 return None
-            if not (self._changed or self.poll):
-                if isinstance(self.clock, ManualClock) or timeout == 0:
+            manual = isinstance(self.clock, ManualClock)
+            if self.poll and not manual and not self._changed:
+                wait = self.period if timeout is None else min(self.period, timeout)
+                self._cond.wait(wait)  # a scan period, or less if the board changes
+                if self._closed:
+                    return None
+            elif not (self._changed or self.poll):
+                if manual or timeout == 0:
                     return None
                 self._cond.wait(timeout)
                 if not self._changed or self._closed:

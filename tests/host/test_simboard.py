@@ -96,3 +96,14 @@ def test_many_threads_toggling_never_lose_a_change():
     for t in threads:
         t.join()
     assert board.occupied == frozenset()  # every space toggled an even number of times
+
+
+def test_a_polled_real_time_board_is_scanned_at_its_rate():
+    board = SimulatedBoard(["w19"], clock=time.monotonic, poll=True, rate=50)
+    start = time.monotonic()
+    readings = [board.read(1.0) for _ in range(6)]
+    elapsed = time.monotonic() - start
+    assert all(r is not None and r.occupied == {W19} for r in readings)
+    assert elapsed >= 0.08  # five waits of a 20 ms scan period (the first reading is the change)
+    with pytest.raises(ValueError):
+        SimulatedBoard(rate=0)
