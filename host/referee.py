@@ -405,7 +405,7 @@ class Referee:
         self.seen_snapshot = False
         self._carried: list[Notice] = []
         self._stretch: dict[int, float] = {}  # space -> when it began changing without a quiet spell
-        self._waiting_commit: tuple | None = None  # (action, spaces a bigger action could use)
+        self._waiting_commit: tuple | None = None  # (action, board it fits, since when): may grow
         self.flip_at: dict[int, float] = {}  # space -> raw time its current stable state began
         self.flip_when: dict[int, float] = {}  # space -> when its stable state last flipped
         self._asked: dict | None = None  # the evidence a pending question is about
@@ -695,16 +695,22 @@ class Referee:
             for s in flipped:
                 self.flip_at[s] = since[s]  # when the reading that flipped it began
                 self.flip_when[s] = now
+            self.touched |= flipped
             waiting = self._waiting_commit
             if waiting is not None and self.phase == "play":
-                self._waiting_commit = None
-                action, spaces, result = waiting
-                if not flipped & spaces and self.deb.stable ^ flipped == result:
+                action, result, when = waiting
+                S = self.deb.stable
+                B = self.step.base
+                if any(self.flip_when.get(x, -INF) > when for x in result ^ B):
+                    self._waiting_commit = None  # the action itself was touched again: not done
+                elif S != result and not self._could_extend(B - S, S - B):
                     # The board held a complete action that a bigger one might have extended, and
-                    # then a tower no bigger action could use was lifted or placed for real (the
-                    # rival starting their turn): the mover was done.
+                    # since then it changed in a way no bigger action can (the rival starting their
+                    # turn): the mover was done.  What changed since is the next step's evidence.
+                    later = {x for x in self.touched if self.flip_when.get(x, -INF) > when} | flipped
                     self._commit(action, now, out)
-            self.touched |= flipped
+                    if self.phase == "play":
+                        self.touched = later
             self._dirty = True
         if self.phase == "over" or not self.seen_snapshot:
             return out
@@ -763,7 +769,6 @@ class Referee:
 
     def _evaluate(self, now: float, out: list) -> None:
         self._wake = INF
-        self._waiting_commit = None
         game = self.game
         if game.is_over():
             self.phase = "over"
@@ -844,8 +849,9 @@ class Referee:
                 if self._extendable(rem, add) and not self._done:
                     if self._ready(q, self.multi_settle):
                         self._commit(groups[0][0].action, now, out)
-                    else:  # should a tower outside any bigger action move first, commit at once
-                        self._waiting_commit = (groups[0][0].action, self._extension_spaces(rem, add), S)
+                    elif self._waiting_commit is None or self._waiting_commit[1] != S:
+                        # Should the board change in a way no bigger action can, commit at once.
+                        self._waiting_commit = (groups[0][0].action, S, now)
                 elif self._ready(q, self.quiet):
                     self._commit(groups[0][0].action, now, out)
                 return
@@ -1056,14 +1062,12 @@ class Referee:
             self._evaluate(now, out)
         return True
 
-    def _extension_spaces(self, rem: frozenset, add: frozenset) -> frozenset[int]:
-        """Every space a bigger action extending this change could still touch."""
-        spaces: set[int] = set()
-        for c in self.step.cands:
-            if (c.flash is None and c.needs is None and len(c.rem) > len(rem) and len(c.add) > len(add)
-                    and c.rem >= rem and c.add >= add and self._allowed(c)):
-                spaces |= c.rem | c.add
-        return frozenset(spaces)
+    def _could_extend(self, rem: frozenset, add: frozenset) -> bool:
+        """Could this change still be on its way to a bigger action the mover may play?"""
+        return any(
+            c.flash is None and c.needs is None and c.rem >= rem and c.add >= add and self._allowed(c)
+            for c in self.step.cands
+        )
 
     def _partial(self, rem: frozenset, add: frozenset) -> bool:
         """Is the change so far part of a bigger allowed action (e.g. 1 of 3 declared reinforcements)?"""

@@ -763,3 +763,17 @@ def test_an_answer_settles_the_board_it_was_asked_about_and_what_came_after_is_t
     assert play.played() == []
     play.say(mover, {"type": "choose", "action": action.to_record()})
     assert play.played() == [action, reply]
+
+
+def test_void_gravity_taken_back_is_not_committed_when_the_rival_moves_later():
+    game, pulled = find_position(extendable_gravity, modes=("third_eye",))
+    mover = game.to_move
+    play = Play(game)
+    a, b = pull(pulled)
+    play.move(a, b, then=0.5)
+    play.move(b, a, then=0.5)  # taken back before the multi-tower wait ran out
+    rival_tower = next(s for s in sorted(game.occupied()) if game.owner[game.state.board[s]] != mover)
+    play.lift(rival_tower, then=0.5)
+    assert play.played() == []
+    play.place(rival_tower, then=2.0)
+    assert play.played() == []
