@@ -16,6 +16,7 @@ from typing import Callable, Protocol
 
 from host.calibration import Calibration
 from host.channel_map import CHANNELS_PER_MUX, ChannelMap
+from host.sources.pacing import ScanPacer
 from host.sensing import Snapshot, SourceStatus
 from host.sources.raw import RawConverter
 
@@ -83,10 +84,9 @@ class BlinkaSource:
         self.channels = channel_map.channels_needed
         self.oversample = oversample
         self.converter = RawConverter(calibration, channel_map)
-        self.period = 1.0 / rate_hz
+        self._pacer = ScanPacer(rate_hz, clock, sleep)
+        self.period = self._pacer.period
         self._clock = clock
-        self._sleep = sleep
-        self._next = clock()
         self.muxes = (self.channels + CHANNELS_PER_MUX - 1) // CHANNELS_PER_MUX
 
     def scan(self) -> list[int]:
@@ -103,13 +103,8 @@ class BlinkaSource:
         return readings
 
     def read(self, timeout: float | None = None) -> Snapshot | None:
-        wait = self._next - self._clock()
-        if wait > 0:
-            if timeout is not None and wait > timeout:
-                self._sleep(timeout)
-                return None
-            self._sleep(wait)
-        self._next = max(self._next + self.period, self._clock())
+        if not self._pacer.wait(timeout):
+            return None
         occupied = self.converter.convert(self.scan())
         return Snapshot(self._clock(), occupied or frozenset())
 

@@ -18,6 +18,7 @@ import time
 from typing import Callable
 
 from engine.board import SPACE_NAMES
+from host.sources.pacing import ScanPacer
 from host.sensing import Snapshot, SourceStatus
 
 INPUTS = 104
@@ -57,12 +58,11 @@ class GpioSource:
     ):
         self.pins = dict(DEFAULT_PINS, **(pins or {}))
         self.gpio = gpio if gpio is not None else _import_gpio()
-        self.period = 1.0 / rate_hz
+        self._pacer = ScanPacer(rate_hz, clock, sleep)
+        self.period = self._pacer.period
         self.debounce = debounce
         self.active_low = active_low
         self._clock = clock
-        self._sleep = sleep
-        self._next = clock()
         self._stable = frozenset()
         self._candidate = frozenset()
         self._count = 0
@@ -88,14 +88,8 @@ class GpioSource:
         return bits[::-1]
 
     def read(self, timeout: float | None = None) -> Snapshot | None:
-        now = self._clock()
-        wait = self._next - now
-        if wait > 0:
-            if timeout is not None and wait > timeout:
-                self._sleep(timeout)
-                return None
-            self._sleep(wait)
-        self._next = max(self._next + self.period, self._clock())
+        if not self._pacer.wait(timeout):
+            return None
         bits = self.scan()
         if bits[SENTINEL_HIGH] != 1 or bits[SENTINEL_LOW] != 0:
             self.chain_fault = (
