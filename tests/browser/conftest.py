@@ -10,7 +10,6 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts"
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="session")

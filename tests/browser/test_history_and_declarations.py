@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from host.web import create_app
 from webtools import running
 
-from conftest import PHONE
+from webtools import PHONE
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from host.web import create_app
 from webtools import running
 
-from conftest import PHONE
+from webtools import PHONE
 
 # White's lineup (tapped in on the white seat): the Shadow on w38 will cross the Iris.
 WHITE = {"w19": "void", "w29": "void", "w39": "light", "w49": "void", "w59": "memory",

@@ -10,6 +10,9 @@ from contextlib import contextmanager
 
 from waitress import create_server
 
+#: the viewport the browser tests use for phone pages
+PHONE = {"width": 390, "height": 844}
+
 
 @contextmanager
 def running(app, threads: int = 24):
