@@ -178,6 +178,7 @@ class PtyBoard:
         self._thread = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._garbage = bytearray()  # bytes queued into the stream between frames
 
     def __enter__(self):
         self.plug()
@@ -209,7 +210,23 @@ class PtyBoard:
                 time.sleep(0.01)
                 continue
             with self._lock:
+                if self._garbage:
+                    self._flush_garbage()
+                    continue
                 self.firmware.step()
+
+    def _flush_garbage(self):
+        """Write queued garbage ahead of the next frame; wait for room when the host is slow."""
+        try:
+            written = os.write(self._fds[0], bytes(self._garbage))
+        except BlockingIOError:
+            written = 0
+        except OSError:  # unplugged
+            self._garbage.clear()
+            return
+        del self._garbage[:written]
+        if self._garbage:
+            time.sleep(0.001)
 
     def unplug(self):
         self._stop.set()
@@ -226,5 +243,6 @@ class PtyBoard:
             os.unlink(self.path)
 
     def garbage(self, data):
+        """Put ``data`` on the wire between two frames (the board thread writes it)."""
         with self._lock:
-            os.write(self._fds[0], data)
+            self._garbage += data
