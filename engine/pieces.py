@@ -59,6 +59,14 @@ LETTER = {
 }
 
 
+def piece_set(clone: str, removed: str) -> Counter:
+    """A player's 17 towers by piece after adding ``clone`` and removing ``removed``."""
+    counts = Counter(BASE_SET)
+    counts[clone] += 1
+    counts[removed] -= 1
+    return +counts
+
+
 def parse_piece(name: object, field: str = "piece") -> str:
     if isinstance(name, str) and name in BASE_SET:
         return name
@@ -80,10 +88,7 @@ class Setup:
     @property
     def pieces(self) -> Counter:
         """The player's 17 towers by piece."""
-        counts = Counter(BASE_SET)
-        counts[self.clone] += 1
-        counts[self.removed] -= 1
-        return +counts
+        return piece_set(self.clone, self.removed)
 
     @property
     def reserve(self) -> Counter:

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 from .board import BLACK, PLAYERS, START_SPACES, WHITE
 from .flash import CLASSIC
 from .game import Game
-from .pieces import ARTIFICIAL_LIGHT, BASE_SET, CLONES, NOT_REMOVABLE, PIECES, Setup, make_setup
+from .pieces import ARTIFICIAL_LIGHT, CLONES, NOT_REMOVABLE, PIECES, Setup, make_setup, piece_set
 
 
 def random_setup(rng: random.Random, player: str) -> Setup:
     clone = rng.choice(CLONES)
     removed = rng.choice([p for p in PIECES if p not in NOT_REMOVABLE])
-    counts = Counter(BASE_SET)
-    counts[clone] += 1
-    counts[removed] -= 1
-    pool = [p for p, n in counts.items() for _ in range(n) if p != ARTIFICIAL_LIGHT]
+    pool = [p for p, n in piece_set(clone, removed).items() for _ in range(n) if p != ARTIFICIAL_LIGHT]
     rng.shuffle(pool)
     return make_setup(player, clone, removed, dict(zip(START_SPACES[player], pool)))
 

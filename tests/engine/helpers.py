@@ -26,13 +26,13 @@ from engine.board import BLACK, PLAYERS, START_SPACES, WHITE, parse_space
 from engine.game import BOTH, CAPTURED, EMPTY, INDEX, RESERVE, Game
 from engine.pieces import (
     ARTIFICIAL_LIGHT,
-    BASE_SET,
     LETTER,
     LIGHT,
     NOT_REMOVABLE,
     PIECES,
     SHADOW,
     make_setup,
+    piece_set,
 )
 
 S = parse_space
@@ -159,18 +159,15 @@ def _choose_set(need: Counter) -> tuple[str, str]:
     """A clone and a removed piece giving at least ``need`` of every piece."""
     for clone in ("time", "void", "memory", "artificial_light"):
         for removed in ("void", "peripheral", "reflector", "time", "memory", "artificial_light"):
-            have = Counter(BASE_SET)
-            have[clone] += 1
-            have[removed] -= 1
+            have = piece_set(clone, removed)
             if all(have[p] >= n for p, n in need.items()):
                 return clone, removed
     raise ValueError(f"no clone/removed choice gives {dict(need)}")
 
 
 def _lineup_for(player: str, clone: str, removed: str) -> dict[int, str]:
-    have = Counter(BASE_SET)
-    have[clone] += 1
-    have[removed] -= 1
+    """The player's starting spaces filled in piece order (no Artificial Light)."""
+    have = piece_set(clone, removed)
     pool = [p for p in PIECES for _ in range(have[p]) if p != ARTIFICIAL_LIGHT]
     return dict(zip(START_SPACES[player], pool))
 

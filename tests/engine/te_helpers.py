@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections import Counter
 
 from engine.actions import Gravity, Move, Reflect, Resurrect, Swap, Time
-from engine.board import BLACK, PLAYERS, SPACE_NAMES, START_SPACES, WHITE, parse_space
+from engine.board import BLACK, PLAYERS, SPACE_NAMES, WHITE, parse_space
 from engine.game import BOTH, CAPTURED, EMPTY, RESERVE, Game
-from engine.pieces import ARTIFICIAL_LIGHT, BASE_SET, CLONES, LETTER, PIECES, make_setup
+from engine.pieces import CLONES, LETTER, make_setup, piece_set
+
+from .helpers import _lineup_for
 
 S = parse_space
 N = SPACE_NAMES
@@ -26,20 +28,9 @@ PIECE_OF = {v: k for k, v in LETTER.items()}
 def _sets(need: Counter) -> tuple[str, str]:
     for clone in CLONES:
         for removed in ("peripheral", "reflector", "void", "time", "memory", "artificial_light"):
-            have = Counter(BASE_SET)
-            have[clone] += 1
-            have[removed] -= 1
-            if all(have[p] >= n for p, n in need.items()):
+            if all(piece_set(clone, removed)[p] >= n for p, n in need.items()):
                 return clone, removed
     raise ValueError(f"no setup holds {dict(need)}")
-
-
-def _lineup(player: str, clone: str, removed: str) -> dict[int, str]:
-    have = Counter(BASE_SET)
-    have[clone] += 1
-    have[removed] -= 1
-    pool = [p for p in PIECES for _ in range(have[p]) if p != ARTIFICIAL_LIGHT]
-    return dict(zip(START_SPACES[player], pool))
 
 
 def build(
@@ -64,8 +55,8 @@ def build(
         need.update(PIECE_OF[c.upper()] for c in reserve.get(p, ""))
         sets[p] = _sets(need)
     game = Game(
-        make_setup(WHITE, *sets[WHITE], _lineup(WHITE, *sets[WHITE])),
-        make_setup(BLACK, *sets[BLACK], _lineup(BLACK, *sets[BLACK])),
+        make_setup(WHITE, *sets[WHITE], _lineup_for(WHITE, *sets[WHITE])),
+        make_setup(BLACK, *sets[BLACK], _lineup_for(BLACK, *sets[BLACK])),
         mode=mode,
         first=to_move,
     )
