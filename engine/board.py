@@ -99,9 +99,6 @@ GATEWAYS: dict[str, tuple[int, ...]] = {
 START_SPACES: dict[str, tuple[int, ...]] = {
     p: GATEWAYS[p] + tuple(sight_space(p, k, 8) for k in LINES) for p in PLAYERS
 }
-HALF_SPACES: dict[str, frozenset[int]] = {
-    p: frozenset(i for i in SPACES if HALF[i] == p) for p in PLAYERS
-}
 
 # --- adjacency -------------------------------------------------------------------
 

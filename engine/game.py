@@ -31,8 +31,6 @@ from .board import (
     GATEWAYS,
     GRAVITY_NEIGHBORS,
     HALF,
-    HALF_SPACES,
-    HORIZON,
     HORIZON_REFLECT_TARGETS,
     IRIS,
     IS_HORIZON,
@@ -827,7 +825,7 @@ class Game:
             if not best and i + 1 > rng:
                 best = f"is {i + 1} spaces, but a {piece.replace('_', ' ')} moves at most {rng}"
         if best_index is None:
-            return f"is not along one Sight Line, ring or the Horizon"
+            return "is not along one Sight Line, ring or the Horizon"
         return best
 
     def _why_reflect(self, action: Reflect, me: str) -> str:
@@ -841,7 +839,7 @@ class Game:
         if t is None:
             return why
         if self.piece[t] not in (LIGHT, ARTIFICIAL_LIGHT):
-            return f"is not possible: only Light or Artificial Light can be reflected"
+            return "is not possible: only Light or Artificial Light can be reflected"
         if t in st.frozen:
             return f"is not allowed: the tower on {N[action.frm]} was swapped by Memory this turn"
         why = self._why_target(t, action.to)

@@ -6,7 +6,7 @@ the spec ruling) the test checks.
 
 import pytest
 
-from engine.actions import PASS, Move, Reflect, Reinforce, Resurrect, Swap, Time
+from engine.actions import PASS, Reflect, Reinforce, Resurrect, Swap, Time
 from engine.errors import IllegalError, InvalidError
 from engine.game import CAPTURED
 from engine.pieces import RANGE, make_setup

@@ -13,7 +13,7 @@ from itertools import permutations
 
 import pytest
 
-from engine.actions import Gravity, Move, Pass, Reflect, Resurrect, Swap, Time
+from engine.actions import Gravity, Pass, Reflect, Resurrect, Swap, Time
 from engine.errors import IllegalError
 from engine.record import ReplayError, load_record, replay, to_record
 from tests.engine.te_helpers import (
