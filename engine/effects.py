@@ -68,6 +68,8 @@ class BoardEffect:
     ``word``: what the board cannot show without the mover's word on the phone
     (``reinforce``, ``resurrect``, ``time``, ``swap``, ``pass``), or None.
     ``ends_turn``: whether the turn is over after it.
+    ``time_outcome``: for the Power of Time, what it does (``rewound``, ``failed`` against a
+    Shadow, ``pushed`` in Third Eye), announced before it is carried out.
     """
 
     emptied: frozenset[int]
@@ -79,6 +81,7 @@ class BoardEffect:
     flash: Flash | None
     word: str | None
     ends_turn: bool
+    time_outcome: str | None = None
 
     def after(self, occupied: frozenset[int]) -> frozenset[int]:
         """The occupancy after the action, from the occupancy before it."""
@@ -96,11 +99,13 @@ class BoardEffect:
             "flash": self.flash.to_json() if self.flash else None,
             "word": self.word,
             "ends_turn": self.ends_turn,
+            "time_outcome": self.time_outcome,
         }
 
 
 def _effect(game: "Game", occupied: frozenset[int], carries=(), leaves=(), arrives=(), stays=(),
-            flash: Flash | None = None, word: str | None = None, ends_turn: bool = True) -> BoardEffect:
+            flash: Flash | None = None, word: str | None = None, ends_turn: bool = True,
+            time_outcome: str | None = None) -> BoardEffect:
     """Build an effect from its tower movements: every tower that leaves a space is lifted first,
     then every tower is put down.  ``stays``: spaces touched whose tower is back at the end."""
     after = set(occupied)
@@ -122,6 +127,7 @@ def _effect(game: "Game", occupied: frozenset[int], carries=(), leaves=(), arriv
         flash=flash,
         word=word,
         ends_turn=ends_turn,
+        time_outcome=time_outcome,
     )
 
 
@@ -158,11 +164,13 @@ def board_effect(game: "Game", action: Action) -> BoardEffect:
     if kind is Time:
         if action.target is not None:  # Third Eye: the Time tower leaves, the rival tower is pushed
             return _effect(game, occupied, carries=((action.target, action.to),), leaves=(action.at,),
-                           word="time", ends_turn=ends)
+                           word="time", ends_turn=ends, time_outcome="pushed")
         plan = game.rewind_plan(board[action.at])
         carries = tuple((now, back) for _, now, back in plan if back >= 0)
         leaves = (action.at,) + tuple(now for _, now, back in plan if back < 0)
-        return _effect(game, occupied, carries=carries, leaves=leaves, word="time", ends_turn=ends)
+        outcome = "failed" if st.last_action.moved_shadow else "rewound"
+        return _effect(game, occupied, carries=carries, leaves=leaves, word="time", ends_turn=ends,
+                       time_outcome=outcome)
     if kind is Pass:
         return _effect(game, occupied, word="pass", ends_turn=ends)
     raise TypeError(f"not an action: {action!r}")  # pragma: no cover

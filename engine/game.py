@@ -49,7 +49,7 @@ from .board import (
     WHITE,
     other,
 )
-from .effects import BoardEffect, board_effect, equivalent, same_game_classes, same_game_key
+from .effects import BoardEffect, board_effect, equivalent, key_after, same_game_classes, same_game_key
 from .errors import IllegalError, InvalidError
 from .flash import CAPTURE, CLASSIC, FLASH_TABLE, MODES, MUTUAL, SWAP, THIRD_EYE
 from .pieces import (
@@ -301,6 +301,10 @@ class Game:
         """A canonical form of the state for "the same game from here on" (``engine.effects``)."""
         return same_game_key(self)
 
+    def same_game_key_after(self, action: Action) -> tuple:
+        """``same_game_key`` after the legal ``action``; the game is left exactly as it was."""
+        return key_after(self, action)
+
     def equivalent(self, a: Action, b: Action) -> bool:
         """Do the legal actions ``a`` and ``b`` leave the same game from here on?"""
         return equivalent(self, a, b)
@@ -550,10 +554,11 @@ class Game:
         if not times:
             return
         if not self.third_eye:
-            if st.time_used or not self._can_rewind():
+            if st.time_used:
                 return
             for t in times:
-                out.append(Time(loc[t]))
+                if self._can_rewind(t):
+                    out.append(Time(loc[t]))
             return
         board = st.board
         rival = other(st.to_move)
@@ -571,8 +576,8 @@ class Game:
                 for d in dests:
                     out.append(Time(loc[t], ts, d))
 
-    def _can_rewind(self) -> bool:
-        """Classic Time: is there a rival action it may be used against?"""
+    def _can_rewind(self, spent: int) -> bool:
+        """Classic Time used by the tower ``spent``: is there a rival action it may be used against?"""
         last = self.state.last_action
         if last is None or last.captured or last.on_iris:
             return False
@@ -581,8 +586,10 @@ class Game:
         board = self.state.board
         moving = {t for t, _, _ in last.moved}
         for t, a, _ in last.moved:
-            if a >= 0 and board[a] != EMPTY and board[a] not in moving:
-                return False  # e.g. this turn's Resurrection filled the Gateway
+            if a >= 0 and board[a] != EMPTY and board[a] not in moving and board[a] != spent:
+                # e.g. this turn's Resurrection filled the Gateway (the Time tower itself,
+                # resurrected there, leaves it first: that rewind restores the position)
+                return False
         return True  # if the action moved a Shadow, the power fails but may be used
 
     # --- applying ------------------------------------------------------------------

@@ -39,10 +39,10 @@ def effect(game, action) -> dict:
 
 
 def expect(emptied=(), filled=(), touched=(), carries=(), leaves=(), arrives=(), flash=None, word=None,
-           ends_turn=True) -> dict:
+           ends_turn=True, time_outcome=None) -> dict:
     return {"emptied": sorted(emptied), "filled": sorted(filled), "touched": sorted(touched),
             "carries": [list(c) for c in carries], "leaves": list(leaves), "arrives": list(arrives),
-            "flash": flash, "word": word, "ends_turn": ends_turn}
+            "flash": flash, "word": word, "ends_turn": ends_turn, "time_outcome": time_outcome}
 
 
 # --- written out by hand -------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def test_classic_time_rewinds_the_rivals_move_and_the_time_tower_leaves():
     play(game, mv("b35", "b33"))
     assert effect(game, time_at("w38")) == expect(
         ["b33", "w38"], ["b35"], ["b33", "b35", "w38"], [("b33", "b35")], leaves=["w38"], word="time",
-        ends_turn=False)
+        ends_turn=False, time_outcome="rewound")
 
 
 def test_classic_time_against_a_shadow_only_takes_the_time_tower():
@@ -127,21 +127,22 @@ def test_classic_time_against_a_shadow_only_takes_the_time_tower():
     game = position({"w38": "T", "b35": "s", "b11": "l", "w11": "L"}, to_move="black")
     play(game, mv("b35", "b33"))
     assert effect(game, time_at("w38")) == expect(["w38"], [], ["w38"], leaves=["w38"], word="time",
-                                                   ends_turn=False)
+                                                   ends_turn=False, time_outcome="failed")
 
 
 def test_classic_time_rewinding_a_reinforcement_sends_the_tower_back_off_the_board():
     game = position({"w38": "T", "b11": "l", "w11": "L"}, to_move="black", reserve={"black": ["V"]})
     play(game, reinforce(b19="void"))
     assert effect(game, time_at("w38")) == expect(
-        ["b19", "w38"], [], ["b19", "w38"], leaves=["w38", "b19"], word="time", ends_turn=False)
+        ["b19", "w38"], [], ["b19", "w38"], leaves=["w38", "b19"], word="time", ends_turn=False,
+        time_outcome="rewound")
 
 
 def test_third_eye_time_pushes_a_rival_tower_back_and_the_time_tower_leaves():
     game = build({"w38": "T", "b35": "p", "b11": "l", "w11": "L"})
     assert effect(game, push("w38", "b35", "b37")) == expect(
         ["b35", "w38"], ["b37"], ["b35", "b37", "w38"], [("b35", "b37")], leaves=["w38"], word="time",
-        ends_turn=False)
+        ends_turn=False, time_outcome="pushed")
 
 
 def test_a_pass_changes_nothing_and_needs_the_word():
@@ -221,6 +222,8 @@ def _check_against_push(game, action):
             f.at, f.attacker, f.defender, f.outcome)
     words = {Swap: "swap", Reinforce: "reinforce", Resurrect: "resurrect", Time: "time", Pass: "pass"}
     assert eff.word == words.get(type(action)), action
+    times = [e.outcome for e in events if not isinstance(e, FlashEvent)]
+    assert [eff.time_outcome] == times if type(action) is Time else eff.time_outcome is None
     assert eff.ends_turn == game.ends_turn(action)
 
 
