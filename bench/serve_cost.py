@@ -38,8 +38,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from quin_sim import TOWER, PtyBoard, SimBoard  # noqa: E402
+from web import http as call  # noqa: E402
+from web import read_urls  # noqa: E402
 
 from engine.actions import Move  # noqa: E402
 from engine.board import BLACK, WHITE  # noqa: E402
@@ -50,14 +53,6 @@ from host.calibration import Calibration, Level  # noqa: E402
 GOALS = {"idle_cpu_share": 0.05, "play_cpu_share": 0.25, "rss_mb": 80}
 PAGES = [("/", "/events")] * 6 + [("seat", "white")] * 2 + [("seat", "black")] * 2
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def call(method, url, body=None, headers=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json", **(headers or {})})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
 
 
 def get(url):
@@ -160,14 +155,7 @@ def main() -> None:
 
 
 def run(proc, board, args) -> dict:
-    urls = {}
-    while "black seat" not in urls:
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit(f"quin serve failed: {proc.stderr.read()}")
-        if "http://" in line:
-            name, _, url = line.strip().partition(":")
-            urls[name.strip()] = url.strip().split()[0]
+    urls = read_urls(proc)
     base = urls["status page"].rstrip("/")
     tokens = {p: urls[f"{p} seat"].rsplit("/", 1)[1] for p in (WHITE, BLACK)}
     rng = random.Random(5)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -31,7 +32,8 @@ def add_parser(sub) -> None:
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
     p.add_argument("--mdns", metavar="NAME", default="quin",
                    help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
-    p.add_argument("--no-mdns", action="store_true", help="no mDNS: links and QR codes use the IP address")
+    p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
+                   help="no mDNS: links and QR codes use the IP address (also: QUIN_MDNS=off)")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")

@@ -6,6 +6,7 @@ namespace of its own (`unshare --net`, loopback only): no announcement leaves th
 """
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -20,8 +21,9 @@ PROBE = ROOT / "tests" / "support" / "mdns_probe.py"
 def in_own_network(tmp_path, *extra):
     unshare = shutil.which("unshare")
     assert unshare and shutil.which("ip"), "unshare (util-linux) and ip (iproute2) are needed: see tools/test.sh"
+    env = {k: v for k, v in os.environ.items() if k != "QUIN_MDNS"}  # tests/conftest.py turns mDNS off
     done = subprocess.run([unshare, "--net", sys.executable, str(PROBE), str(ROOT), str(tmp_path / "data"), *extra],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
