@@ -11,8 +11,10 @@ the same machine:
   lifted and placed on the board as a refereed game goes on.
 
 CPU share = the process's user+system CPU time over wall time (all its threads).
-Prints JSON: medians over the rounds, each round, peak RSS, and the goals
-(idle < 5 % of a core, play < 25 %, RSS < 80 MB).
+A peer, `quin serve --board sim` (no serial board) on the same core, is
+measured over the same idle windows: the difference is what reading the
+board costs.  Prints JSON: medians over the rounds, each round, peak RSS, and
+the goals (idle < 5 % of a core, play < 25 %, RSS < 80 MB).
 
     python bench/serve_cost.py [--rounds 3] [--seconds 8] [--core N]
 """
@@ -142,19 +144,27 @@ def main() -> None:
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             preexec_fn=lambda: os.sched_setaffinity(0, {core}),
         )
+        peer = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())", "serve",
+             "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp / "peer"), "--no-qr", "--show-links"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: os.sched_setaffinity(0, {core}),
+        )
         try:
-            result = run(proc, board, args)
+            read_urls(peer)
+            result = run(proc, peer.pid, board, args)
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            for server in (proc, peer):
+                server.send_signal(signal.SIGTERM)
+                try:
+                    server.wait(15)
+                except subprocess.TimeoutExpired:
+                    server.kill()
     result["core"] = core
     print(json.dumps(result))
 
 
-def run(proc, board, args) -> dict:
+def run(proc, peer_pid, board, args) -> dict:
     urls = read_urls(proc)
     base = urls["status page"].rstrip("/")
     tokens = {p: urls[f"{p} seat"].rsplit("/", 1)[1] for p in (WHITE, BLACK)}
@@ -173,9 +183,12 @@ def run(proc, board, args) -> dict:
     time.sleep(1.0)
 
     commits = threading.Semaphore(0)
-    idle, play, moves = [], [], []
+    idle, peer, play, moves = [], [], [], []
     for _ in range(args.rounds):
-        idle.append(measure(proc.pid, args.seconds, lambda until: time.sleep(max(0.0, until - time.monotonic()))))
+        ours, theirs = measure([proc.pid, peer_pid], args.seconds,
+                               lambda until: time.sleep(max(0.0, until - time.monotonic())))
+        idle.append(ours)
+        peer.append(theirs)
         # the first status page tells the players' hands when a move is committed
         pages = [Page(base, kind, who, tokens, commits.release if i == 0 else lambda: None)
                  for i, (kind, who) in enumerate(PAGES)]
@@ -198,7 +211,7 @@ def run(proc, board, args) -> dict:
                 played[0] += 1
                 time.sleep(0.5)  # the next player looks at the board
 
-        play.append(measure(proc.pid, args.seconds, referee_a_game))
+        play.append(measure([proc.pid], args.seconds, referee_a_game)[0])
         moves.append(played[0])
         for page in pages:
             page.close()
@@ -210,6 +223,7 @@ def run(proc, board, args) -> dict:
         "pages_open_in_play": len(PAGES),
         "idle_cpu_share": round(statistics.median(idle), 4),
         "play_cpu_share": round(statistics.median(play), 4),
+        "peer_sim_board_idle_cpu_share": round(statistics.median(peer), 4),
         "idle_rounds": [round(x, 4) for x in idle],
         "play_rounds": [round(x, 4) for x in play],
         "moves_per_play_round": moves,
@@ -223,11 +237,12 @@ def run(proc, board, args) -> dict:
     return result
 
 
-def measure(pid, seconds, activity) -> float:
-    """CPU share of one core used by ``pid`` while ``activity(until)`` runs for ``seconds``."""
-    start_cpu, start = cpu_seconds(pid), time.monotonic()
+def measure(pids, seconds, activity) -> list[float]:
+    """CPU share of one core used by each of ``pids`` while ``activity(until)`` runs for ``seconds``."""
+    start_cpu, start = [cpu_seconds(p) for p in pids], time.monotonic()
     activity(start + seconds)
-    return (cpu_seconds(pid) - start_cpu) / (time.monotonic() - start)
+    wall = time.monotonic() - start
+    return [(cpu_seconds(p) - c) / wall for p, c in zip(pids, start_cpu)]
 
 
 if __name__ == "__main__":

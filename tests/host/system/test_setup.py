@@ -165,3 +165,27 @@ def test_bad_requests_are_one_line_and_change_nothing(make_root, capsys, argv, m
     err = capsys.readouterr().err
     assert code in (1, 2) and message in err and len(err.strip().splitlines()) == 1
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+def test_after_starting_it_checks_the_service_and_its_board(tmp_path, capsys, monkeypatch):
+    """The last step of a live setup, against a real `quin serve` (a simulated board: nothing to fault)."""
+    from host.commands import setup_cmds
+
+    monkeypatch.setattr(setup_cmds, "BOARD_WAIT", 0.5)
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())",
+                             "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path), "--no-qr"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        port = int(lines[2].strip().rstrip("/").rsplit(":", 1)[1])
+        assert setup_cmds._check_service(port) == 0
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+    out = capsys.readouterr().out
+    assert f"Status page: http://quin.local:{port}/ (or http://" in out
+    assert "The board is connected and read." in out and "/seat/" not in out
+
+    monkeypatch.setattr(setup_cmds, "SERVICE_WAIT", 0.5)
+    assert setup_cmds._check_service(port) == 1  # nothing answers there now
+    assert "journalctl -u quin" in capsys.readouterr().out
