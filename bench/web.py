@@ -50,6 +50,11 @@ def start_server(data_dir: str, threads: int):
          "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir, "--no-qr", "--show-links", "--threads", str(threads)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+    return proc, read_urls(proc)
+
+
+def read_urls(proc) -> dict:
+    """The URLs a starting `quin serve` prints, by name ("status page", "white seat", ...)."""
     urls = {}
     while "black seat" not in urls:
         line = proc.stdout.readline()
@@ -57,8 +62,8 @@ def start_server(data_dir: str, threads: int):
             raise SystemExit(f"quin serve failed: {proc.stderr.read()}")
         if "http://" in line:
             name, _, url = line.strip().partition(":")
-            urls[name.strip()] = url.strip()
-    return proc, urls
+            urls[name.strip()] = url.strip().split()[0]
+    return urls
 
 
 def rss_kb(pid: int) -> dict:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
-import socket
 import sys
 import threading
 import time
 from pathlib import Path
 
 from host.cli import UserError
+from host.system.mdns import lan_address
 
 BOARDS = ("sim", "serial", "gpio", "blinka")
 
@@ -29,14 +30,19 @@ def add_parser(sub) -> None:
     p.add_argument("--threads", type=int, default=150,
                    help="web server threads; each open live page holds one (default 150)")
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
+    p.add_argument("--mdns", metavar="NAME", default="quin",
+                   help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
+    p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
+                   help="no mDNS: links and QR codes use the IP address (also: QUIN_MDNS=off)")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("links", help="print the open game's join links and QR codes (for a server started by systemd)")
-    p.add_argument("--port", type=int, default=8000, help="the port quin serve listens on (default 8000)")
-    p.add_argument("--host", help="the address phones reach the server at (default: this machine's LAN address)")
+    p.add_argument("--port", type=int, help="the port quin serve listens on (default: the one it announced, else 8000)")
+    p.add_argument("--host", help="the address phones reach the server at (default: the name or address "
+                                  "`quin serve` announced, else this machine's LAN address)")
     p.add_argument("--data-dir", help="where games are stored")
     p.add_argument("--no-qr", action="store_true", help="do not draw the QR codes")
     p.set_defaults(func=cmd_links)
@@ -131,7 +137,8 @@ def open_source(kind: str):
             port = find_port()
             if port is None:
                 raise UserError("no board found on USB (set QUIN_SERIAL_PORT or plug the board in)")
-            return SerialSource(SerialLink(port), calibration.load(), channel_map.load())
+            return SerialSource(SerialLink(port), calibration.load(), channel_map.load(),
+                                keeper=calibration.DriftKeeper())
         if kind == "gpio":
             from host.sources.gpio_source import GpioSource
 
@@ -140,7 +147,7 @@ def open_source(kind: str):
             from host import calibration, channel_map
             from host.sources.blinka_source import BlinkaSource
 
-            return BlinkaSource(calibration.load(), channel_map.load())
+            return BlinkaSource(calibration.load(), channel_map.load(), keeper=calibration.DriftKeeper())
     except UserError:
         raise
     except ImportError as exc:
@@ -148,18 +155,6 @@ def open_source(kind: str):
     except Exception as exc:  # the sources' own errors (no calibration, no GPIO) say what to do
         raise UserError(f"--board {kind}: {exc}") from None
     raise UserError(f"unknown board {kind!r}")
-
-
-def lan_address() -> str:
-    """This machine's address on the local network (no packet is sent), else 127.0.0.1."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("10.255.255.255", 1))
-        return s.getsockname()[0]
-    except OSError:
-        return "127.0.0.1"
-    finally:
-        s.close()
 
 
 def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> None:
@@ -214,7 +209,11 @@ def cmd_links(args) -> int:
     if row is None:
         raise UserError("no open game: start `quin serve` first")
     key = store.meta("host_key") or ""
-    base = f"http://{args.host or lan_address()}:{args.port}"
+    announced = store.meta("public_url")  # what the running `quin serve` printed and encodes
+    if args.host or args.port is not None or not announced:
+        base = f"http://{args.host or lan_address()}:{8000 if args.port is None else args.port}"
+    else:
+        base = announced
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
     print_links(sys.stdout, base, key, store.seats(row.id), qr=not args.no_qr)
@@ -259,9 +258,14 @@ def cmd_serve(args) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.effective_port
-    host = lan_address() if args.host in ("0.0.0.0", "") else args.host
+    from host.system import mdns
+
+    announcement, no_mdns = (None, "--no-mdns") if args.no_mdns else mdns.announce(int(port), args.host, args.mdns)
+    address = lan_address() if args.host in ("0.0.0.0", "") else args.host
+    host = announcement.hostname if announcement else address
     base = f"http://{host}:{port}"
     app.config["PUBLIC_URL"] = base  # join codes on the host page point here, not at localhost
+    store.set_meta("public_url", base)  # and `quin links` prints the same
 
     stop = threading.Event()
     ticker = start_ticker(table, 0.05)
@@ -275,6 +279,10 @@ def cmd_serve(args) -> int:
     phase = table.phase
     print(f"  game {table.row.id} ({table.row.mode}{', vision' if table.row.vision else ''}): {phase}", file=out)
     print(f"  status page:   {base}/", file=out)
+    if announcement:
+        print(f"  by address:    http://{address}:{port}/ (for devices that cannot resolve {host})", file=out)
+    elif not mdns.is_loopback(args.host):
+        print(f"  (no mDNS name: {no_mdns})", file=out)
     if board is not None:
         print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
@@ -297,6 +305,8 @@ def cmd_serve(args) -> int:
         ticker.set()
         broker.close()
         server.close()
+        if announcement:
+            announcement.close()
         if source is not None:
             try:
                 source.close()

@@ -19,7 +19,7 @@ from typing import Callable
 import serial
 
 from host import protocol
-from host.calibration import Calibration
+from host.calibration import Calibration, DriftKeeper
 from host.channel_map import ChannelMap
 from host.sensing import Snapshot, SourceStatus
 from host.sources.raw import RawConverter
@@ -229,7 +229,8 @@ class SerialSource:
     Each raw frame (50 Hz or more) becomes one Snapshot; ``t`` is the host's
     monotonic clock at receipt.  ``status()`` is not ok while the board is
     unplugged, silent for more than a second, its reference channels are off,
-    or a sensor reads at a rail (dead).
+    or a sensor reads at a rail (dead).  With a ``keeper``, the baselines'
+    drift is saved back to the calibration file now and then and at close.
     """
 
     def __init__(
@@ -240,11 +241,12 @@ class SerialSource:
         *,
         fault_after: float = FAULT_AFTER,
         clock: Callable[[], float] = time.monotonic,
+        keeper: DriftKeeper | None = None,
     ):
         self.link = link
         self.calibration = calibration
         self.channel_map = channel_map
-        self.converter = RawConverter(calibration, channel_map)
+        self.converter = RawConverter(calibration, channel_map, keeper)
         self.fault_after = fault_after
         self._clock = clock
         if not link.connected:
@@ -286,4 +288,5 @@ class SerialSource:
         return SourceStatus(not problems, "; ".join(problems) or "board ok", details)
 
     def close(self) -> None:
+        self.converter.close()
         self.link.close()
