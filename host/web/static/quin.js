@@ -514,11 +514,14 @@ const Quin = (() => {
     const show = (text, cls) => { if (connEl) { connEl.textContent = text; connEl.className = "conn " + cls; } };
     function open() {
       source = new EventSource(url);
+      let queue = Promise.resolve();
       const handle = (e) => {
         const msg = JSON.parse(e.data);
         window.QUIN_LAST_EVENT_ID = e.lastEventId;
-        onState(msg.state, msg.notices || []);
-        if (!window.QUIN_RENDERED) { window.QUIN_RENDERED = performance.now(); }
+        // In order, each after the one before (a page may wait for its board on the first).
+        queue = queue.then(() => onState(msg.state, msg.notices || [])).then(() => {
+          if (window.QUIN_RENDERED === undefined) window.QUIN_RENDERED = performance.now();
+        });
       };
       source.addEventListener("state", handle);
       source.addEventListener("update", handle);

@@ -34,7 +34,9 @@ document.addEventListener("DOMContentLoaded", async () => {
     .then((s) => { refusal = null; if (s && s.phase) render(s, []); return s; })
     .catch((e) => { refuse(sentence(e.message)); throw e; });
 
-  const board = await Quin.board($("board"), { onTap, flip: me === "black", crop: "own" });
+  // The board's layout and the live stream load side by side; the first state waits for the board.
+  let board = null;
+  const boardReady = Quin.board($("board"), { onTap, flip: me === "black", crop: "own" });
   Quin.legend($("legend"));
 
   /* Every refusal says what to do next. */
@@ -484,5 +486,5 @@ document.addEventListener("DOMContentLoaded", async () => {
     return false;
   }
 
-  Quin.stream(`/events?seat=${encodeURIComponent(SEAT.token)}`, render, $("conn"), stillSeated);
+  Quin.stream(`/events?seat=${encodeURIComponent(SEAT.token)}`, async (st, notices) => { board = board || await boardReady; render(st, notices); }, $("conn"), stillSeated);
 });

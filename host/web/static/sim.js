@@ -13,7 +13,9 @@ document.addEventListener("DOMContentLoaded", async () => {
       .catch(fail);
     return busy;
   };
-  const board = await Quin.board($("board"), { onTap: toggle });
+  // The board's layout and the live stream load side by side; the first state waits for the board.
+  let board = null;
+  const boardReady = Quin.board($("board"), { onTap: toggle });
 
   function render(s) {
     state = s;
@@ -63,5 +65,5 @@ document.addEventListener("DOMContentLoaded", async () => {
     const space = $("toggle-space").value.trim().toLowerCase();
     if (space) toggle(space).then(() => { $("toggle-space").value = ""; });
   });
-  Quin.stream("/events", render, $("conn"));
+  Quin.stream("/events", async (st, notices) => { board = board || await boardReady; render(st, notices); }, $("conn"));
 });

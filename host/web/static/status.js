@@ -4,7 +4,9 @@
 document.addEventListener("DOMContentLoaded", async () => {
   const $ = (id) => document.getElementById(id);
   const { h, cap } = Quin;
-  const board = await Quin.board($("board"), {});
+  // The board's layout and the live stream load side by side; the first state waits for the board.
+  let board = null;
+  const boardReady = Quin.board($("board"), {});
   Quin.legend($("legend"));
 
   /* The panel under the headline: what the table does now, in a few short lines. */
@@ -74,5 +76,5 @@ document.addEventListener("DOMContentLoaded", async () => {
     return `the board: ${v.board.length} towers${last}`;
   }
 
-  Quin.stream("/events", render, $("conn"));
+  Quin.stream("/events", async (st, notices) => { board = board || await boardReady; render(st, notices); }, $("conn"));
 });
