@@ -71,6 +71,14 @@ def start_server(data_dir: str, threads: int):
     return proc, urls
 
 
+def stop_server(proc) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def rss_kb(pid: int) -> dict:
     out = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -181,11 +189,7 @@ async def bench(clients: int, moves: int, threads: int) -> dict:
             "server_threads": threads,
         }
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
 
 
 # --- the pages: weight and time to first render ------------------------------------------------
@@ -264,11 +268,7 @@ def bench_pages(loads: int) -> dict:
                 "all_under_limit": all(w["under_limit"] for w in weights.values()),
                 "framework": None, "loads_per_page": loads, "render_loopback": render}
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
 
 
 def main() -> None:
