@@ -124,8 +124,9 @@ def test_resetting_the_virtual_board_mid_game_is_confirmed_and_the_status_page_s
     assert len(live.hands.state()["board"]["occupied"]) == 20  # cancelled: nothing changed
     board.click("#clear-all")
     board.click('dialog [data-confirm="yes"]')
+    # A difference that stays (not a move in progress) is shown after a few seconds.
     expect(live.status.locator("#now")).to_contain_text(
-        "Put 20 towers on the green spaces to put the board back as the game stands.", timeout=10000)
+        "Put 20 towers on the green spaces to put the board back as the game stands.", timeout=15000)
     expect(live.status.locator("svg.board circle.mark-place")).to_have_count(20)
     board.click("#place-start")
     expect(board.locator("dialog")).to_contain_text("Set up both lineups")
@@ -133,7 +134,8 @@ def test_resetting_the_virtual_board_mid_game_is_confirmed_and_the_status_page_s
     # The starting spaces are filled again: w38 has a tower the game does not, w31 misses one.
     # A move in progress looks the same for a moment; once the difference stays, the page says it.
     expect(live.status.locator("#now")).to_contain_text(
-        "Take the tower off the red space and put 1 tower on the green space to put the board back", timeout=15000)
+        "The board differs from the game: take the tower off the red space and put 1 tower on the green space, "
+        "or finish the move.", timeout=15000)
     state = live.hands.state()
     assert state["board"]["lift"] == ["w38"] and state["board"]["place"] == ["w31"]
     expect(live.status.locator('svg.board circle.mark-lift[data-mark="w38"]')).to_have_count(1)

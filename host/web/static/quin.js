@@ -360,11 +360,13 @@ const Quin = (() => {
       for (const s of t.time_towers || []) out.overlays.push({ tag: "Time", at: s, kind: "time" });
       return out;
     }
-    if (ref.phase === "play" && (lift.length + place.length > 4 || (stale && lift.length + place.length))) {
-      // More differs than a move in progress, or a difference that stays: say what the board needs.
+    if (ref.phase === "play" && stale && lift.length + place.length) {
+      // A difference that stays (a move in progress lasts a moment): say what the board needs.  Words
+      // from public facts only: a small one may still be a move the mover is finishing on their phone.
       out.kind = "fix";
       markDiff();
-      out.lines.push(countText(lift, place) + " to put the board back as the game stands.");
+      out.lines.push(lift.length + place.length > 4 ? countText(lift, place) + " to put the board back as the game stands."
+                                                     : `The board differs from the game: ${countText(lift, place).toLowerCase()}, or finish the move.`);
     }
     return out;
   }
