@@ -1,4 +1,5 @@
-"""Live-update delivery through the real server: committed action -> event at 100 stream clients.
+"""Live-update delivery through the real server: committed action -> event at 100 stream clients;
+and the pages' weight and time to first render.
 
 Starts `quin serve` (waitress, simulated board) on 127.0.0.1, joins both seats,
 opens N concurrent SSE clients on the public stream, then plays plain moves on
@@ -7,7 +8,14 @@ compared with the moment the action was durable in the store (the
 ``committed_at`` the server stamps after the SQLite commit, on the same
 clock).  Prints JSON: latency p50/p99/max in ms and the server's memory.
 
-    python bench/web.py [--clients 100] [--moves 40]
+Pages (``--part pages``, also part of the default ``all``, under ``"pages"``):
+each page's HTML + JS + CSS in bytes (what the browser fetches before it can
+draw; the board layout JSON is counted apart), and, in the system Chromium
+over loopback, its first contentful paint and the moment the live state is
+first drawn, medians of interleaved loads, next to a peer: the plain error
+page (the same header and stylesheet, no script of its own).
+
+    python bench/web.py [--part all|latency|pages] [--clients 100] [--moves 40] [--loads 9]
 """
 
 from __future__ import annotations
@@ -18,10 +26,12 @@ import json
 import random
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -64,6 +74,14 @@ def read_urls(proc) -> dict:
             name, _, url = line.strip().partition(":")
             urls[name.strip()] = url.strip().split()[0]
     return urls
+
+
+def stop_server(proc) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def rss_kb(pid: int) -> dict:
@@ -176,20 +194,102 @@ async def bench(clients: int, moves: int, threads: int) -> dict:
             "server_threads": threads,
         }
     finally:
-        proc.send_signal(signal.SIGTERM)
+        stop_server(proc)
+
+
+# --- the pages: weight and time to first render ------------------------------------------------
+
+PAGE_LIMIT_KB = 150
+ASSET = re.compile(rb'<(?:script[^>]*\ssrc|link[^>]*rel="stylesheet"[^>]*\shref)="([^"]+)"')
+
+
+def fetch_bytes(url: str) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.read()
+    except urllib.error.HTTPError as exc:  # the error page is a page too
+        return exc.read()
+
+
+def page_weight(base: str, path: str) -> dict:
+    html = fetch_bytes(base + path)
+    js = css = 0
+    for src in ASSET.findall(html):
+        body = fetch_bytes(base + src.decode())
+        if src.endswith(b".css"):
+            css += len(body)
+        else:
+            js += len(body)
+    total = len(html) + js + css
+    return {"html": len(html), "js": js, "css": css, "total_kb": round(total / 1024, 1),
+            "under_limit": total <= PAGE_LIMIT_KB * 1024}
+
+
+def first_render(base: str, pages: dict, loads: int) -> dict:
+    """Median first contentful paint and first live render (ms) per page, loads interleaved."""
+    from playwright.sync_api import sync_playwright
+
+    times: dict = {name: {"fcp": [], "live": []} for name in pages}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            for _ in range(loads):
+                for name, path in pages.items():
+                    ctx = browser.new_context(viewport={"width": 1280, "height": 800})  # a cold cache each load
+                    page = ctx.new_page()
+                    page.goto(base + path, wait_until="load")
+                    page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0")
+                    times[name]["fcp"].append(page.evaluate(
+                        "performance.getEntriesByName('first-contentful-paint')[0].startTime"))
+                    if name != "peer (error page)":
+                        page.wait_for_function("window.QUIN_RENDERED !== undefined || window.QUIN_STATIC", timeout=10000)
+                        times[name]["live"].append(page.evaluate("window.QUIN_RENDERED || null"))
+                    ctx.close()
+        finally:
+            browser.close()
+    med = lambda xs: round(statistics.median(xs), 1) if xs and None not in xs else None  # noqa: E731
+    return {name: {"first_contentful_paint_ms": med(t["fcp"]), "first_live_render_ms": med(t["live"])}
+            for name, t in times.items()}
+
+
+def bench_pages(loads: int) -> dict:
+    data_dir = tempfile.mkdtemp(prefix="quin-bench-pages-")
+    proc, urls = start_server(data_dir, 24)
+    base = urls["status page"].rstrip("/")
+    try:
+        path = lambda url: "/" + url.split("/", 3)[3]  # noqa: E731
+        pages = {
+            "status": "/",
+            "seat": path(urls["white seat"]),
+            "virtual board": "/board",
+            "history": "/history",
+            "host": path(urls["host page"]),
+        }
+        weights = {name: page_weight(base, p) for name, p in pages.items()}
+        layout = len(fetch_bytes(base + "/api/layout"))
+        live = {name: p for name, p in pages.items() if name in ("status", "seat", "virtual board")}
+        render = first_render(base, {**live, "peer (error page)": "/no-such-page"}, loads)
+        return {"weight_bytes": weights, "layout_json_bytes": layout, "limit_kb": PAGE_LIMIT_KB,
+                "all_under_limit": all(w["under_limit"] for w in weights.values()),
+                "framework": None, "loads_per_page": loads, "render_loopback": render}
+    finally:
+        stop_server(proc)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("all", "latency", "pages"), default="all")
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--moves", type=int, default=40)
     parser.add_argument("--threads", type=int, default=150)
+    parser.add_argument("--loads", type=int, default=9, help="page loads per page for the render times")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(bench(args.clients, args.moves, args.threads))))
+    out: dict = {}
+    if args.part in ("all", "latency"):
+        out.update(asyncio.run(bench(args.clients, args.moves, args.threads)))
+    if args.part in ("all", "pages"):
+        out["pages"] = bench_pages(args.loads)
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

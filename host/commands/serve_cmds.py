@@ -86,20 +86,19 @@ def _open_store(arg: str | None):
 
 
 def cmd_games(args) -> int:
+    from host.commands.engine_cmds import result_text
+
     store = _open_store(args.data_dir)
     rows = [(g, len(store.actions(g.id))) for g in store.games()]
     if args.json:
-        print(json.dumps({"games": [
+        print(json.dumps({"store": str(store.path), "games": [
             {"id": g.id, "created": g.created, "mode": g.mode, "vision": g.vision, "first": g.first,
              "status": g.status, "result": g.result, "actions": n} for g, n in rows]}))
         return 0
-    if not rows:
-        print("no games yet")
+    print(f"{len(rows) or 'no'} game{'' if len(rows) == 1 else 's'} in {store.path}")
     for g, n in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created))
-        result = g.status
-        if g.result:
-            result = f"{g.result['winner']} won ({g.result['reason']})" if g.result["winner"] else f"drawn ({g.result['reason']})"
+        result = result_text(g.result) or g.status
         print(f"{g.id:>4}  {when}  {g.mode:<9}{' vision' if g.vision else '       '}  {n:>4} actions  {result}")
     return 0
 
@@ -127,27 +126,28 @@ def cmd_export(args) -> int:
 # --- quin serve ------------------------------------------------------------------------------------
 
 
-def open_source(kind: str):
-    """The hardware source for ``--board``, imported only when asked for; UserError in one line."""
+def open_source(kind: str, folder: Path | None = None):
+    """The hardware source for ``--board``, imported only when asked for; UserError in one line.
+
+    Calibration and channel map are read from ``folder`` (the data directory) when given."""
     try:
         if kind == "serial":
-            from host import calibration, channel_map
             from host.sources.serial_source import SerialLink, SerialSource, find_port
 
             port = find_port()
             if port is None:
                 raise UserError("no board found on USB (set QUIN_SERIAL_PORT or plug the board in)")
-            return SerialSource(SerialLink(port), calibration.load(), channel_map.load(),
-                                keeper=calibration.DriftKeeper())
+            cal, channels, keeper = _calibration(kind, folder)
+            return SerialSource(SerialLink(port), cal, channels, keeper=keeper)
         if kind == "gpio":
             from host.sources.gpio_source import GpioSource
 
             return GpioSource()
         if kind == "blinka":
-            from host import calibration, channel_map
             from host.sources.blinka_source import BlinkaSource
 
-            return BlinkaSource(calibration.load(), channel_map.load(), keeper=calibration.DriftKeeper())
+            cal, channels, keeper = _calibration(kind, folder)
+            return BlinkaSource(cal, channels, keeper=keeper)
     except UserError:
         raise
     except ImportError as exc:
@@ -155,6 +155,21 @@ def open_source(kind: str):
     except Exception as exc:  # the sources' own errors (no calibration, no GPIO) say what to do
         raise UserError(f"--board {kind}: {exc}") from None
     raise UserError(f"unknown board {kind!r}")
+
+
+def _calibration(kind: str, folder: Path | None):
+    """The board's calibration, channel map and drift keeper, from ``folder`` when given (else the
+    default data directory): drift is saved back to the file it was read from."""
+    from host import calibration, channel_map
+
+    if folder is None:
+        return calibration.load(), channel_map.load(), calibration.DriftKeeper()
+    cal_path = folder / calibration.CALIBRATION_FILE
+    if not cal_path.exists():  # `quin calibrate` writes to the data directory $QUIN_DATA_DIR names
+        raise UserError(f"--board {kind}: no calibration at {cal_path}: run `QUIN_DATA_DIR={folder} quin calibrate` first")
+    map_path = folder / "channel-map.csv"
+    return (calibration.load(cal_path), channel_map.load(map_path if map_path.exists() else None),
+            calibration.DriftKeeper(cal_path))
 
 
 def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> None:
@@ -203,6 +218,13 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True) ->
             segno.make(url, error="l").terminal(out=out, compact=True)
 
 
+NEXT_STEPS = """Next:
+  1. Put the status page on a screen the whole table can see.
+  2. Each player scans their own seat code with their phone, out of sight of the other.
+  3. The host page starts a new game (mode, who moves first) and re-issues a lost phone's seat.
+Stop with Ctrl-C; the game is saved as it is played."""
+
+
 def cmd_links(args) -> int:
     store = _open_store(args.data_dir)
     row = store.open_game()
@@ -229,13 +251,13 @@ def cmd_serve(args) -> int:
     from host.web.events import Broker
     from host.web.sim import make_virtual_board
 
-    store = _open_store(args.data_dir)
     source = None
     board = None
     if args.board == "sim":
         board = make_virtual_board()
-    else:
-        source = open_source(args.board)
+    else:  # the board first: a board that cannot be opened leaves no store behind
+        source = open_source(args.board, Path(args.data_dir) if args.data_dir else None)
+    store = _open_store(args.data_dir)
     broker = Broker()
     table = Table(store, broker, board=board)
     if board is not None:
@@ -286,11 +308,21 @@ def cmd_serve(args) -> int:
     if board is not None:
         print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
-    if args.show_links or out.isatty():
+    secrets_shown = args.show_links or out.isatty()
+    if secrets_shown:
         print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)
     else:
         print("  seat and host links are not printed here (not a terminal): run `quin links`", file=out)
+    print(NEXT_STEPS, file=out)
     out.flush()
+
+    def new_seats(reason: str) -> None:  # the host page started a game or re-issued a seat
+        print(reason, file=out)
+        if secrets_shown:
+            print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)
+        out.flush()
+
+    app.config["ON_NEW_SEATS"] = new_seats
 
     def _stop(signum, frame):
         raise KeyboardInterrupt

@@ -59,7 +59,10 @@ def host_new(key: str):
         )
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    return jsonify({"game": game_id})
+    table = get_table()
+    _announce(f"New game {game_id} ({table.row.mode}{', Vision Mode' if table.row.vision else ''}, "
+              f"{table.row.first} moves first): each player scans their new seat code")
+    return jsonify({"game": game_id, "state": table.state(None), "seats": seat_links(table)})
 
 
 @bp.post("/api/host/<key>/reissue")
@@ -70,4 +73,13 @@ def host_reissue(key: str):
         get_table().reissue(data.get("player"))
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    return jsonify({"ok": True})
+    player = data["player"]
+    _announce(f"{player.capitalize()}'s seat is re-issued: the old link no longer works")
+    return jsonify({"ok": True, "seats": seat_links(get_table())})
+
+
+def _announce(line: str) -> None:
+    """Tell the terminal that started the server (``quin serve`` sets ON_NEW_SEATS) about new seat codes."""
+    hook = current_app.config.get("ON_NEW_SEATS")
+    if hook is not None:
+        hook(line)

@@ -76,7 +76,8 @@ def test_replay_bundled_example(capsys):
     assert set(data) == {"result", "turns", "events"}
     assert data["result"] == {"status": "won", "winner": "black", "reason": "first_sight"}
     code, out, _ = run(capsys, "replay", str(EXAMPLE))
-    assert out.splitlines()[-1] == "black won (first sight) after 97 turns"
+    # said as the web pages say it (host/commands/engine_cmds.py result_text, quin.js resultText)
+    assert out.splitlines()[-1] == "Black wins: Black's Light reaches First Sight (97 turns)"
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
