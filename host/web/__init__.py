@@ -15,6 +15,8 @@ from flask import Flask, current_app
 
 from host.store import DB_NAME, Store
 
+from .bodies import MAX_BODY
+
 DEFAULTS = {
     "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.config.data_dir())
     "TABLE": None,  # a ready Table; built here if None
@@ -28,6 +30,7 @@ DEFAULTS = {
     "VISION": False,
     "FIRST": "white",
     "JSON_SORT_KEYS": False,
+    "MAX_CONTENT_LENGTH": MAX_BODY,  # a bigger request body is refused with a 413
 }
 
 
