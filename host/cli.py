@@ -13,6 +13,7 @@ COMMANDS = [
     "host.commands.referee_cmds",
     "host.commands.hardware_cmds",
     "host.commands.serve_cmds",
+    "host.commands.store_cmds",
 ]
 
 
@@ -48,4 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m host.cli`: run the imported module's main, so that its UserError is the one
+    # the commands raise (this file as __main__ is a second copy of the module).
+    from host.cli import main as _main
+
+    sys.exit(_main())
