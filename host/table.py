@@ -52,12 +52,14 @@ class Table:
         board=None,
         settle: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ):
         self.store = store
         self.broker = broker
         self.board = board  # the simulated board (host.simboard) in simulated mode, else None
         self.settle = settle
         self.clock = clock
+        self.wall = wall  # server time shown as committed_at (tests: a manual clock, so runs compare byte for byte)
         self._referee_factory = referee_factory
         self.lock = threading.RLock()
         self.row: GameRow | None = None
@@ -84,7 +86,7 @@ class Table:
     def _on_commit(self, turn, player, action) -> None:
         """The referee's on_commit: the action is on disk before anyone hears of it."""
         self.store.commit_action(self.row.id, self.game)
-        self.committed_at = time.time()
+        self.committed_at = self.wall()
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -298,7 +300,7 @@ class Table:
                 "source": self.source_status,
                 "committed_at": self.committed_at,
                 "view": view(game, viewer) if game is not None else None,
-                "referee": self.ref.public_status() if self.ref is not None else None,
+                "referee": self._referee_status(),
             }
             if self.resume_error and viewer is None:
                 data["notice"] = self.resume_error
@@ -312,6 +314,16 @@ class Table:
                     "start_spaces": [SPACE_NAMES[s] for s in START_SPACES[viewer]],
                 }
             return data
+
+    def _referee_status(self) -> dict | None:
+        """The referee's public status, without its settled board: the moment the board settles
+        without a commit is the moment the mover is asked a question, so it is not published
+        (the sensors' own reading, ``board.occupied``, is)."""
+        if self.ref is None:
+            return None
+        status = self.ref.public_status()
+        status.pop("board", None)
+        return status
 
     def _board_state(self) -> dict:
         occupied = sorted(SPACE_NAMES[s] for s in self.occupied) if self.occupied is not None else None
