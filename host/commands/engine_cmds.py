@@ -9,7 +9,7 @@ from pathlib import Path
 from engine import board
 from engine.game import Game
 from engine.pieces import LETTER
-from engine.record import ReplayError, load_record, play_turn, turns_of
+from engine.record import ReplayError, load_record, parse_json, play_turn, turns_of
 
 
 def add_parser(sub) -> None:
@@ -52,11 +52,9 @@ def read_json(path: str) -> object:
     except UnicodeDecodeError:
         raise ReplayError(f"{path} is not a UTF-8 text file") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReplayError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise ReplayError(f"{path} is not a usable record: JSON nested too deeply") from None
+        return parse_json(text)
+    except ValueError as exc:
+        raise ReplayError(f"{path} is not valid JSON: {exc}") from None
 
 
 def run_record(path: str) -> Game:
