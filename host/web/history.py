@@ -165,6 +165,8 @@ def api_record(game_id: int):
     row = _game_row(game_id)
     if row.status not in FINISHED:
         raise ApiError(403, f"game {game_id} is still {'in setup' if row.status == 'setup' else 'being played'}: its record holds hidden identities")
+    if row.damage:
+        raise _damaged(row, f"its {row.damage}")
     if row.setups["white"] is None or row.setups["black"] is None:
         raise ApiError(404, f"game {game_id} never started: there is no record")
     game, actions, damaged = _replayed(row, vision=row.vision)
