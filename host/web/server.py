@@ -263,7 +263,7 @@ class _Request(httputil.HTTPMessageDelegate):
             if int(length) > DISCARD_LIMIT or headers.get("Expect", "").lower() == "100-continue":
                 # Answer now and close: nobody reads 16 MB to say no.
                 self.conn.set_max_body_size(int(length))
-                self._refuse_too_large()
+                self._refuse_too_large(close=True)  # Tornado closes once sent: the body was not read
         return None
 
     def data_received(self, chunk: bytes):
@@ -293,10 +293,10 @@ class _Request(httputil.HTTPMessageDelegate):
             return
         asyncio.ensure_future(self._run_app())
 
-    def _refuse_too_large(self) -> None:
+    def _refuse_too_large(self, close: bool = False) -> None:
         from .bodies import too_large
 
-        self.respond(*_json_error(413, too_large().message), close=True)
+        self.respond(*_json_error(413, too_large().message), close=close)
 
     # --- answering ----------------------------------------------------------------------------------
 

@@ -145,7 +145,7 @@ def test_big_bodies_get_a_clear_413_and_store_nothing(app, tmp_path, size):
         port = int(base.rsplit(":", 1)[1])
         token = table.tokens["white"]
         before = db.stat().st_size
-        head = (f"POST /api/seat/{token}/input HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        head = (f"POST /api/seat/{token}/input HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
                 f"X-Seat-Token: {token}\r\nContent-Length: {size}\r\n\r\n").encode()
         status, body = raw_request(port, head, b'{"type": "' + b"x" * (size - 12) + b'"}')
         assert status == 413 and body["error"] == "the request body is too large: at most 64 KB"
@@ -158,7 +158,7 @@ def test_a_chunked_body_over_the_limit_is_a_413(app):
         port = int(base.rsplit(":", 1)[1])
         chunk = b"x" * 30000
         body = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(3)) + b"0\r\n\r\n"
-        head = b"POST /api/board/toggle HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        head = b"POST /api/board/toggle HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
         status, payload = raw_request(port, head, body)
         assert status == 413
 
@@ -170,7 +170,7 @@ def test_header_names_with_underscores_are_dropped(app):
         port = int(base.rsplit(":", 1)[1])
         token = table.tokens["white"]
         body = json.dumps({"type": "done"}).encode()
-        head = (f"POST /api/seat/{token}/input HTTP/1.1\r\nHost: x\r\nX_Seat_Token: {token}\r\n"
+        head = (f"POST /api/seat/{token}/input HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX_Seat_Token: {token}\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode()
         status, payload = raw_request(port, head, body)
         assert status == 403 and "X-Seat-Token" in payload["error"]
