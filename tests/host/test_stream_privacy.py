@@ -38,18 +38,13 @@ class PromptDriver(Driver):
         self.playing = action
         super().play(action)
 
-    def wait(self, seconds: float) -> None:
-        clock = self.table.board.clock
-        steps = max(1, int(seconds / 0.05))
-        for _ in range(steps):
-            clock.advance(seconds / steps)
-            self.table.tick()
-            mover = self.table.game.to_move if self.table.game else None
-            question = self.table.ref.private_status(mover).get("question") if mover else None
-            if question and question.get("options"):
-                choice = self._same_as(self.playing, question["options"])
-                if choice is not None:
-                    self.seat_post(mover, "input", {"type": "choose", "action": choice})
+    def ticked(self) -> None:
+        mover = self.table.game.to_move if self.table.game else None
+        question = self.table.ref.private_status(mover).get("question") if mover else None
+        if question and question.get("options"):
+            choice = self._same_as(self.playing, question["options"])
+            if choice is not None:
+                self.seat_post(mover, "input", {"type": "choose", "action": choice})
 
 
 class Run:

@@ -62,32 +62,31 @@ def test_open_streams_do_not_starve_requests(app):
         assert app.extensions["quin.table"].broker.clients() == 0
 
 
-def test_streams_are_capped_per_client_with_a_clear_503(app):
-    with running(app, streams_per_client=3) as base:
+def refused(base: str) -> dict:
+    """One more stream: it must be refused with a 503; its JSON body."""
+    s = SSE(base, "/events")
+    try:
+        assert s.status == 503
+        body = json.loads(s.response.read())
+        assert body["status"] == 503
+        return body
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("caps, opened, message", [
+    ({"streams_per_client": 3}, 3, "this device already has 3 live pages open"),
+    ({"max_streams": 2}, 2, "the server has 2 live pages open, its limit"),
+])
+def test_streams_are_capped_with_a_clear_503(app, caps, opened, message):
+    with running(app, **caps) as base:
         port = int(base.rsplit(":", 1)[1])
-        streams = open_streams(port, 3)
+        streams = open_streams(port, opened)
         try:
-            s = SSE(base, "/events")
-            assert s.status == 503
-            body = json.loads(s.response.read())
-            assert body["status"] == 503 and "already has 3 live pages open" in body["error"]
-            s.close()
-            other = open_streams(port, 1, source="127.0.0.2")  # another device is welcome
-            other[0].close()
+            assert message in refused(base)["error"]
+            if "streams_per_client" in caps:
+                open_streams(port, 1, source="127.0.0.2")[0].close()  # another device is welcome
             assert get_json(base + "/api/state")[0] == 200
-        finally:
-            for s in streams:
-                s.close()
-
-
-def test_streams_are_capped_in_all(app):
-    with running(app, max_streams=2) as base:
-        port = int(base.rsplit(":", 1)[1])
-        streams = open_streams(port, 2)
-        try:
-            s = SSE(base, "/events")
-            assert s.status == 503 and "2 live pages open, its limit" in json.loads(s.response.read())["error"]
-            s.close()
         finally:
             for s in streams:
                 s.close()
