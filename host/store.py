@@ -25,7 +25,8 @@ Bounded by size: a rejected input is kept as a short summary (its type and
 size, :data:`INPUT_SUMMARY` bytes at most), an accepted one whole (the
 referee has checked it: a few hundred bytes); the newest :data:`INPUTS_LIMIT`
 inputs are kept, and the black box keeps :data:`BLACKBOX_LIMIT` snapshots
-(about 0.6 KB each at most).  So the inputs and the black box never hold more
+(about 0.6 KB each at most).  Both are written without waiting for the disk
+(they are for diagnosis; the next action's durable commit carries them there).  So the inputs and the black box never hold more
 than about 8 MB together, whatever the phones send.
 
 A damaged store is reported, never a traceback: :meth:`Store.problems` says in
@@ -275,8 +276,10 @@ class Store:
 
     # --- small helpers ---------------------------------------------------------------------
 
-    def _tx(self):
-        return _Transaction(self._conn, self._lock)
+    def _tx(self, durable: bool = True):
+        """A write transaction; ``durable=False`` (the input log, the black box: diagnosis, not the
+        game) commits without waiting for the disk; the next durable commit carries it there."""
+        return _Transaction(self._conn, self._lock, durable)
 
     def meta(self, key: str, default: str | None = None) -> str | None:
         with self._lock:
@@ -450,7 +453,7 @@ class Store:
             kind = data.get("type") if isinstance(data, dict) else None
             text = json.dumps({"summary": True, "bytes": len(text),
                                "type": kind if isinstance(kind, str) and len(kind) <= 32 else None})
-        with self._tx() as c:
+        with self._tx(durable=False) as c:
             cur = c.execute(
                 "INSERT INTO inputs(game_id, player, data, accepted, at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, player, text, int(accepted), time.time()),
@@ -476,7 +479,7 @@ class Store:
         if occupied == self._last_snapshot:
             return False
         self._last_snapshot = occupied
-        with self._tx() as c:
+        with self._tx(durable=False) as c:
             cur = c.execute(
                 "INSERT INTO blackbox(game_id, t, occupied) VALUES (?, ?, ?)",
                 (game_id, t, json.dumps(sorted(occupied))),
@@ -717,15 +720,19 @@ def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
 class _Transaction:
     """``with store._tx() as c``: one IMMEDIATE transaction under the store's lock."""
 
-    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock):
+    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock, durable: bool = True):
         self.conn = conn
         self.lock = lock
+        self.durable = durable
 
     def __enter__(self) -> sqlite3.Connection:
         self.lock.acquire()
         try:
+            if not self.durable:
+                self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("BEGIN IMMEDIATE")
         except BaseException:
+            self._restore()
             self.lock.release()
             raise
         return self.conn
@@ -734,4 +741,9 @@ class _Transaction:
         try:
             self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
         finally:
+            self._restore()
             self.lock.release()
+
+    def _restore(self) -> None:
+        if not self.durable:
+            self.conn.execute("PRAGMA synchronous=FULL")
