@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from quin_sim import TOWER, PtyBoard, SimBoard  # noqa: E402
-from web import http as call  # noqa: E402
+from web import call_json as call  # noqa: E402
 from web import read_urls  # noqa: E402
 
 from engine.actions import Move  # noqa: E402

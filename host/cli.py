@@ -14,6 +14,7 @@ COMMANDS = [
     "host.commands.hardware_cmds",
     "host.commands.serve_cmds",
     "host.commands.setup_cmds",
+    "host.commands.store_cmds",
 ]
 
 

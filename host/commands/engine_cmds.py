@@ -9,7 +9,7 @@ from pathlib import Path
 from engine import board
 from engine.game import Game
 from engine.pieces import LETTER
-from engine.record import ReplayError, load_record, play_turn, turns_of
+from engine.record import ReplayError, load_record, parse_json, play_turn, turns_of
 
 
 def add_parser(sub) -> None:
@@ -54,13 +54,11 @@ def read_json(path: str) -> object:
     except UnicodeDecodeError:
         raise ReplayError(f"{path} is not a UTF-8 text file") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = parse_json(text)
+    except ValueError as exc:
         if trace_header(text):
             raise ReplayError(not_a_record(path)) from None
-        raise ReplayError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise ReplayError(f"{path} is not a usable record: JSON nested too deeply") from None
+        raise ReplayError(f"{path} is not valid JSON: {exc}") from None
     if isinstance(data, dict) and data.get("format") == TRACE_FORMAT:
         raise ReplayError(not_a_record(path))
     return data

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from engine.record import FORMAT as RECORD_FORMAT
-from engine.record import ReplayError, load_record, replay, to_record
+from engine.record import ReplayError, load_record, parse_json, replay, to_record
 from host.cli import UserError
 from host.simulate import LEVELS, simulate
 from host.trace import TraceError, read_trace, referee_trace, write_trace
@@ -117,12 +117,9 @@ def cmd_simulate(args) -> int:
     except UnicodeDecodeError:
         raise UserError(f"{args.record} is not a UTF-8 text file", 2) from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{args.record} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", 2) \
-            from None
-    except RecursionError:
-        raise UserError(f"{args.record} is not valid JSON: nested too deeply", 2) from None
+        data = parse_json(text)
+    except ValueError as exc:
+        raise UserError(f"{args.record} is not valid JSON: {exc}", 2) from None
     try:
         record = load_record(data)
         replay(record)

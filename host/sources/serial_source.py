@@ -77,6 +77,7 @@ class SerialLink:
         self._seq = 0
         self._last_led: bytes | None = None
         self.decoder = protocol.Decoder(synced=False)
+        self._syncing: bytes | None = None
         self.last_frame_at: float | None = None
         self.opened_at: float | None = None
         self.reconnects = 0
@@ -108,7 +109,8 @@ class SerialLink:
         if self.opened_at is not None:
             self.reconnects += 1
         self.opened_at = self._clock()
-        self.decoder = _carry_stats(self.decoder, protocol.Decoder(synced=False))
+        self.decoder = _carry_stats(self.decoder, protocol.Decoder(synced=True))
+        self._syncing = b""  # bytes before the first delimiter since opening (None: in sync)
         if self._last_led is not None:
             self._write(self._last_led)
         return True
@@ -165,7 +167,31 @@ class SerialLink:
             self._drop(exc)
             return
         if data:
+            self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        """Feed the decoder; just after opening, find the first frame boundary without losing a frame.
+
+        The bytes before the first delimiter are either the tail of a frame sent before the port
+        was opened (dropped) or, if the port opened between two frames, a whole frame (kept: it
+        may be the answer to a request sent at once, such as a status request).
+        """
+        if self._syncing is None:
             self.decoder.feed(data)
+            return
+        head = self._syncing + data
+        end = head.find(b"\x00")
+        if end < 0:
+            if len(head) > protocol.MAX_FRAME:  # no delimiter in sight: garbage
+                self.decoder.stats["skipped_bytes"] += len(head)
+                head = b""
+            self._syncing = head
+            return
+        self._syncing = None
+        if end and not _whole_frame(head[:end]):
+            self.decoder.stats["skipped_bytes"] += end
+            head = head[end:]
+        self.decoder.feed(head)
 
     def _note(self, frame: protocol.Frame) -> None:
         if frame.kind == protocol.STATUS and frame.data:
@@ -211,6 +237,15 @@ class SerialLink:
 
     def stats(self) -> dict:
         return dict(self.decoder.stats, reconnects=self.reconnects)
+
+
+def _whole_frame(body: bytes) -> bool:
+    """Do these bytes (before a delimiter) decode as a frame with a good CRC?"""
+    try:
+        protocol.decode_body(protocol.cobs_decode(body))
+        return True
+    except Exception:  # noqa: BLE001 - protocol.FrameError and whatever a tail of garbage raises
+        return False
 
 
 def _carry_stats(old: protocol.Decoder, new: protocol.Decoder) -> protocol.Decoder:

@@ -199,3 +199,21 @@ def test_the_bundled_example_trace_referees_to_the_example_game(capsys):
     got = json.loads(capsys.readouterr().out)
     want = to_record(replay(load_record(json.loads((root / "examples" / "classic-game.json").read_text()))))
     assert got == want
+
+
+# --- issue 10: huge numbers and absurd times are malformed (exit 2, one line) ----------------------
+
+
+@pytest.mark.parametrize("event, message", [
+    ('{"t": ' + "1" * 400 + ', "occupied": []}', "a number of 400 characters"),
+    ('{"t": 1e16, "occupied": []}', "t: expected a number of seconds up to 604800"),
+    ('{"t": 1, "occupied": [], "x": ' + "7" * 5000 + "}", "a number of 5000 characters"),
+    ('{"t": 1, "player": "white", "input": {"type": "choose", "n": -' + "9" * 5000 + "}}", "a number of 5001"),
+])
+def test_huge_numbers_and_absurd_times_are_malformed(tmp_path, capsys, event, message):
+    header = Path("examples/classic-game.trace").read_text().splitlines()[0]
+    path = tmp_path / "bad.trace"
+    path.write_text(header + "\n" + event + "\n")
+    assert main(["referee", "--trace", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and "Traceback" not in err[0], err
