@@ -103,23 +103,24 @@ class BoardEffect:
         }
 
 
-def _effect(game: "Game", occupied: frozenset[int], carries=(), leaves=(), arrives=(), stays=(),
-            flash: Flash | None = None, word: str | None = None, ends_turn: bool = True,
-            time_outcome: str | None = None) -> BoardEffect:
+def _effect(board: list[int], carries=(), leaves=(), arrives=(), stays=(), flash: Flash | None = None,
+            word: str | None = None, ends_turn: bool = True, time_outcome: str | None = None) -> BoardEffect:
     """Build an effect from its tower movements: every tower that leaves a space is lifted first,
     then every tower is put down.  ``stays``: spaces touched whose tower is back at the end."""
-    after = set(occupied)
+    touched = {s for pair in carries for s in pair}
+    touched.update(leaves, arrives, stays)
+    after = {s: board[s] >= 0 for s in touched}
     for a, _ in carries:
-        after.discard(a)
-    after.difference_update(leaves)
+        after[a] = False
+    for s in leaves:
+        after[s] = False
     for _, b in carries:
-        after.add(b)
-    after.update(arrives)
-    after_f = frozenset(after)
-    touched = {s for pair in carries for s in pair} | set(leaves) | set(arrives) | set(stays)
+        after[b] = True
+    for s in arrives:
+        after[s] = True
     return BoardEffect(
-        emptied=occupied - after_f,
-        filled=after_f - occupied,
+        emptied=frozenset(s for s, full in after.items() if not full and board[s] >= 0),
+        filled=frozenset(s for s, full in after.items() if full and board[s] < 0),
         touched=frozenset(touched),
         carries=tuple(carries),
         leaves=tuple(leaves),
@@ -135,44 +136,43 @@ def board_effect(game: "Game", action: Action) -> BoardEffect:
     """What ``action`` (legal now) does to the board.  Reads the game; changes nothing."""
     st = game.state
     board = st.board
-    occupied = game.occupied()
     kind = type(action)
     ends = game.ends_turn(action)
     if kind is Move or kind is Reflect:
         f, t = action.frm, action.to
         defender = board[t]
         if defender < 0:
-            return _effect(game, occupied, carries=((f, t),), ends_turn=ends)
+            return _effect(board, carries=((f, t),), ends_turn=ends)
         attacker = board[f]
         outcome = game.flash_outcome(attacker, defender)
         flash = Flash(f, t, game.piece[attacker], game.piece[defender], outcome)
         if outcome == CAPTURE:
-            return _effect(game, occupied, carries=((f, t),), leaves=(t,), flash=flash, ends_turn=ends)
+            return _effect(board, carries=((f, t),), leaves=(t,), flash=flash, ends_turn=ends)
         if outcome == SWAP:
-            return _effect(game, occupied, carries=((f, t), (t, f)), flash=flash, ends_turn=ends)
-        return _effect(game, occupied, leaves=(f, t), flash=flash, ends_turn=ends)
+            return _effect(board, carries=((f, t), (t, f)), flash=flash, ends_turn=ends)
+        return _effect(board, leaves=(f, t), flash=flash, ends_turn=ends)
     if kind is Swap:
         m, o = action.memory, action.other
-        return _effect(game, occupied, carries=((m, o), (o, m)), word="swap", ends_turn=ends)
+        return _effect(board, carries=((m, o), (o, m)), word="swap", ends_turn=ends)
     if kind is Reinforce:
-        return _effect(game, occupied, arrives=tuple(s for s, _ in action.placements), word="reinforce",
+        return _effect(board, arrives=tuple(s for s, _ in action.placements), word="reinforce",
                        ends_turn=ends)
     if kind is Resurrect:
-        return _effect(game, occupied, arrives=(action.to,), word="resurrect", ends_turn=ends)
+        return _effect(board, arrives=(action.to,), word="resurrect", ends_turn=ends)
     if kind is Gravity:
-        return _effect(game, occupied, carries=action.moves, ends_turn=ends)
+        return _effect(board, carries=action.moves, ends_turn=ends)
     if kind is Time:
         if action.target is not None:  # Third Eye: the Time tower leaves, the rival tower is pushed
-            return _effect(game, occupied, carries=((action.target, action.to),), leaves=(action.at,),
+            return _effect(board, carries=((action.target, action.to),), leaves=(action.at,),
                            word="time", ends_turn=ends, time_outcome="pushed")
         plan = game.rewind_plan(board[action.at])
         carries = tuple((now, back) for _, now, back in plan if back >= 0)
         leaves = (action.at,) + tuple(now for _, now, back in plan if back < 0)
         outcome = "failed" if st.last_action.moved_shadow else "rewound"
-        return _effect(game, occupied, carries=carries, leaves=leaves, word="time", ends_turn=ends,
+        return _effect(board, carries=carries, leaves=leaves, word="time", ends_turn=ends,
                        time_outcome=outcome)
     if kind is Pass:
-        return _effect(game, occupied, word="pass", ends_turn=ends)
+        return _effect(board, word="pass", ends_turn=ends)
     raise TypeError(f"not an action: {action!r}")  # pragma: no cover
 
 

@@ -117,16 +117,19 @@ def _reading(command):
 def cmd_games(args) -> int:
     from host.commands.engine_cmds import result_text
 
+    from host.store import DB_NAME
+
     store = _open_store(args.data_dir, readonly=True)
+    where = _data_dir(args.data_dir) / DB_NAME  # named even when there is no store yet
     counts = store.action_counts()
     rows = [(g, counts.get(g.id, 0)) for g in store.games()]
     if args.json:
-        print(json.dumps({"store": str(store.path), "games": [
+        print(json.dumps({"store": str(where), "games": [
             {"id": g.id, "created": g.created, "mode": g.mode, "vision": g.vision, "first": g.first,
              "status": g.status, "result": g.result, "actions": n,
              "damaged": f"its {g.damage}" if g.damage else None} for g, n in rows]}))
         return 0
-    print(f"{len(rows) or 'no'} game{'' if len(rows) == 1 else 's'} in {store.path}")
+    print(f"{len(rows) or 'no'} game{'' if len(rows) == 1 else 's'} in {where}")
     for g, n in rows:
         if g.damage:
             print(f"{g.id:>4}  damaged: its {g.damage} does not read (see `quin store check`)")

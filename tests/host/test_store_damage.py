@@ -57,7 +57,8 @@ def test_quin_games_export_and_check_on_a_damaged_row(tmp_path, capsys, what):
         c.execute(DAMAGE[what])
     code, out, err = run("games", "--data-dir", str(tmp_path), capsys=capsys)
     assert code == 0 and "Traceback" not in err
-    assert len([line for line in out.splitlines() if line.strip()]) == 3
+    head, *rows = [line for line in out.splitlines() if line.strip()]
+    assert head.startswith("3 games in ") and len(rows) == 3  # every game listed, the damaged one too
     for gid in (1, 3):
         code, out, err = run("export", str(gid), "--data-dir", str(tmp_path), capsys=capsys)
         assert code == 0 and json.loads(out)["format"] == "quin-record/1"
@@ -123,7 +124,7 @@ def test_a_garbled_file_is_reported_and_salvaged(tmp_path, capsys):
     assert code == 0 and "is sound" in out
     kept = int(out.split(": ")[1].split()[0])
     code, out, err = run("games", "--data-dir", str(tmp_path), capsys=capsys)
-    assert code == 0 and len(out.splitlines()) == kept
+    assert code == 0 and len(out.splitlines()) == 1 + kept  # the line naming the store, then each game
 
 
 def test_salvage_keeps_every_intact_game_whole(tmp_path, capsys):

@@ -157,11 +157,13 @@ def test_quin_referee_exits_2_on_a_malformed_trace_with_one_line(tmp_path, capsy
 
 
 def test_rejected_inputs_in_a_trace_are_noted_not_fatal(tmp_path, capsys, played, trace):
-    extra = InputLine(trace.events[-1].t + 1, "white" if played.to_move == "black" else "black", {"type": "done"})
+    # the player not to move names an action of the mover's: refused, noted, and the run goes on
+    illegal = {"type": "choose", "action": played.legal_actions()[0].to_record()}
+    extra = InputLine(trace.events[-1].t + 1, "white" if played.to_move == "black" else "black", illegal)
     with_extra = type(trace)(trace.header, list(trace.events) + [extra])
     assert main(["referee", "--trace", write(tmp_path, with_extra)]) == 0
     err = capsys.readouterr().err
-    assert "input was rejected: it is" in err
+    assert f"input was rejected: it is {played.to_move}'s turn" in err
 
 
 def test_quin_simulate_writes_a_trace_that_referees_back(tmp_path, capsys, played):
