@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import PASS, Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
+from engine.actions import PASS, Pass, Reinforce, Resurrect, Swap, Time
 from engine.board import SPACE_NAMES as N
 from engine.game import FlashEvent
 from engine.randplay import random_game
 from engine.record import load_record, replay
 
-from .helpers import S, mv, play, position, reflect, reinforce, resurrect, swap, time_at
+from .helpers import mv, play, position, reflect, reinforce, resurrect, swap, time_at
 from .te_helpers import build, gravity, push
 
 PERFT = Path(__file__).parent / "perft"
