@@ -34,7 +34,7 @@ from . import wording
 from .corrections import corrections, say_list
 from .evidence import Evidence, Flip
 from .inputs import Word, check_input, parse_word, why_not
-from .matching import Candidate, Step, could_grow, plain
+from .matching import Candidate, Step, could_grow, maybe_void, plain
 from .notices import PUBLIC, InputError, Notice
 
 N = SPACE_NAMES
@@ -510,19 +510,26 @@ class Referee:
         return max((since.get(s, -INF) for s in spaces), default=-INF) + self.quiet
 
     def _over(self, c: Candidate, k: int, n: int) -> float | None:
-        """For an action that could still grow: when the evidence says it is over (None: not yet)."""
+        """For an action that could still grow: when the evidence says it is over (None: not yet).
+
+        Over at once with ``done``, or when the first flip after it is one the action could not
+        use (the rival lifting a tower, a tower put down with none of the mover's in the hand);
+        only the mover lifting another tower that may be a Void keeps it open.  Else after
+        ``multi_settle`` of stillness.  Decided from public facts, as ``could_grow`` is."""
         if not could_grow(self.game, c):
             return -INF
         if self._done_at is not None:
             return -INF
         ev = self.ev
-        board = self.game.state.board
-        mover = self.step.player
-        for f in ev.flips[k:]:
-            if not f.on and f.space in ev.base and board[f.space] != EMPTY and self.game.owner[board[f.space]] != mover:
-                return -INF  # the rival's debounced lift
         if k < n:
-            return None
+            f = ev.flips[k]
+            board = self.game.state.board
+            moved = {b: board[a] for a, b in c.effect.carries}  # who stands where once it is done
+            tower = moved.get(f.space, EMPTY if f.space in {a for a, _ in c.effect.carries} else board[f.space])
+            if (not f.on and tower != EMPTY and self.game.owner[tower] == self.step.player
+                    and maybe_void(self.game, tower)):
+                return None  # perhaps the next Void, or one taken back
+            return -INF
         last = ev.flips[-1].at if ev.flips else -INF
         return last + self.multi_settle
 

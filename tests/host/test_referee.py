@@ -725,6 +725,17 @@ def test_void_gravity_that_could_still_grow_waits_but_not_past_the_rivals_first_
     assert play.played() == [gravity("w35", {"w18": "w34"}), mv("b35", "b36")]
 
 
+def test_void_gravity_that_could_still_grow_ends_when_the_rival_puts_a_tower_down():
+    """The rival's first act may be a placement (a Reinforcement onto their Gateway), not a lift: a tower
+    put down with none of the mover's in the hand is no part of the mover's Gravity."""
+    game = third_eye({"w35": "V", "w18": "V", "w58": "V", "b35": "s"}, reserve={"black": "P"})
+    play = Play(game)
+    play.move("w18", "w34", then=0.3)
+    play.say("black", {"type": "reinforce", "pieces": ["peripheral"]})
+    play.place("b59", then=0.5)
+    assert play.played() == [gravity("w35", {"w18": "w34"}), reinforce(b59="peripheral")]
+
+
 def test_void_gravity_still_ends_after_the_stillness_window():
     game = growing()
     play = Play(game)
