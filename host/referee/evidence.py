@@ -68,6 +68,22 @@ class Evidence:
         b = self.board(k)
         return frozenset(s for s in self.touched(k) if s in self.base and s in b)
 
+    def rested_in_passing(self, k: int, quiet: float) -> frozenset[int]:
+        """Spaces empty at the base and again after ``k`` flips on which a tower stood at least
+        ``quiet`` in between: by the referee's tolerance a placement, which an action must explain
+        (a tower only passing over a space rests less)."""
+        b = self.board(k)
+        since: dict[int, float] = {}
+        out = set()
+        for f in self.flips[:k]:
+            if f.space in self.base or f.space in b:
+                continue
+            if f.on:
+                since[f.space] = f.settled
+            elif f.space in since and f.began - since.pop(f.space) >= quiet:
+                out.add(f.space)
+        return frozenset(out)
+
     def last_flip(self, space: int, k: int | None = None) -> Flip | None:
         for f in reversed(self.flips[: len(self.flips) if k is None else k]):
             if f.space == space:

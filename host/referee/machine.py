@@ -522,14 +522,20 @@ class Referee:
             return -INF
         ev = self.ev
         if k < n:
-            f = ev.flips[k]
             board = self.game.state.board
-            moved = {b: board[a] for a, b in c.effect.carries}  # who stands where once it is done
-            tower = moved.get(f.space, EMPTY if f.space in {a for a, _ in c.effect.carries} else board[f.space])
-            if (not f.on and tower != EMPTY and self.game.owner[tower] == self.step.player
-                    and maybe_void(self.game, tower)):
-                return None  # perhaps the next Void, or one taken back
-            return -INF
+            mover = self.step.player
+            sources = {a for a, _ in c.effect.carries}
+            standing = {b: board[a] for a, b in c.effect.carries}  # who stands where once it is done
+            in_hand = 0
+            for f in ev.flips[k:]:
+                tower = standing.get(f.space, EMPTY if f.space in sources else board[f.space])
+                if not f.on and tower != EMPTY and self.game.owner[tower] == mover and maybe_void(self.game, tower):
+                    in_hand += 1  # perhaps the next Void, or one taken back
+                elif f.on and in_hand:
+                    in_hand -= 1
+                else:
+                    return -INF  # a flip the Gravity could not use: the rival's, or a tower from nowhere
+            return None
         last = ev.flips[-1].at if ev.flips else -INF
         return last + self.multi_settle
 
@@ -554,7 +560,7 @@ class Referee:
                 comp = [c for c in comp if c in pool]
             if not comp:
                 continue
-            back = ev.lifted_and_back(k)
+            back = ev.lifted_and_back(k) | ev.rested_in_passing(k, self.quiet)
             for c in comp:
                 if k < n and self.ev.disturbed_after(k, c.touched, self.quiet):
                     continue
