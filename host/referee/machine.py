@@ -554,6 +554,11 @@ class Referee:
         # Every action complete somewhere in the evidence, with how much it leaves unexplained
         # (towers lifted and put back that it does not touch).
         options: list[tuple[tuple, int, Candidate]] = []
+        # Actions the whole evidence may still be on the way to: an action complete earlier that one
+        # of them contains is only its first part (a Time tower lifted on the way to a Memory Swap).
+        rem, add = ev.change()
+        moved = rem | add
+        ahead = [c for c in (pool if pool is not None else step.cands) if moved <= c.touched]
         for k in range(n, 0, -1):
             comp = step.complete(ev, k)
             if pool is not None:
@@ -563,6 +568,8 @@ class Referee:
             back = ev.lifted_and_back(k) | ev.rested_in_passing(k, self.quiet)
             for c in comp:
                 if k < n and self.ev.disturbed_after(k, c.touched, self.quiet):
+                    continue
+                if k < n and any(d is not c and c.touched < d.touched for d in ahead):
                     continue
                 if k < n and could_grow(self.game, c) and self._over(c, k, n) is None:
                     continue
