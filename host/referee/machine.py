@@ -596,7 +596,10 @@ class Referee:
             if not needing:
                 return False
             rested = self._rested(needing[0], k, len(self.ev), blocking)
-            if rested is None or not self._later(max(rested, self.ev.flips[k - 1].at + self.word_wait)):
+            # Towers only lifted (a failing Time's tower off the board): more may come, a slow hand
+            # may be carrying one, so ask only if it lasts.
+            wait = self.hold if all(c.emptied and not c.filled for c in needing) else self.word_wait
+            if rested is None or not self._later(max(rested, self.ev.flips[k - 1].at + wait)):
                 return False
             words = {c.word for c in needing}
             classes = step.classes(needing)
