@@ -559,6 +559,7 @@ class Referee:
         rem, add = ev.change()
         moved = rem | add
         ahead = [c for c in (pool if pool is not None else step.cands) if moved <= c.touched]
+        hurried: list[tuple[int, Candidate]] = []  # complete earlier, but touched again before they rested
         for k in range(n, 0, -1):
             comp = step.complete(ev, k)
             if pool is not None:
@@ -567,11 +568,12 @@ class Referee:
                 continue
             back = ev.lifted_and_back(k) | ev.rested_in_passing(k, self.quiet)
             for c in comp:
-                if k < n and self.ev.disturbed_after(k, c.touched, self.quiet):
-                    continue
                 if k < n and any(d is not c and c.touched < d.touched for d in ahead):
                     continue
                 if k < n and could_grow(self.game, c) and self._over(c, k, n) is None:
+                    continue
+                if k < n and self.ev.disturbed_after(k, c.touched, self.quiet):
+                    hurried.append((k, c))
                     continue
                 unexplained = len(back - c.touched)
                 options.append(((unexplained, -k), k, c))
@@ -584,8 +586,29 @@ class Referee:
         # Nothing complete.  A flash under way?
         if pool is None and self._flash_seen(n, blocking, out):
             return False
+        # A rival who did not wait even a moment (a Time rewind lifting the tower just put down):
+        # an action touched again before its spaces rested is read only if what came after is,
+        # in full, an action of the next step.
+        if not blocking and self._later(ev.flips[-1].at + self.quiet):
+            for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
+                if self._next_step_explains(c, k):
+                    self._commit_now(c, k, out)
+                    return True
         self._nothing_fits(n, blocking, out)
         return False
+
+    def _next_step_explains(self, c: Candidate, k: int) -> bool:
+        """Would the flips after the first ``k`` show a whole action of the step after ``c``?"""
+        game = self.game
+        game.push(c.action)
+        try:
+            nxt = Step(game)
+            rest = Evidence(nxt.base, self.ev.flips[k:])
+            words = self.words[nxt.player]
+            return any(d.word is None or any(w.fits(d.action, d.word) for w in words)
+                       for d in nxt.complete(rest, len(rest)))
+        finally:
+            game.pop()
 
     def _decide_at(self, k: int, n: int, here: list[Candidate], blocking: set[int], out: list) -> bool:
         step = self.step
