@@ -594,7 +594,7 @@ class Referee:
                 if self._next_step_explains(c, k):
                     self._commit_now(c, k, out)
                     return True
-        self._nothing_fits(n, blocking, out)
+        self._nothing_fits(n, blocking, out, forget=not hurried)
         return False
 
     def _next_step_explains(self, c: Candidate, k: int) -> bool:
@@ -695,7 +695,7 @@ class Referee:
         self._start_flash(sorted(pairs[0], key=plain), out)
         return True
 
-    def _nothing_fits(self, n: int, blocking: set[int], out: list) -> None:
+    def _nothing_fits(self, n: int, blocking: set[int], out: list, forget: bool = True) -> None:
         step, ev = self.step, self.ev
         S = ev.board()
         B = step.base
@@ -711,7 +711,8 @@ class Referee:
         if S == B:
             # Towers lifted and put back, explaining nothing: not an action; forget those touches
             # (unless the mover declared something: then they may be its first part).
-            if not self.words[mover] and self.state is not Phase.TIME and self._later(last + self.quiet):
+            # Kept while an action was complete in it: the rival may be undoing it (a Time rewind).
+            if forget and not self.words[mover] and self.state is not Phase.TIME and self._later(last + self.quiet):
                 self._cut(n, B)
                 self._clear_waiting(out)
             return
