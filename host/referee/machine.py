@@ -560,6 +560,7 @@ class Referee:
         moved = rem | add
         ahead = [c for c in (pool if pool is not None else step.cands) if moved <= c.touched]
         hurried: list[tuple[int, Candidate]] = []  # complete earlier, but touched again before they rested
+        held: list[tuple] = []  # scores of readings that may still turn out right (a Gravity still open)
         for k in range(n, 0, -1):
             comp = step.complete(ev, k)
             if pool is not None:
@@ -568,17 +569,22 @@ class Referee:
                 continue
             back = ev.lifted_and_back(k) | ev.rested_in_passing(k, self.quiet)
             for c in comp:
-                if k < n and any(d is not c and c.touched < d.touched for d in ahead):
-                    continue
-                if k < n and could_grow(self.game, c) and self._over(c, k, n) is None:
+                score = (len(back - c.touched), -k)  # towers it leaves unexplained, then the longest
+                if k < n and (any(d is not c and c.touched < d.touched for d in ahead)
+                              or could_grow(self.game, c) and self._over(c, k, n) is None):
+                    held.append(score)
                     continue
                 if k < n and self.ev.disturbed_after(k, c.touched, self.quiet):
                     hurried.append((k, c))
                     continue
-                unexplained = len(back - c.touched)
-                options.append(((unexplained, -k), k, c))
+                options.append((score, k, c))
         if options:
             best = min(o[0] for o in options)
+            if held and min(held) < best:
+                # A better reading is still open (the first Void of a Gravity, the rival pushing it
+                # next): never commit a worse one meanwhile.
+                self._nothing_fits(n, blocking, out, forget=False)
+                return False
             k = best[1] * -1
             here = [c for score, kk, c in options if score == best]
             return self._decide_at(k, n, here, blocking, out)
