@@ -558,7 +558,8 @@ class Referee:
         # of them contains is only its first part (a Time tower lifted on the way to a Memory Swap).
         rem, add = ev.change()
         moved = rem | add
-        ahead = [c for c in (pool if pool is not None else step.cands) if moved <= c.touched]
+        ahead = [c for c in (pool if pool is not None else step.cands)
+                 if moved <= c.touched and ev.causal(c.effect.carries)]
         hurried: list[tuple[int, Candidate]] = []  # complete earlier, but touched again before they rested
         held: list[tuple] = []  # scores of readings that may still turn out right (a Gravity still open)
         for k in range(n, 0, -1):
