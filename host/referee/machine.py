@@ -601,7 +601,7 @@ class Referee:
                 if self._next_step_explains(c, k):
                     self._commit_now(c, k, out)
                     return True
-        self._nothing_fits(n, blocking, out, forget=not hurried)
+        self._nothing_fits(n, blocking, out, forget=not (hurried or held))
         return False
 
     def _next_step_explains(self, c: Candidate, k: int) -> bool:
