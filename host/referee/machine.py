@@ -390,6 +390,7 @@ class Referee:
         if self.stats is not None:
             self.stats["builds"].append(_time.perf_counter() - t0)
         self.ev = evidence if evidence is not None else Evidence(self.step.base)
+        self._after_cache: dict[tuple, tuple[bool, bool]] = {}
         self._asked = None
         self._lock: list[Candidate] | None = None
         self._lock_result: frozenset[int] | None = None
@@ -403,6 +404,7 @@ class Referee:
         """Drop the first ``k`` flips of the evidence (they were nothing: the board is back at ``base``)."""
         self.ev = self.ev.rest(k, base)
         self.step.forget()
+        self._after_cache = {}
 
     def _run(self, now: float, flipped: frozenset[int]) -> list[Notice]:
         out: list[Notice] = []
@@ -578,6 +580,8 @@ class Referee:
                 if k < n and self.ev.disturbed_after(k, c.touched, self.quiet):
                     hurried.append((k, c))
                     continue
+                if k < n and not self._next_step(c, k)[0]:
+                    continue  # what came after is no beginning of the next step (a move taken back)
                 options.append((score, k, c))
         if options:
             best = min(o[0] for o in options)
@@ -598,24 +602,34 @@ class Referee:
         # in full, an action of the next step.
         if not blocking and self._later(ev.flips[-1].at + self.quiet):
             for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
-                if self._next_step_explains(c, k):
+                if self._next_step(c, k)[1]:
                     self._commit_now(c, k, out)
                     return True
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
         return False
 
-    def _next_step_explains(self, c: Candidate, k: int) -> bool:
-        """Would the flips after the first ``k`` show a whole action of the step after ``c``?"""
+    def _next_step(self, c: Candidate, k: int) -> tuple[bool, bool]:
+        """Would the flips after the first ``k`` be, after ``c``, (the beginning of, a whole) action
+        of the next step?  Asked only of readings that end before the evidence does."""
+        key = (k, c.action, len(self.ev))
+        hit = self._after_cache.get(key)
+        if hit is not None:
+            return hit
         game = self.game
         game.push(c.action)
         try:
             nxt = Step(game)
             rest = Evidence(nxt.base, self.ev.flips[k:])
+            rem, add = rest.change()
+            moved = rem | add
             words = self.words[nxt.player]
-            return any(d.word is None or any(w.fits(d.action, d.word) for w in words)
-                       for d in nxt.complete(rest, len(rest)))
+            begun = any(moved <= d.touched and rest.causal(d.effect.carries) for d in nxt.cands)
+            whole = begun and any(d.word is None or any(w.fits(d.action, d.word) for w in words)
+                                  for d in nxt.complete(rest, len(rest)))
         finally:
             game.pop()
+        self._after_cache[key] = (begun, whole)
+        return begun, whole
 
     def _decide_at(self, k: int, n: int, here: list[Candidate], blocking: set[int], out: list) -> bool:
         step = self.step
