@@ -315,6 +315,13 @@ class Referee:
         if word.kind == "choose" and self.state is Phase.FLASH and word.action not in [c.action for c in self._lock]:
             raise InputError(f"choose: {word.action} is not the flash under way on {N[self._lock[0].flash.at]}")
         reason = why_not(game, word)
+        if reason and len(self.ev) and word.kind != "choose":
+            # Not possible yet, but the board shows something not read yet (the Time tower just
+            # resurrected): the word waits for the rest of the turn, and is refused then if still
+            # impossible.
+            self.words[player].append(word)
+            out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.AFTER}))
+            return
         if reason:
             raise InputError(reason)
         if word.kind == "time" and (self._time is not None or any(w.kind == "time" for w in self.words[player])):

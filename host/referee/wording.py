@@ -67,6 +67,7 @@ def word_text(word: Word) -> str:
 
 
 QUEUED = "noted: it counts when your turn begins"
+AFTER = "noted: it counts once the board shows what you did before it"
 ALREADY = "nothing to finish: your action is recorded"
 ASK_SEVERAL = "the board fits several actions: which one did you play?"
 ASK_FLASH = "several flashes fit the board: which one?"

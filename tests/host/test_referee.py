@@ -452,6 +452,22 @@ def test_a_resurrection_placed_before_its_word_and_moved_on_at_once_is_both_acti
     assert not questions(play)
 
 
+def test_a_time_word_for_a_time_tower_not_read_yet_waits_for_it():
+    """Rulebook, Stacking Powers: "it is perfectly legal to use Time and Resurrect on the same turn, in either
+    order".  The mover resurrects their Time tower and says "time" before the Resurrection is read."""
+    game = third_eye({"w35": "S", "b35": "p"}, totem=("white",))
+    assert Resurrect("time", S("b39")) in game.legal_actions()
+    play = Play(game)
+    play.place("b39", then=0.1)  # the resurrected Time tower, its word not given yet
+    got = play.say("white", {"type": "time"})  # no Time tower in the game yet: not refused
+    assert [(n.audience, n.kind) for n in got] == [("white", "instruction")]
+    play.say("white", {"type": "resurrect", "piece": "time"})
+    play.lift("b39", then=0.3)
+    play.move("b35", "b37", then=0.6)
+    assert play.played() == [Resurrect("time", S("b39")), Time(S("b39"), S("b35"), S("b37"))]
+    assert not questions(play)
+
+
 def rewindable():
     """White to move after Black's Peripheral b35-b33; White holds Time on w38, Memory w18."""
     game = classic({"w38": "T", "w18": "M", "w28": "V", "b35": "p"}, "black")
