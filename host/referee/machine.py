@@ -367,6 +367,13 @@ class Referee:
             self._cut(asked["k"], self.step.base)
             self._evaluate_now(out)
             return
+        if asked is not None and asked["kind"] == "word":
+            # "Which tower did you bring in?" -- "None": the board shows something else (a sensor
+            # that reads wrong, a tower knocked over); what it needs is said next.
+            self._declined.update(asked["options"])
+            self._drop_asked(out, wording.NONE_OF_THEM)
+            self._evaluate_now(out)
+            return
         step, ev = self.step, self.ev
         if not len(ev) and not self.deb.pending:
             if step.can_pass and self.state is not Phase.TIME:
@@ -403,6 +410,7 @@ class Referee:
         self._lock_result: frozenset[int] | None = None
         self._flash_info: dict | None = None
         self._done_at: float | None = None
+        self._declined: set[Action] = set()  # actions the mover said "done" (none of them) to
         self.public_instructions = []
         self.private_instructions = {p: [] for p in PLAYERS}
         self._said = {}
@@ -581,6 +589,8 @@ class Referee:
                 continue
             back = ev.lifted_and_back(k) | ev.rested_in_passing(k, self.quiet)
             for c in comp:
+                if c.action in self._declined:
+                    continue
                 score = (len(back - c.touched), -k)  # towers it leaves unexplained, then the longest
                 if k < n and (any(d is not c and c.touched < d.touched for d in ahead)
                               or could_grow(self.game, c) and self._over(c, k, n) is None):

@@ -373,12 +373,30 @@ def test_a_reinforcement_is_never_guessed_the_mover_names_the_piece():
     assert play.played() == [] and not questions(play)  # the word may still come
     play.wait(1.0)
     (q,) = questions(play)
-    assert q.audience == "white" and q.data["text"] == "which tower did you bring in?"
+    assert q.audience == "white" and q.data["text"].startswith("which tower did you bring in?")
     assert reinforce(w19="void").to_record() in q.data["options"]
     play.say("white", {"type": "reinforce", "pieces": ["void"]})
     assert play.played() == [reinforce(w19="void")]
     public = [n for n in play.notices if n.audience == "public" and n.kind == "committed"][-1]
     assert public.data["action"] == {"type": "reinforce", "to": {"w19": None}}
+
+
+def test_done_answers_which_tower_with_none_and_the_board_is_read_again():
+    """A sensor that reads a tower where there is none (stuck) looks like a Reinforcement: the mover says it
+    was none, and is told what the board needs instead."""
+    game = classic({"w35": "S", "b35": "s"}, reserve={"white": ["V", "T"]})
+    play = Play(game)
+    play.board.stick(S("w19"), True)  # the sensor under the empty Gateway w19 reads a tower
+    play.wait(1.5)
+    assert questions(play, "white")
+    play.say("white", {"type": "done"})
+    assert play.ref.private_status("white")["question"] is None
+    play.wait(0.5)
+    waiting = [n for n in play.notices if n.kind == "waiting" and n.audience == "white"]
+    assert waiting and waiting[-1].data["instructions"] == [{"do": "clear", "space": "w19", "text": "clear w19"}]
+    play.board.stick(S("w19"), None)  # the sensor heals
+    play.move("w35", "w36", then=0.5)
+    assert play.played() == [mv("w35", "w36")]
 
 
 @pytest.mark.parametrize("word_after", [0.2, 0.8])
