@@ -26,8 +26,19 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.actions import PASS, Action, Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
-from engine.actions import action_from_record
+from engine.actions import (
+    PASS,
+    Action,
+    Gravity,
+    Move,
+    Pass,
+    Reflect,
+    Reinforce,
+    Resurrect,
+    Swap,
+    Time,
+    action_from_record,
+)
 from engine.board import PLAYERS, SPACE_NAMES, SPACES
 from engine.errors import QuinError
 from engine.game import EMPTY, FlashEvent, Game, TimeEvent
@@ -58,7 +69,15 @@ from .timing import (
     STUCK_SENSOR,
     SWAP_AFTER_LAG,
 )
-from .truth import Effect, declaration, illegal_move, look_alikes, nearest, physical_effect, straight_path
+from .truth import (
+    Effect,
+    declaration,
+    illegal_move,
+    look_alikes,
+    nearest,
+    physical_effect,
+    straight_path,
+)
 
 N = SPACE_NAMES
 PUBLIC = "public"
@@ -597,9 +616,9 @@ class Hands:
         """Wait for the referee to point at the mistake on ``spaces``, then put it right."""
         names = {N[s] for s in spaces}
 
-        def points_at_it(n) -> bool:
+        def points_at_it(n) -> bool:  # on either phone or the status page: someone at the table reads it
             items = n.data.get("instructions") if isinstance(n.data, dict) else None
-            return bool(items) and n.audience in (player, PUBLIC) and any(_mentions(i, names) for i in items)
+            return bool(items) and any(_mentions(i, names) for i in items)
 
         wait = FAULT_WAIT["open" if self.open_loop else "closed"][kind]
         self._faults_active += 1
@@ -721,7 +740,8 @@ class Hands:
             "latency": latency,
             "refusals": self.refusals,
             "rejections": len(self.rejections),
-            "spurious_corrections": self.spurious,
+            "spurious_corrections": len(self.spurious),
+            "spurious_first": self.spurious[:5],
             "wrong_announcements": self.wrong_announcements,
             "faults": [{"index": k, "kind": kind, "spaces": [N[s] for s in spaces]} for k, kind, spaces in self.fault_log],
             "fault_outcomes": self.fault_outcomes,

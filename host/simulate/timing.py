@@ -74,7 +74,7 @@ PACES = {
         gravity_gap=(0.3, 0.9),
         declare_lead=(0.4, 1.5),
         declare_variants=("before",),
-        swap_after=0.5,
+        swap_after=0.3,  # now and then a Memory Swap is made first and declared (or asked) after
         done_after=0.3,
         look=True,
     ),
@@ -90,7 +90,7 @@ PACES = {
         # before: declared well ahead; close: placed within 0.2 s of the declaration;
         # after: placed before the declaration arrives
         declare_variants=("before", "close", "after"),
-        swap_after=0.4,
+        swap_after=0.0,  # a swap is declared before it is made, sometimes done after
         done_after=0.5,
         look=False,
     ),

@@ -10,7 +10,17 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.actions import Action, Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
+from engine.actions import (
+    Action,
+    Gravity,
+    Move,
+    Pass,
+    Reflect,
+    Reinforce,
+    Resurrect,
+    Swap,
+    Time,
+)
 from engine.board import EDGES, IS_HORIZON, RAYS, SPACES
 from engine.game import EMPTY, Game
 
@@ -164,7 +174,6 @@ def nearest(space: int, among: set[int] | frozenset[int]) -> int | None:
 def illegal_move(game: Game, rng: random.Random) -> tuple[int, int] | None:
     """An own tower and an empty space such that lifting the one and placing it on the other
     matches no legal action at all (found with the engine's legal actions)."""
-    st = game.state
     me = game.to_move
     seen = set()
     for a in game.legal_actions():
@@ -173,6 +182,7 @@ def illegal_move(game: Game, rng: random.Random) -> tuple[int, int] | None:
         e = physical_effect(game, a)
         if len(e.emptied) == 1 and len(e.filled) == 1:
             seen.add((next(iter(e.emptied)), next(iter(e.filled))))
+    st = game.state  # after the pushes and pops above: pop puts back a copy, not the same object
     own = sorted(s for s in SPACES if st.board[s] != EMPTY and game.owner[st.board[s]] == me)
     empty = sorted(s for s in SPACES if st.board[s] == EMPTY)
     rng.shuffle(own)

@@ -9,9 +9,16 @@ import pytest
 
 from engine.actions import Gravity, Move, Reinforce, Resurrect
 from engine.randplay import random_game
-from engine.record import to_record
+from engine.record import to_record, turns_of
 from host.simulate import LEVELS, NOISE, PACES, Hands, Simulator, simulate
-from host.simulate.timing import BUMP, FLICKER_WINDOW, HOVER, HOVER_GAP, SLIDE_DWELL, SLOW
+from host.simulate.timing import (
+    BUMP,
+    FLICKER_WINDOW,
+    HOVER,
+    HOVER_GAP,
+    SLIDE_DWELL,
+    SLOW,
+)
 from host.trace import InputLine, SnapshotLine, TraceHeader, referee_trace
 
 EPS = 1e-6
@@ -195,8 +202,6 @@ def test_brisk_players_keep_the_gaps_of_people_who_do_not_wait():
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_an_open_loop_trace_referees_back_to_its_record(played, level):
-    from host.referee import Referee  # noqa: F401  (the harness side may hold both)
-
     run = referee_trace(simulate(played, 13, level))
     assert run.complete
     assert to_record(run.referee.game) == to_record(played)
@@ -205,7 +210,7 @@ def test_an_open_loop_trace_referees_back_to_its_record(played, level):
 def test_the_staged_fault_interface_stages_its_faults(played):
     sim = Simulator(TraceHeader.of_game(played), 3, "low", {10: "stuck_on", 20: "illegal"})
     sim.setup()
-    sim.play([(p, tuple(a)) for p, a in __import__("engine.record", fromlist=["turns_of"]).turns_of(played)])
+    sim.play([(p, tuple(a)) for p, a in turns_of(played)])
     trace = sim.trace()
     assert [(k, kind) for k, kind, _ in sim.fault_log] == [(10, "stuck_on"), (20, "illegal")]
     assert snaps(trace)[-1].occupied == played.occupied()
@@ -218,3 +223,23 @@ def test_unknown_noise_levels_paces_and_faults_are_refused(played):
         simulate(played, 0, "low", pace="frantic")
     with pytest.raises(ValueError, match="faults"):
         simulate(played, 0, "low", {3: "earthquake"})
+
+
+def test_a_staged_illegal_move_lifts_an_own_tower_onto_an_empty_space_no_legal_action_fits():
+    from host.simulate.truth import physical_effect
+
+    for seed, mode in ((30003, "classic"), (8, "third_eye"), (9, "classic")):
+        played = random_game(seed, mode, 40)
+        for k in range(4, 40, 5):
+            hands = Hands(played, seed, "none", "relaxed", {k: "illegal"}, open_loop=True)
+            while hands.next_time() is not None:
+                hands.step()
+            ((number, kind, (f, t)),) = hands.fault_log
+            game = TraceHeader.of_game(played).new_game()
+            for _, _, action in played.log[:k]:
+                game.push(action)
+            tower = game.state.board[f]
+            assert tower != -1 and game.owner[tower] == game.to_move and game.state.board[t] == -1
+            footprints = {(e.emptied, e.filled) for e in (physical_effect(game, a) for a in game.legal_actions())}
+            assert (frozenset((f,)), frozenset((t,))) not in footprints
+            assert snaps(hands.trace())[-1].occupied == played.occupied()

@@ -20,9 +20,9 @@ from engine.board import SPACE_NAMES as N
 from engine.randplay import random_game
 from engine.record import to_record
 from host.simulate import Hands, run_closed_loop
+from host.simulate.oracle import same_game
 from host.simulate.timing import ANSWER, FOLLOW
 from host.simulate.truth import look_alikes
-from host.simulate.oracle import same_game
 from host.trace import InputLine, referee_trace
 
 ROOT = Path(__file__).resolve().parents[2]
