@@ -66,7 +66,7 @@ class Pace:
 PACES = {
     "relaxed": Pace(
         think=(1.5, 3.5),
-        tap_first=(1.5, 3.5),
+        tap_first=(1.7, 3.5),  # a relaxed tap comes once the rival's turn is well over
         between=(0.8, 2.0),
         carry=(0.3, 0.8),
         hands=(0.15, 0.5),
