@@ -322,3 +322,27 @@ def test_the_recorded_trace_referees_again_exactly_as_the_loop_went(mode):
     assert again.referee.game.log == run.referee.game.log
     assert [(n.audience, n.kind, n.data) for n in again.notices] == [(n.audience, n.kind, n.data) for _, n in run.notices]
     assert [r[3] for r in again.rejected_inputs] == [r[3] for r in run.refused]
+
+
+def test_quin_simulate_plays_the_closed_loop_at_either_pace(tmp_path, capsys):
+    import json
+
+    from host.cli import main
+
+    played = random_game(11, "classic", 40)
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps(to_record(played)), encoding="utf-8")
+    out = tmp_path / "brisk.trace"
+    assert main(["simulate", str(record), "--seed", "2", "--pace", "brisk", "--noise", "low", "-o", str(out)]) == 0
+    note = capsys.readouterr().err
+    assert main(["simulate", str(record), "--seed", "2", "--pace", "brisk", "--noise", "low"]) == 0
+    again = capsys.readouterr()
+    assert again.out == out.read_text(encoding="utf-8") and again.err == note  # seeded, closed loop included
+    code = main(["referee", "--trace", str(out)])
+    refereed = json.loads(capsys.readouterr().out)
+    # The note says when the referee did not keep up; the trace referees again to the same end.
+    assert (code == 0 and not note) or note.startswith("quin: note: the referee committed ")
+    assert refereed["format"] == "quin-record/1"
+    with pytest.raises(SystemExit) as refused:
+        main(["simulate", str(record), "--pace", "frantic"])
+    assert refused.value.code == 2 and "--pace" in capsys.readouterr().err
