@@ -393,6 +393,7 @@ class Hands:
         swap_after = kind is Swap and not alike and rng.random() < pace.swap_after
         taps_first = bool(alike) or kind is Pass or kind is Time or variant in ("before", "close") or (
             kind is Swap and not swap_after)
+        base = max(self.t_end, self.machine.now)
         if step.first:
             t = self._gap(pace.tap_first if taps_first else pace.think)
         else:
@@ -438,6 +439,8 @@ class Hands:
         if (kind is Gravity or (kind is Reinforce and len(action.placements) > 1)) and rng.random() < pace.done_after:
             after.append(("end", DONE_LAG, {"type": "done"}))
 
+        if step.first:  # a tap may come at once; hands reach the board no sooner than a think
+            start = max(start, at(base + pace.think[0]))
         end, down = yield from self._perform(k, player, action, effect, board, fault, start, news)
         for anchor, lag, data in after:
             if self.open_loop and data["type"] == "done":

@@ -166,7 +166,8 @@ def last_toggle(hands, k):
 
 
 def test_brisk_players_keep_the_gaps_of_people_who_do_not_wait():
-    gaps = {"rival": [], "turn": [], "voids": [], "tap_settling": 0, "placed_first": 0, "placed_close": 0}
+    gaps = {"rival": [], "turn": [], "voids": [], "hands_first": [], "tap_settling": 0, "placed_first": 0,
+            "placed_close": 0}
     pace = PACES["brisk"]
     for seed, mode in ((4, "classic"), (5, "third_eye"), (6, "classic"), (7, "third_eye")):
         played = random_game(seed, mode, 150)
@@ -181,6 +182,8 @@ def test_brisk_players_keep_the_gaps_of_people_who_do_not_wait():
                 continue
             if type(action) is Move and k not in said:
                 gaps["rival" if step.first else "turn"].append(first_toggle(hands, k) - prev)
+            if step.first and first_toggle(hands, k) is not None:
+                gaps["hands_first"].append(first_toggle(hands, k) - prev)  # a tap may be quicker, hands not
             if step.first and k in said and said[k] - prev <= 0.3:
                 gaps["tap_settling"] += 1  # a tap while the previous turn still settles
             if type(action) in (Reinforce, Resurrect) and k in said:
@@ -197,6 +200,7 @@ def test_brisk_players_keep_the_gaps_of_people_who_do_not_wait():
     assert gaps["rival"] and all(pace.think[0] - EPS <= g <= 0.5 + EPS for g in gaps["rival"])
     assert gaps["turn"] and all(0.3 - EPS <= g <= pace.between[1] + EPS for g in gaps["turn"])
     assert gaps["voids"] and all(0.2 - EPS <= g <= 1.0 + EPS for g in gaps["voids"])
+    assert min(gaps["hands_first"]) >= pace.think[0] - EPS
     assert gaps["tap_settling"] and gaps["placed_first"] and gaps["placed_close"]
 
 
