@@ -1,124 +1,272 @@
-"""Soak the referee: many random games per mode and noise level through the physical-play
-simulator; prints JSON with the games played and every one not reproduced exactly (the bar is zero).
+"""Soak the referee against the closed-loop hands model (host.simulate): many random games of
+both modes, at every noise level and both paces; prints JSON.
 
-``--pace brisk`` plays with players who start 0.7-1.3 s after the previous action (often
-before the referee has committed it) and phones that retry an input refused as out of turn
-once it is that player's turn.  There the record need not come out exactly (a refused
-input can change what a player meant); what counts is "wrong": a commit whose resulting
-state differs from the played game's.
+The players (host.simulate.Hands) are written apart from the referee and react only to its
+notices; this script is the harness that puts the two together (it may import both).  For
+every game it reports how it ended:
 
-Usage: python bench/referee_soak.py [--games N] [--max-actions N] [--start SEED] [--pace relaxed|brisk]
+- exact: the refereed record is the played one;
+- same_game: it differs only in turns that leave the same game (the simulator's own
+  oracle) and the rest of the played record is legal from them;
+- wrong: the referee committed an action whose game differs from the played one;
+- stuck: the referee was left waiting (what it said it waits for is kept);
+- differs: every action read as the same game, yet the rest of the record is not legal
+  from them (an oracle bug: expected never).
+
+and counts questions (needed: the options lead to different games; needless: they do not),
+refused inputs, and the commit latency after the last raw sensor change of each action, by
+action kind.  The worst games are listed with (seed, mode, noise, pace), so each replays:
+``python bench/referee_soak.py --replay SEED MODE NOISE PACE`` prints that one game.
+
+Usage: python bench/referee_soak.py [--games N] [--modes ...] [--noise ...] [--pace ...]
+           [--max-actions N] [--start SEED] [--jobs J] [--quick] [--worst N] [--faults]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import host.simulate as simulate_module  # noqa: E402
-from engine.game import Game  # noqa: E402
+from engine.actions import Move  # noqa: E402
+from engine.flash import CAPTURE, FLASH_TABLE  # noqa: E402
+from engine.game import EMPTY  # noqa: E402
 from engine.randplay import random_game  # noqa: E402
 from engine.record import to_record  # noqa: E402
-from host.referee import InputError, Referee  # noqa: E402
-from host.simulate import LEVELS, simulate  # noqa: E402
-from host.trace import SnapshotLine, referee_trace  # noqa: E402
+from host.referee import Referee  # noqa: E402
+from host.simulate import FAULTS, LEVELS, PACE_NAMES, Hands, run_closed_loop  # noqa: E402
+from host.trace import referee_trace  # noqa: E402
+
+MODES = ("classic", "third_eye")
+SPACE = re.compile(r"\b(?:[wb]\d\d|h[we]\d|[wb]i|fs)\b")
 
 
-def referee_with_retrying_phones(trace):
-    ref = Referee(trace.header.new_game())
-    waiting = []
-
-    def retry(t):
-        for item in list(waiting):
-            if ref.phase == "play" and not ref.game.is_over() and ref.game.to_move == item.player:
-                waiting.remove(item)
-                try:
-                    ref.input(item.player, item.input, max(t, ref.now))
-                except InputError:
-                    pass
-
-    def drain(until):
-        while (due := ref.next_deadline()) is not None and (until is None or due <= until):
-            ref.tick(due)
-            retry(due)
-
-    for e in trace.events:
-        drain(e.t)
-        if isinstance(e, SnapshotLine):
-            ref.feed(e.snapshot())
-        else:
-            try:
-                ref.input(e.player, e.input, e.t)
-            except InputError as exc:
-                if "turn" in str(exc):
-                    waiting.append(e)
-        retry(e.t)
-    drain(None)
-    return ref
-
-
-def first_difference(played, game):
-    """(index, state differs?) of the first commit that is not the played action, or None."""
-    got = [(p, a) for _, p, a in game.log]
-    want = [(p, a) for _, p, a in played.log]
-    for k, (a, b) in enumerate(zip(got, want)):
-        if a != b:
-            replay = Game(played.setups["white"], played.setups["black"], played.mode, played.vision, played.first)
-            for _, _, action in played.log[:k]:
-                replay.push(action)
-            replay.push(a[1])
-            mine = replay.state.key()
-            replay.pop()
-            replay.push(b[1])
-            return k, mine != replay.state.key()
+def fault_at(played, kind: str) -> int | None:
+    """An action number (from the 7th on) where a fault of ``kind`` can be staged."""
+    game = played.__class__(played.setups["white"], played.setups["black"], played.mode, played.vision, played.first)
+    for i, (_, _, action) in enumerate(played.log):
+        flash = type(action) is Move and game.state.board[action.to] != EMPTY
+        if i >= 6:
+            if kind in ("stuck_off", "stuck_on", "illegal"):
+                return i
+            if kind == "knock" and type(action) is Move and not flash:
+                return i
+            if kind == "wrong_outcome" and flash:
+                pair = (game.piece[game.state.board[action.frm]], game.piece[game.state.board[action.to]])
+                if FLASH_TABLE[game.mode][pair] == CAPTURE:
+                    return i
+        game.push(action)
     return None
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description="referee soak over random simulated games")
-    ap.add_argument("--games", type=int, default=200, help="games per mode and noise level")
-    ap.add_argument("--max-actions", type=int, default=300)
+def play_one(task: tuple) -> dict:
+    mode, noise, pace, seed, max_actions, check_replay, fault = task
+    t0 = time.perf_counter()
+    played = random_game(seed, mode, max_actions)
+    faults = {}
+    if fault:
+        kind = FAULTS[seed % len(FAULTS)]
+        at = fault_at(played, kind)
+        if at is not None:
+            faults = {at: kind}
+    hands = Hands(played, seed, noise, pace, faults)
+    referee = Referee(hands.header.new_game())
+    run = run_closed_loop(hands, referee)
+    rep = run.report
+    wrong = rep["wrong_commits"]
+    if wrong:
+        status = "wrong"
+    elif rep["exact"]:
+        status = "exact"
+    elif rep["same_game"]:
+        status = "same_game"
+    elif rep["complete"]:
+        status = "differs"  # every action read, the same game each time, but the rest not legal
+    else:
+        status = "stuck"
+    out = {
+        "mode": mode, "noise": noise, "pace": pace, "seed": seed,
+        "status": status,
+        "actions": rep["actions"], "committed": rep["committed"],
+        "needed": rep["needed"], "needless": rep["needless"], "unanswered": rep["unanswered"],
+        "pass_prompts": rep["pass_prompts"],
+        "refused": len(rep["refusals"]),
+        "refused_first": rep["refusals"][0]["reason"] if rep["refusals"] else None,
+        "spurious": rep["spurious_corrections"],
+        "latency": [(x["kind"], x["after_sensor"], x["after_evidence"]) for x in rep["latency"]],
+        "seconds": 0.0,
+    }
+    if status == "stuck":
+        out["stuck_at"] = rep["committed"]
+        out["waiting_for"] = referee.stuck_reason()
+        out["gave_up_at"] = rep["gave_up_at"]
+        if rep["committed"] < rep["actions"]:
+            out["next_action"] = str(hands.plan[rep["committed"]].action)
+    if wrong:
+        w = wrong[0]
+        k = w["index"]
+        out["wrong"] = {"index": k, "t": round(w["t"], 3), "committed": w["action"],
+                        "played": hands.plan[k].action.to_record() if k < len(hands.plan) else None,
+                        "count": len(wrong)}
+    if rep["needless"]:
+        q = next(q for q in rep["questions"] if q["needed"] is False)
+        out["needless_first"] = {"index": q["index"], "t": round(q["t"], 3), "options": q["options"]}
+    if faults:
+        out["fault"] = {"kind": next(iter(faults.values())), "index": next(iter(faults)),
+                        "outcomes": [f["outcome"] for f in rep["fault_outcomes"]]}
+    if check_replay:
+        again = referee_trace(run.trace)
+        out["replay_same"] = to_record(again.referee.game) == to_record(referee.game)
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    return out
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    if not values:
+        return None
+    values = sorted(values)
+    i = min(len(values) - 1, max(0, int(round(p / 100 * len(values) + 0.5)) - 1))
+    return round(values[i], 3)
+
+
+def summarize(results: list[dict], worst: int) -> dict:
+    def block(rs: list[dict]) -> dict:
+        n = len(rs)
+        by = {s: sum(1 for r in rs if r["status"] == s) for s in ("exact", "same_game", "stuck", "wrong", "differs")}
+        return {
+            "games": n,
+            "exact": by["exact"],
+            "same_game": by["same_game"],
+            "exact_or_same_game": by["exact"] + by["same_game"],
+            "stuck": by["stuck"],
+            "wrong_games": by["wrong"],
+            "differs": by["differs"],
+            "wrong_commits": sum(r.get("wrong", {}).get("count", 0) for r in rs),
+            "questions_per_game": {
+                "needed": round(sum(r["needed"] for r in rs) / n, 3) if n else None,
+                "needless": round(sum(r["needless"] for r in rs) / n, 3) if n else None,
+            },
+            "needless_games": sum(1 for r in rs if r["needless"]),
+            "refused_inputs_per_game": round(sum(r["refused"] for r in rs) / n, 3) if n else None,
+        }
+
+    out: dict = {"total": block(results), "by_config": {}}
+    for r in results:
+        key = f"{r['mode']}/{r['noise']}/{r['pace']}"
+        out["by_config"].setdefault(key, []).append(r)
+    out["by_config"] = {k: block(v) for k, v in out["by_config"].items()}
+    # latency by action kind, over games where the referee kept in step (exact or same game)
+    lat: dict[str, dict[str, list[float]]] = {}
+    for r in results:
+        if r["status"] not in ("exact", "same_game"):
+            continue
+        for kind, sensor, evidence in r["latency"]:
+            d = lat.setdefault(f"{r['pace']}/{kind}", {"sensor": [], "evidence": []})
+            if sensor is not None:
+                d["sensor"].append(sensor)
+            if evidence is not None:
+                d["evidence"].append(evidence)
+    out["commit_latency_s"] = {
+        k: {"n": len(v["sensor"]), "p50": percentile(v["sensor"], 50), "p99": percentile(v["sensor"], 99),
+            "p50_after_last_input_or_change": percentile(v["evidence"], 50),
+            "p99_after_last_input_or_change": percentile(v["evidence"], 99)}
+        for k, v in sorted(lat.items())
+    }
+    reasons: dict[str, int] = {}
+    for r in results:
+        if r["status"] == "stuck":
+            shape = SPACE.sub("X", r["waiting_for"])[:160]
+            reasons[shape] = reasons.get(shape, 0) + 1
+    out["stuck_waiting_for"] = dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:15])
+    refusals: dict[str, int] = {}
+    for r in results:
+        if r["refused_first"]:
+            shape = SPACE.sub("X", r["refused_first"])[:120]
+            refusals[shape] = refusals.get(shape, 0) + 1
+    out["first_refusal_reasons"] = dict(sorted(refusals.items(), key=lambda kv: -kv[1])[:10])
+
+    def ex(r: dict, *keys) -> dict:
+        base = {k: r[k] for k in ("seed", "mode", "noise", "pace", "actions", "committed")}
+        base.update({k: r[k] for k in keys if k in r})
+        return base
+
+    out["worst"] = {
+        "wrong": [ex(r, "wrong") for r in results if r["status"] == "wrong"][:worst],
+        "stuck": [ex(r, "waiting_for", "next_action", "gave_up_at", "refused_first")
+                  for r in sorted((r for r in results if r["status"] == "stuck"), key=lambda r: r["committed"])][:worst],
+        "needless": [ex(r, "needless", "needless_first")
+                     for r in sorted(results, key=lambda r: -r["needless"]) if r["needless"]][:worst],
+    }
+    staged = [r for r in results if "fault" in r]
+    if staged:
+        faults: dict[str, dict[str, int]] = {}
+        for r in staged:
+            d = faults.setdefault(r["fault"]["kind"], {"games": 0, "exact_or_same_game": 0})
+            d["games"] += 1
+            d["exact_or_same_game"] += r["status"] in ("exact", "same_game")
+            for o in r["fault"]["outcomes"]:
+                d[o] = d.get(o, 0) + 1
+        out["faults"] = faults
+    if any("replay_same" in r for r in results):
+        out["replays_checked"] = sum(1 for r in results if "replay_same" in r)
+        out["replays_differing"] = [ex(r) for r in results if r.get("replay_same") is False][:worst]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="referee soak against the closed-loop hands model")
+    ap.add_argument("--games", type=int, default=125, help="games per mode, noise level and pace (default 125: 2,000)")
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--noise", default=",".join(LEVELS))
+    ap.add_argument("--pace", default=",".join(PACE_NAMES))
+    ap.add_argument("--max-actions", type=int, default=150)
     ap.add_argument("--start", type=int, default=10000, help="first seed")
-    ap.add_argument("--pace", choices=("relaxed", "brisk"), default="relaxed")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
+    ap.add_argument("--quick", action="store_true", help="a small configuration: 3 games each, 40 actions")
+    ap.add_argument("--worst", type=int, default=8, help="examples listed per kind of failure")
+    ap.add_argument("--check-replay", action="store_true",
+                    help="referee every trace again from its text and compare (twice the time)")
+    ap.add_argument("--faults", action="store_true",
+                    help="stage one mistake per game (knock, stuck sensors, illegal move, wrong flash outcome)")
+    ap.add_argument("--replay", nargs=4, metavar=("SEED", "MODE", "NOISE", "PACE"),
+                    help="play one game and print its full result")
     args = ap.parse_args(argv)
-    brisk = args.pace == "brisk"
-    if brisk:
-        simulate_module.THINK = (0.7, 1.3)
+    if args.replay:
+        seed, mode, noise, pace = args.replay
+        print(json.dumps(play_one((mode, noise, pace, int(seed), args.max_actions, True, args.faults)), indent=1))
+        return 0
+    if args.quick:
+        args.games, args.max_actions = 3, 40
+    modes = [m for m in args.modes.split(",") if m]
+    noises = [n for n in args.noise.split(",") if n]
+    paces = [p for p in args.pace.split(",") if p]
+    for name, values, allowed in (("modes", modes, MODES), ("noise", noises, LEVELS), ("pace", paces, PACE_NAMES)):
+        bad = [v for v in values if v not in allowed]
+        if bad:
+            ap.error(f"--{name}: unknown {bad[0]!r} (one of {', '.join(allowed)})")
+    tasks = [(m, n, p, seed, args.max_actions, args.check_replay, args.faults)
+             for m in modes for n in noises for p in paces
+             for seed in range(args.start, args.start + args.games)]
     t0 = time.time()
-    played_n = 0
-    failures = []
-    stuck = 0
-    for mode in ("classic", "third_eye"):
-        for noise in LEVELS:
-            for seed in range(args.start, args.start + args.games):
-                played = random_game(seed, mode, args.max_actions)
-                trace = simulate(played, seed, noise)
-                played_n += 1
-                if brisk:
-                    game = referee_with_retrying_phones(trace).game
-                    diff = first_difference(played, game)
-                    if diff is not None and diff[1]:
-                        failures.append({"mode": mode, "noise": noise, "seed": seed, "action": diff[0],
-                                         "wrong": True})
-                    elif diff is None and len(game.log) < len(played.log):
-                        stuck += 1
-                    continue
-                run = referee_trace(trace)
-                got = to_record(run.referee.game)
-                if run.stuck or got != to_record(played) or run.rejected_inputs:
-                    failures.append({"mode": mode, "noise": noise, "seed": seed, "stuck": run.stuck,
-                                     "committed": len(run.referee.game.log), "actions": len(played.log),
-                                     "rejected_inputs": [r[3] for r in run.rejected_inputs][:3]})
-    out = {"pace": args.pace, "games": played_n, "failures": failures, "seconds": round(time.time() - t0, 1)}
-    if brisk:
-        out["left_waiting"] = stuck
+    if args.jobs > 1:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            results = list(pool.map(play_one, tasks, chunksize=4))
+    else:
+        results = [play_one(t) for t in tasks]
+    out = {"config": {"games_each": args.games, "modes": modes, "noise": noises, "pace": paces,
+                      "max_actions": args.max_actions, "start": args.start, "jobs": args.jobs,
+                      "faults": args.faults},
+           **summarize(results, args.worst),
+           "seconds": round(time.time() - t0, 1),
+           "cpu_seconds_per_game": round(sum(r["seconds"] for r in results) / max(1, len(results)), 3)}
     print(json.dumps(out, indent=1))
-    return 1 if failures else 0
+    return 0
 
 
 if __name__ == "__main__":

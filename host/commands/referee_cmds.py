@@ -9,7 +9,8 @@ from pathlib import Path
 from engine.record import FORMAT as RECORD_FORMAT
 from engine.record import ReplayError, load_record, parse_json, replay, to_record
 from host.cli import UserError
-from host.simulate import LEVELS, simulate
+from host.referee import Referee
+from host.simulate import LEVELS, PACE_NAMES, Hands, run_closed_loop
 from host.trace import TraceError, read_trace, referee_trace, write_trace
 
 
@@ -30,12 +31,15 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "simulate",
         help="turn a game record into a realistic sensor trace",
-        description="Simulate two people playing a quin-record/1 game on the sensor board and write the "
-        "quin-trace/1 trace (seeded: the same seed gives the same trace).",
+        description="Simulate two people playing a quin-record/1 game on the sensor board, with their phones, "
+        "against the referee (closed loop: they answer its questions and follow its corrections), and write "
+        "the quin-trace/1 trace (seeded: the same seed gives the same trace).",
     )
     p.add_argument("record", help="a quin-record/1 file ('-' for standard input)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--noise", choices=LEVELS, default="medium", help="sensor and handling noise (default medium)")
+    p.add_argument("--pace", choices=PACE_NAMES, default="relaxed",
+                   help="relaxed: think 1.5-3.5 s between turns; brisk: people who do not wait (default relaxed)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the trace here instead of standard output")
     p.set_defaults(func=cmd_simulate)
 
@@ -125,7 +129,17 @@ def cmd_simulate(args) -> int:
         replay(record)
     except ReplayError as exc:
         raise UserError(f"{args.record}: {exc}", exc.code) from None
-    trace = simulate(record, seed=args.seed, noise=args.noise)
+    hands = Hands(record, seed=args.seed, noise=args.noise, pace=args.pace)
+    referee = Referee(hands.header.new_game())
+    run = run_closed_loop(hands, referee)
+    trace = run.trace
+    report = run.report
+    if not (report["exact"] or report["same_game"]):
+        wrong = report["wrong_commits"]
+        what = f"{len(wrong)} wrong commit(s), the first at action {wrong[0]['index'] + 1}" if wrong else \
+            f"left waiting for {referee.stuck_reason()}"
+        print(f"quin: note: the referee committed {report['committed']} of {report['actions']} actions ({what})",
+              file=sys.stderr)
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as fp:

@@ -1,0 +1,122 @@
+"""How people's hands and phones behave in time: the noise levels, the paces, the bounds.
+
+Everything the simulator does in time is drawn from these tables, so a reader (or a test)
+finds every bound in one place.  They describe people and Hall sensors, not the referee:
+where a number matches one of the referee's windows (docs/referee.md) it is because a real
+board behaves so (a tower slid over a space rests there for less than 50 ms; a neighbour
+knocked off its magnet springs back within 150 ms), not because the referee expects it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Range = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Noise:
+    """What the sensors and the hands add around every lift and placement."""
+
+    flicker: tuple[int, int]  # bounces of the reading on every lift and placement (min, max)
+    bump: float  # chance per action that a neighbouring tower is bumped off its magnet
+    slide: float  # chance that a straight move is a slide over the spaces on the way
+    hover: float  # chance of hovering over a space before putting a tower on it
+    slow: float  # chance that a tower is held a long while before it is put down
+
+
+NOISE = {
+    "none": Noise((0, 0), 0.0, 0.0, 0.0, 0.0),
+    "low": Noise((1, 2), 0.1, 0.3, 0.1, 0.1),
+    "medium": Noise((1, 4), 0.3, 0.6, 0.3, 0.25),
+    "high": Noise((2, 6), 0.6, 0.9, 0.6, 0.5),
+}
+LEVELS = tuple(NOISE)
+
+# Physical bounds (seconds), the same at every noise level.
+FLICKER_WINDOW = 0.08  # every bounce of a lift or placement ends within 80 ms of its first change
+PULSE = (0.002, 0.012)  # one bounce: the reading flips back for this long
+SLIDE_DWELL = (0.01, 0.045)  # a slid tower rests on each space on the way for under 50 ms
+SLIDE_GAP = (0.03, 0.09)  # travel between two spaces of a slide (off every sensor)
+BUMP = (0.04, 0.14)  # a bumped neighbour is off its magnet for 40 to 140 ms
+HOVER = (0.02, 0.06)  # a hovering magnet reads for 20 to 60 ms
+HOVER_GAP = (0.02, 0.08)  # from the end of a hover to the placement
+SLOW = (1.0, 2.5)  # a slow placement: the tower is held 1 to 2.5 s
+BUMP_AROUND = (-0.1, 0.05)  # a bump starts this long around the action's last placement
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast two people play."""
+
+    think: Range  # from the last change of a turn to the first lift of the next
+    tap_first: Range  # ... or to the first tap, when the turn starts with a declaration
+    between: Range  # between two actions of one turn
+    carry: Range  # a tower in the hand from its lift to its placement
+    hands: Range  # between two hand operations of one action (the two lifts of a swap)
+    flash_hold: Range  # both flashed towers in the hands before the outcome is put down
+    gravity_gap: Range  # from one Void's placement to the next Void's lift, in one Void Gravity
+    declare_lead: Range  # a declaration before the action's first hand operation
+    declare_variants: tuple[str, ...]  # how Reinforcement / Resurrection are declared
+    swap_after: float  # chance that a Memory Swap is declared after it was made
+    done_after: float  # chance of tapping done after a Void Gravity, several reinforcements, a swap
+    look: bool  # look at the phone for the flash or Time announcement before carrying it out
+
+
+PACES = {
+    "relaxed": Pace(
+        think=(1.5, 3.5),
+        tap_first=(1.7, 3.5),  # a relaxed tap comes once the rival's turn is well over
+        between=(0.8, 2.0),
+        carry=(0.3, 0.8),
+        hands=(0.15, 0.5),
+        flash_hold=(0.6, 1.5),
+        gravity_gap=(0.3, 0.9),
+        declare_lead=(0.4, 1.5),
+        declare_variants=("before",),
+        swap_after=0.3,  # now and then a Memory Swap is made first and declared (or asked) after
+        done_after=0.3,
+        look=True,
+    ),
+    "brisk": Pace(
+        think=(0.2, 0.5),  # the rival's first lift within 0.5 s of the last placement
+        tap_first=(0.05, 0.3),  # a tap while the previous turn is still settling
+        between=(0.3, 0.45),  # actions of one turn 0.3 s apart
+        carry=(0.15, 0.4),
+        hands=(0.05, 0.3),
+        flash_hold=(0.3, 0.8),
+        gravity_gap=(0.2, 1.0),
+        declare_lead=(0.05, 0.3),
+        # before: declared well ahead; close: placed within 0.2 s of the declaration;
+        # after: placed before the declaration arrives
+        declare_variants=("before", "close", "after"),
+        swap_after=0.0,  # a swap is declared before it is made, sometimes done after
+        done_after=0.5,
+        look=False,
+    ),
+}
+PACE_NAMES = tuple(PACES)
+
+# Reactions to the phone (seconds).
+ANSWER = (0.6, 1.0)  # a private question answered this long after it arrives
+FOLLOW = (0.8, 1.6)  # a correction followed this long after it arrives
+LOOK_AFTER = (0.3, 0.8)  # after reading a flash or Time announcement, the hands start
+LOOK_TIMEOUT = 3.0  # no announcement: carry on from what the players see
+PASS_TIMEOUT = 4.0  # no "send done to pass" prompt: pass anyway
+STARTED_TIMEOUT = 3.0  # no "the board is set": start anyway
+STALL = 10.0  # the referee two actions behind for this long: the players stop playing
+CLOSE_LEAD = (0.0, 0.2)  # "close": the placement within 0.2 s of the declaration
+AFTER_LAG = (0.05, 0.5)  # "after": the declaration this long after the placement
+SWAP_AFTER_LAG = (0.1, 0.8)  # a swap declared this long after it was made
+DONE_LAG = (0.2, 0.6)  # done tapped this long after the last placement
+SETUP_GAP = (0.1, 0.4)  # between two towers of the setup
+
+# Staged faults: how long the players wait for the referee to point at their mistake before
+# they notice it themselves (closed loop), or simply how long the mistake stands (open loop,
+# nobody listening: today's fixed schedule).
+FAULT_WAIT = {
+    "closed": {"knock": 10.0, "illegal": 6.0, "wrong_outcome": 6.0},
+    "open": {"knock": 6.0, "illegal": 3.0, "wrong_outcome": 3.0},
+}
+STUCK_SENSOR = 5.0  # a stuck sensor heals after this long
+AFTER_FAULT = (1.0, 2.0)  # the players carry on this long after a stuck sensor healed
