@@ -13,11 +13,10 @@ One room, one concern per module (docs/referee.md):
 - ``notices``: :class:`Notice` and :class:`InputError`.
 """
 
-from ._compat import evidence_choice
 from .corrections import DISTANCE, corrections
 from .machine import TRANSITIONS, Event, Phase, Referee
 from .matching import Step
 from .notices import KINDS, PUBLIC, InputError, Notice
 
 __all__ = ["Referee", "Notice", "InputError", "Phase", "Event", "TRANSITIONS", "KINDS", "PUBLIC", "corrections",
-           "DISTANCE", "Step", "evidence_choice"]
+           "DISTANCE", "Step"]
