@@ -13,6 +13,7 @@ COMMANDS = [
     "host.commands.referee_cmds",
     "host.commands.hardware_cmds",
     "host.commands.serve_cmds",
+    "host.commands.opponent_cmds",
 ]
 
 
@@ -48,4 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m host.cli` runs this file as __main__; the commands raise
+    # host.cli.UserError, so run the main() of the module they import.
+    from host.cli import main as _main
+
+    sys.exit(_main())
