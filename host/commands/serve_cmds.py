@@ -29,6 +29,10 @@ def add_parser(sub) -> None:
     p.add_argument("--threads", type=int, default=150,
                    help="web server threads; each open live page holds one (default 150)")
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
+    p.add_argument("--opponent", choices=("white", "black"),
+                   help="the practice opponent takes this seat: it sets up and decides; you move its towers")
+    p.add_argument("--level", type=int, choices=range(0, 6), default=3, metavar="N",
+                   help="the opponent's strength, 0 (random) to 5 (default 3)")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
@@ -238,7 +242,12 @@ def cmd_serve(args) -> int:
     else:
         source = open_source(args.board)
     broker = Broker()
-    table = Table(store, broker, board=board)
+    opponent = None
+    if args.opponent:
+        from host.opponent.driver import TableOpponent
+
+        opponent = TableOpponent(args.opponent, args.level)
+    table = Table(store, broker, board=board, opponent=opponent)
     if board is not None:
         table.occupied = board.occupied
     try:
@@ -278,6 +287,8 @@ def cmd_serve(args) -> int:
     if board is not None:
         print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
+    if opponent is not None:
+        print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
     if args.show_links or out.isatty():
         print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)
     else:

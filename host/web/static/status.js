@@ -27,6 +27,14 @@ document.addEventListener("DOMContentLoaded", async () => {
       for (const s of b.lift) marks[s] = "lift";
       for (const s of b.place) marks[s] = "place";
     }
+    // the practice opponent's move, for the human who moves its towers
+    const opp = state.opponent || {};
+    $("opponent").textContent = opp.text || "";
+    $("opponent").classList.toggle("hidden", !opp.text);
+    if (opp.plan && !Object.keys(marks).length) {
+      for (const s of opp.plan.lift) marks[s] = "lift";
+      for (const s of opp.plan.place) marks[s] = "place";
+    }
     if (state.notice) lines.push(state.notice);
     if (state.source && state.source.ok === false) lines.push("Board: " + state.source.message);
     $("waiting").textContent = lines.join(" · ");
