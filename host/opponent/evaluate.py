@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from engine.board import GATEWAYS, IS_HORIZON, RAY_FIRST_SIGHT, RAYS, other
 from engine.flash import CAPTURE, FLASH_TABLE
-from engine.game import CAPTURED, EMPTY, RESERVE, Game
+from engine.game import EMPTY, RESERVE, Game
 from engine.pieces import (
     ACCELERATED_RANGE,
     ARTIFICIAL_LIGHT,
@@ -118,7 +118,7 @@ def evaluate(game: Game, me: str, lights: dict[str, int], exposed: frozenset[int
         if result.winner is None:
             return 0.0
         return WIN if result.winner == me else -WIN
-    loc, piece, owner = st.loc, game.piece, game.owner
+    loc = st.loc
     rival = other(me)
     mine, theirs = lights[me], lights[rival]
     mover = st.to_move
@@ -155,18 +155,12 @@ def evaluate(game: Game, me: str, lights: dict[str, int], exposed: frozenset[int
     return score
 
 
-_WORTH: dict[tuple[int, str], tuple[float, ...]] = {}
-
-
 def _worth(game: Game, me: str) -> tuple[float, ...]:
-    """Each tower's value, positive for ``me``'s (cached per game and side)."""
-    key = (id(game), me)
-    worth = _WORTH.get(key)
-    if worth is None or len(worth) != len(game.piece):
-        if len(_WORTH) > 256:
-            _WORTH.clear()
-        worth = tuple(VALUE[p] if o == me else -VALUE[p] for p, o in zip(game.piece, game.owner))
-        _WORTH[key] = worth
+    """Each tower's value, positive for ``me``'s (kept on the game: a world's pieces never change)."""
+    cache = game.__dict__.setdefault("_opponent_worth", {})
+    worth = cache.get(me)
+    if worth is None:
+        worth = cache[me] = tuple(VALUE[p] if o == me else -VALUE[p] for p, o in zip(game.piece, game.owner))
     return worth
 
 

@@ -213,7 +213,9 @@ def _reflectable(a: int, b: int, occ: dict[int, int], tokens: list[Token], mover
 
 
 class _Tracker:
-    def __init__(self, view: dict):
+    """The public board of tokens: from the start (then ``play`` the history), or from the view's board alone."""
+
+    def __init__(self, view: dict, from_start: bool = True):
         self.me = view["viewer"]
         self.rival = other(self.me)
         self.mode = view["mode"]
@@ -222,11 +224,6 @@ class _Tracker:
         self.setup = Setup.from_record(self.me, view["setup"])
         self.tokens: list[Token] = []
         self.occ: dict[int, int] = {}
-        for space, piece in self.setup.lineup:
-            self._new(self.me, piece, space)
-        for space in START_SPACES[self.rival]:
-            self._new(self.rival, None, space, NOT_AT_START)
-        self.rival_reserve = 7
         self.events = list(view["events"])
         self.ev = 0
         self.turn = 1
@@ -238,6 +235,21 @@ class _Tracker:
         self.pairs: list[tuple[int, int]] = []
         self.over = False
         self.my_last: tuple[int, int] | None = None
+        if from_start:
+            for space, piece in self.setup.lineup:
+                self._new(self.me, piece, space)
+            for space in START_SPACES[self.rival]:
+                self._new(self.rival, None, space, NOT_AT_START)
+            self.rival_reserve = 7
+            return
+        for e in view["board"]:
+            tok = self._new(e["owner"], e["piece"], SPACE_IDS[e["space"]], ALL_PIECES)
+            self.tokens[tok].public = bool(e["revealed"])
+        for player in PLAYERS:
+            for piece in view["captured"][player]:
+                self.tokens.append(Token(player, piece, frozenset((piece,)), CAPTURED, -1, 0))
+        self.rival_reserve = view["reserve"][self.rival]["count"]
+        self.turn = view["turn"]
 
     def _new(self, owner: str, piece: str | None, space: int, allowed: frozenset[str] = ALL_PIECES) -> int:
         if space in self.occ:
@@ -491,30 +503,6 @@ def _check(tr: _Tracker, view: dict) -> None:
         raise HistoryMismatch("the turn differs")
 
 
-def _from_board(view: dict) -> _Tracker:
-    """Without the history: the board, the reserves and Zero Gravity as the view shows them."""
-    tr = _Tracker.__new__(_Tracker)
-    tr.me = view["viewer"]
-    tr.rival = other(tr.me)
-    tr.mode = view["mode"]
-    tr.vision = bool(view["vision"])
-    tr.te = tr.mode == THIRD_EYE
-    tr.setup = Setup.from_record(tr.me, view["setup"])
-    tr.tokens, tr.occ = [], {}
-    for e in view["board"]:
-        piece = e["piece"]
-        tok = tr._new(e["owner"], piece, SPACE_IDS[e["space"]], ALL_PIECES)
-        tr.tokens[tok].public = bool(e["revealed"])
-    for player in PLAYERS:
-        for piece in view["captured"][player]:
-            tr.tokens.append(Token(player, piece, frozenset((piece,)), CAPTURED, -1, 0))
-    tr.rival_reserve = view["reserve"][tr.rival]["count"]
-    tr.turn = view["turn"]
-    tr.time_used, tr.frozen, tr.ban, tr.last, tr.passes, tr.pairs, tr.over = False, set(), None, None, 0, [], False
-    tr.my_last = None
-    return tr
-
-
 def info_state(view: dict) -> InfoState:
     """The information state of ``view``'s viewer (a player's view from ``engine.views.view``)."""
     me = view.get("viewer")
@@ -526,7 +514,7 @@ def info_state(view: dict) -> InfoState:
         tr.play(view["history"])
         _check(tr, view)
     except (HistoryMismatch, KeyError, ValueError):
-        tr = _from_board(view)
+        tr = _Tracker(view, from_start=False)  # without the history: the board as the view shows it
         from_history = False
     my_reserve = Counter(view["reserve"][me].get("pieces", []))
     result = view["result"]

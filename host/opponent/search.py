@@ -57,11 +57,13 @@ LEVELS: dict[int, Level | None] = {
     3: Level(worlds=3, depth=2, beam=4, width=0, others=15, stack=3, follow=2, worst=0.7, notice=0.35),
     4: Level(worlds=4, depth=2, beam=6, width=0, others=20, stack=3, follow=2, worst=0.7),
     # three turns deep: my answer to the rival's most dangerous replies
-    5: Level(worlds=6, depth=3, beam=6, width=4, others=20, stack=4, follow=2, worst=0.7),
+    5: Level(worlds=6, depth=3, beam=6, width=4, others=20, stack=4, follow=2, worst=0.85),
 }
 MAX_LEVEL = max(LEVELS)
 MIN_CONSIDER = 4
-UNDO = 4.0  # points: a move that takes back my previous move
+UNDO = 4.0
+LATER = 0.99  # a turn further away is worth a little less: win sooner, lose later
+STACKED = 0.5  # points: a non-ending action must gain something to be worth it  # points: a move that takes back my previous move
 ROOT_GRAVITY = 120  # Void Gravity actions scored at the root (a seeded sample beyond that)
 DEFAULT_LEVEL = 3
 
@@ -133,6 +135,8 @@ def choose_from(info: InfoState, level: int, seed: int) -> Action:
             shallow[a] += gain
         for a in order[: params.stack]:
             shallow[a] = _mean(worlds, lambda w: _after(w, a, me, params, rng)) + rng.random() * 1e-6
+    for a in stacking:
+        shallow[a] -= STACKED  # a win or a position as good without spending a power: take it plainly
     root = ending + stacking
     back = info.my_last_move
     if back is not None:
@@ -151,6 +155,8 @@ def choose_from(info: InfoState, level: int, seed: int) -> Action:
         deep[a] = total / len(worlds) + rng.random() * 1e-6
         if back is not None and type(a) in (Move, Reflect) and (a.frm, a.to) == (back[1], back[0]):
             deep[a] -= UNDO
+        if not g0.ends_turn(a):
+            deep[a] -= STACKED
     return max(deep, key=lambda a: deep[a])
 
 
@@ -247,5 +253,5 @@ def _search(w: _World, me: str, depth: int, params: Level, rng: random.Random) -
         scored = deeper  # only like with like: a searched reply against a searched reply
     values = [v for v, _ in scored]
     if ours:
-        return max(values)
-    return params.worst * min(values) + (1 - params.worst) * sum(values) / len(values)
+        return LATER * max(values)
+    return LATER * (params.worst * min(values) + (1 - params.worst) * sum(values) / len(values))

@@ -10,18 +10,22 @@ The oracle is the engine's replay and views; the opponent gets only the view.
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
-from engine.board import BLACK, WHITE, other
+from engine.board import other
 from engine.errors import QuinError
 from engine.flash import CLASSIC, THIRD_EYE
 from engine.game import Game
 from engine.pieces import Setup
-from engine.randplay import random_setup
 from engine.record import load_record, replay, to_record
 from engine.views import knows, view
 from host.opponent.search import choose
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from positions import random_positions  # noqa: E402
 
 
 def _hidden_start_spaces(game: Game, me: str) -> list[int]:
@@ -59,28 +63,12 @@ def _twins(game: Game, me: str, rng: random.Random, limit: int) -> list[Game]:
     return out
 
 
-def _positions(mode: str, count: int, seed: int):
-    out = []
-    i = seed
-    while len(out) < count:
-        rng = random.Random(i)
-        i += 1
-        game = Game(random_setup(rng, WHITE), random_setup(rng, BLACK), mode=mode, first=rng.choice((WHITE, BLACK)))
-        for _ in range(rng.randint(4, 120)):
-            if game.is_over():
-                break
-            game.push(rng.choice(game.legal_actions()))
-        if not game.is_over():
-            out.append(game)
-    return out
-
-
 @pytest.mark.parametrize("mode", [CLASSIC, THIRD_EYE])
 @pytest.mark.parametrize("level", [1, 3, 5])
 def test_permuting_unrevealed_rival_identities_never_changes_the_choice(mode, level):
     rng = random.Random(f"fair:{mode}:{level}")
     compared = 0
-    for game in _positions(mode, 5 if level == 5 else 8, seed=7000 + level):
+    for game in random_positions(mode, 5 if level == 5 else 8, seed=7000 + level, least=4, most=120):
         me = game.to_move
         expected = choose(view(game, me), level, seed=11)
         for twin in _twins(game, me, rng, 2):
@@ -91,7 +79,7 @@ def test_permuting_unrevealed_rival_identities_never_changes_the_choice(mode, le
 
 
 def test_the_same_seed_and_level_give_the_same_choice_and_seeds_vary_it():
-    games = _positions(CLASSIC, 12, seed=4242)
+    games = random_positions(CLASSIC, 12, seed=4242, least=4, most=120)
     choices = set()
     for game in games:
         v = view(game, game.to_move)

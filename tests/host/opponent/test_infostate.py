@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import random
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,24 +23,10 @@ from engine.views import knows, view
 from host.opponent.infostate import BOARD, info_state
 from host.opponent.worlds import Sampler, build_game
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from positions import random_positions  # noqa: E402
+
 S = parse_space
-
-
-def random_positions(mode: str, count: int, seed: int = 0):
-    """(game, player to move) after a seeded number of uniformly random legal actions."""
-    out = []
-    i = seed
-    while len(out) < count:
-        rng = random.Random(i)
-        i += 1
-        game = Game(random_setup(rng, WHITE), random_setup(rng, BLACK), mode=mode, first=rng.choice((WHITE, BLACK)))
-        for _ in range(rng.randint(0, 220)):
-            if game.is_over():
-                break
-            game.push(rng.choice(game.legal_actions()))
-        if not game.is_over():
-            out.append(game)
-    return out
 
 
 @pytest.mark.parametrize("mode", [CLASSIC, THIRD_EYE])
@@ -159,3 +147,27 @@ def test_the_opponent_needs_only_the_view_data():
         assert choose(json.loads(json.dumps(v)), 2, seed=5) == choose(v, 2, seed=5)
         with pytest.raises(ValueError):
             choose(view(game, None), 2)
+
+
+@pytest.mark.parametrize("mode", [CLASSIC, THIRD_EYE])
+def test_the_search_games_push_and_pop_like_the_engine(mode):
+    """SearchGame skips the legality check and keeps legal actions across pop: same states, same actions."""
+    from host.opponent.worlds import SearchGame
+
+    for seed in range(6):
+        rng = random.Random(seed)
+        white, black = random_setup(rng, WHITE), random_setup(rng, BLACK)
+        plain, fast = Game(white, black, mode=mode), SearchGame(white, black, mode=mode)
+        for _ in range(150):
+            if plain.is_over():
+                break
+            assert plain.legal_actions() == fast.legal_actions()
+            action = rng.choice(plain.legal_actions())
+            plain.push(action)
+            fast.push(action)
+            if rng.random() < 0.3:  # a search's try-and-take-back
+                assert plain.pop() == fast.pop() == action
+                assert plain.legal_actions() == fast.legal_actions()
+                plain.push(action)
+                fast.push(action)
+            assert plain.state.key() == fast.state.key()
