@@ -8,11 +8,14 @@ One decision (one action of the player to move):
    worlds (the legal actions are the same in every world: they depend only on
    what the player knows).  A non-ending action (Time, Resurrection, a Third
    Eye Memory Swap) is scored by the best turn-ending action that can follow it.
-3. From level 3 on, the ``beam`` best are searched one turn deeper in each
-   world: the rival's replies (every move and Reflection, a sample of the
-   other actions), valued as mostly the worst for us and partly their mean,
-   since a rival who cannot see our towers does not always find the best reply.
-4. The best average wins; ties go to a seeded draw.
+3. From level 3 on, the ``beam`` best are searched deeper in each world: the
+   rival's replies (every move and Reflection, a sample of the other actions),
+   valued as mostly the worst for us and partly their mean, since a rival who
+   cannot see our towers does not always find the best reply; at level 5 also
+   our best answer to their most dangerous replies.
+4. The best average wins; ties go to a seeded draw.  Levels 1 to 3 look at
+   only a seeded share of their own actions or of the rival's replies: a
+   smaller budget, like a beginner who does not see every move.
 
 Everything random is drawn from a generator seeded by (seed, level, the
 information state), so the same seed and level give the same choice for the
@@ -61,9 +64,9 @@ LEVELS: dict[int, Level | None] = {
 }
 MAX_LEVEL = max(LEVELS)
 MIN_CONSIDER = 4
-UNDO = 4.0
+UNDO = 4.0  # points: a move that takes back my previous move (shuffling draws games)
 LATER = 0.99  # a turn further away is worth a little less: win sooner, lose later
-STACKED = 0.5  # points: a non-ending action must gain something to be worth it  # points: a move that takes back my previous move
+STACKED = 0.5  # points: a non-ending action must gain something to be worth it
 ROOT_GRAVITY = 120  # Void Gravity actions scored at the root (a seeded sample beyond that)
 DEFAULT_LEVEL = 3
 
