@@ -1,27 +1,43 @@
-"""Live-update delivery through the real server: committed action -> event at 100 stream clients.
+"""The web server under open streams: request latency with 1,000 live pages, delivery, memory, stop.
 
-Starts `quin serve` (waitress, simulated board) on 127.0.0.1, joins both seats,
-opens N concurrent SSE clients on the public stream, then plays plain moves on
-the virtual board.  For every committed action, each client's arrival time is
-compared with the moment the action was durable in the store (the
-``committed_at`` the server stamps after the SQLite commit, on the same
-clock).  Prints JSON: latency p50/p99/max in ms and the server's memory.
+Starts two `quin serve` processes (simulated board) on 127.0.0.1: LOADED gets
+``--streams`` open SSE streams (from many loopback addresses, 10 per address,
+as many devices would), IDLE gets none and is the peer.  Then, interleaved
+request by request: ``GET /api/state`` and a seat input (the rival's, refused
+by the referee and logged in the store, so every one goes through the
+referee and a durable write) against each server; latency p50/p99/max in ms.
+Then plays moves on LOADED and measures how long each committed action takes
+to reach every stream (from the durable commit, ``committed_at``).  Reports
+each server's memory (VmRSS, VmHWM) and how long LOADED takes to stop on
+SIGTERM with every stream open.  Load is bounded: requests one at a time with
+a pause, a fixed number of them.
 
-    python bench/web.py [--clients 100] [--moves 40]
+Pages (``--part pages``, also part of the default ``all``, under ``"pages"``):
+each page's HTML + JS + CSS in bytes (what the browser fetches before it can
+draw; the board layout JSON is counted apart), and, in the system Chromium
+over loopback, its first contentful paint and the moment the live state is
+first drawn, medians of interleaved loads, next to a peer: the plain error
+page (the same header and stylesheet, no script of its own).
+
+    python bench/web.py [--part all|server|pages] [--streams 1000] [--requests 400] [--moves 10] [--loads 9]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
 import random
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -34,9 +50,11 @@ from engine.game import Game  # noqa: E402
 from engine.randplay import random_setup  # noqa: E402
 
 COMMITTED = re.compile(rb'"committed_at":([0-9.]+)')
+PER_ADDRESS = 10
 
 
-def http(method: str, url: str, body=None, headers=None):
+def call_json(method: str, url: str, body=None, headers=None):
+    """One JSON request by URL (a fresh connection), its JSON answer."""
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method,
                                  headers={"Content-Type": "application/json", **(headers or {})})
@@ -50,6 +68,11 @@ def start_server(data_dir: str, threads: int):
          "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir, "--no-qr", "--show-links", "--threads", str(threads)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+    return proc, read_urls(proc)
+
+
+def read_urls(proc) -> dict:
+    """The URLs a starting `quin serve` prints, by name ("status page", "white seat", ...)."""
     urls = {}
     while "black seat" not in urls:
         line = proc.stdout.readline()
@@ -57,75 +80,195 @@ def start_server(data_dir: str, threads: int):
             raise SystemExit(f"quin serve failed: {proc.stderr.read()}")
         if "http://" in line:
             name, _, url = line.strip().partition(":")
-            urls[name.strip()] = url.strip()
-    return proc, urls
+            urls[name.strip()] = url.strip().split()[0]
+    return urls
 
 
-def rss_kb(pid: int) -> dict:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            out[key] = int(value.split()[0])
-    return out
+def stop_server(proc) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
-class Client:
-    def __init__(self):
-        self.arrivals: dict[float, float] = {}  # committed_at -> arrival time
-        self.ready = asyncio.Event()
+class Server:
+    def __init__(self, label: str):
+        self.label = label
+        self.dir = tempfile.mkdtemp(prefix=f"quin-bench-{label}-")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())", "serve",
+             "--host", "127.0.0.1", "--port", "0", "--data-dir", self.dir, "--no-qr", "--show-links"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.urls = read_urls(self.proc)
+        self.base = self.urls["status page"].rstrip("/")
+        self.port = int(self.base.rsplit(":", 1)[1])
+        self.tokens = {p: self.urls[f"{p} seat"].rsplit("/", 1)[1] for p in (WHITE, BLACK)}
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
 
-    async def run(self, host: str, port: int, stop: asyncio.Event):
-        reader, writer = await asyncio.open_connection(host, port, limit=1 << 24)
-        writer.write(f"GET /events HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
-        await writer.drain()
-        while (await reader.readline()) not in (b"\r\n", b""):
-            pass  # response headers
-        self.ready.set()
+    def request(self, method: str, path: str, body=None, headers=None) -> tuple[int, bytes]:
+        data = json.dumps(body).encode() if body is not None else None
+        hdrs = {"Content-Type": "application/json", **(headers or {})}
+        for attempt in (0, 1):
+            try:
+                self.conn.request(method, path, body=data, headers=hdrs)
+                r = self.conn.getresponse()
+                return r.status, r.read()
+            except (http.client.HTTPException, OSError):
+                if attempt:
+                    raise
+                self.conn.close()
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        raise AssertionError("unreachable")
+
+    def json(self, method: str, path: str, body=None, headers=None):
+        status, data = self.request(method, path, body, headers)
+        return json.loads(data)
+
+    def start_game(self, rng: random.Random) -> Game:
+        setups = {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
+        for player in (WHITE, BLACK):
+            token = self.tokens[player]
+            self.json("POST", f"/api/seat/{token}/setup", setups[player].to_record(), {"X-Seat-Token": token})
+        self.json("POST", "/api/board/set", {"start": True})
+        while (self.json("GET", "/api/state")["referee"] or {}).get("phase") != "play":
+            time.sleep(0.05)
+        first = self.json("GET", "/api/state")["first"]
+        return Game(setups[WHITE], setups[BLACK], first=first)
+
+    def memory_mb(self) -> dict:
+        out = {}
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                out[key] = round(int(value.split()[0]) / 1024, 1)
+        return out
+
+    def stop(self) -> dict:
+        started = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
         try:
-            while not stop.is_set():
+            out, err = self.proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+        took = time.monotonic() - started
+        last = [line for line in out.splitlines() if line.strip()][-1:]
+        return {"stop_s": round(took, 3), "last_line": last[0] if last else None, "stderr_lines": len(err.splitlines())}
+
+
+class Streams:
+    """``n`` SSE clients on an event loop of their own (a thread), from many loopback addresses."""
+
+    def __init__(self, port: int, n: int):
+        self.port = port
+        self.n = n
+        self.arrivals: list[dict[float, float]] = [dict() for _ in range(n)]
+        self.opened = 0
+        self.refused = 0
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        if not self.ready.wait(120):
+            raise SystemExit("the streams did not open")
+
+    def _run(self):
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self._main())
+
+    async def _main(self):
+        self.stop = asyncio.Event()
+        tasks = []
+        for i in range(self.n):
+            source = f"127.0.{1 + i // PER_ADDRESS // 250}.{2 + (i // PER_ADDRESS) % 250}"
+            tasks.append(asyncio.create_task(self._client(i, source)))
+            if i % 50 == 49:
+                await asyncio.sleep(0.05)  # bounded: open them in batches
+        while self.opened + self.refused < self.n:
+            await asyncio.sleep(0.05)
+        self.ready.set()
+        await self.stop.wait()
+        for t in tasks:
+            t.cancel()
+
+    async def _client(self, i: int, source: str):
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port, limit=1 << 24,
+                                                       local_addr=(source, 0))
+        writer.write(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        await writer.drain()
+        status = await reader.readline()
+        if b" 200 " not in status:
+            self.refused += 1
+            writer.close()
+            return
+        while (await reader.readline()) not in (b"\r\n", b""):
+            pass
+        self.opened += 1
+        arrivals = self.arrivals[i]
+        try:
+            while True:
                 line = await reader.readline()
                 if not line:
-                    break
+                    return
                 if line.startswith(b"data:"):
-                    now = time.time()
                     m = COMMITTED.search(line)
                     if m:
-                        self.arrivals.setdefault(float(m.group(1)), now)
+                        arrivals.setdefault(float(m.group(1)), time.time())
         finally:
             writer.close()
 
+    def close(self):
+        self.loop.call_soon_threadsafe(self.stop.set)
+        self.thread.join(10)
 
-def percentile(values: list[float], p: float) -> float:
+
+def percentiles(values: list[float]) -> dict:
     values = sorted(values)
-    k = min(len(values) - 1, max(0, round(p / 100 * (len(values) - 1))))
-    return values[k]
+
+    def at(p):
+        return values[min(len(values) - 1, max(0, round(p / 100 * (len(values) - 1))))]
+
+    return {"p50": round(at(50), 2), "p99": round(at(99), 2), "max": round(values[-1], 2), "n": len(values)}
 
 
-async def bench(clients: int, moves: int, threads: int) -> dict:
-    data_dir = tempfile.mkdtemp(prefix="quin-bench-")
-    proc, urls = start_server(data_dir, threads)
-    base = urls["status page"].rstrip("/")
-    host, port = base.split("//")[1].split(":")
+def timed(server: Server, kind: str) -> float:
+    started = time.perf_counter()
+    if kind == "state":
+        status, _ = server.request("GET", "/api/state")
+        assert status == 200, status
+    else:
+        rival = server.tokens[BLACK if server.to_move == WHITE else WHITE]
+        status, _ = server.request("POST", f"/api/seat/{rival}/input", {"type": "time"}, {"X-Seat-Token": rival})
+        assert status == 400, status  # refused by the referee (not the rival's turn), and logged
+    return (time.perf_counter() - started) * 1000
+
+
+def bench(n_streams: int, requests: int, moves: int) -> dict:
+    rng = random.Random(7)
+    loaded, idle = Server("loaded"), Server("idle")
     try:
-        rng = random.Random(7)
-        setups = {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
-        for player in (WHITE, BLACK):
-            token = urls[f"{player} seat"].rsplit("/", 1)[1]
-            http("POST", f"{base}/api/seat/{token}/setup", setups[player].to_record(), {"X-Seat-Token": token})
-        http("POST", f"{base}/api/board/set", {"start": True})
-        loop = asyncio.get_running_loop()
-        while http("GET", f"{base}/api/state")["referee"]["phase"] != "play":
-            await asyncio.sleep(0.05)
-        first = http("GET", f"{base}/api/state")["first"]
-        shadow = Game(setups[WHITE], setups[BLACK], first=first)
+        shadows = {}
+        for server in (loaded, idle):
+            shadows[server.label] = server.start_game(random.Random(7))
+            server.to_move = shadows[server.label].to_move
+        base_memory = loaded.memory_mb()
+        opened_at = time.monotonic()
+        streams = Streams(loaded.port, n_streams)
+        open_s = time.monotonic() - opened_at
+        with_streams = loaded.memory_mb()
 
-        stop = asyncio.Event()
-        readers = [Client() for _ in range(clients)]
-        tasks = [asyncio.create_task(c.run(host, int(port), stop)) for c in readers]
-        await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in readers)), 30)
-        idle = rss_kb(proc.pid)
+        latency = {(label, kind): [] for label in ("loaded", "idle") for kind in ("state", "input")}
+        for i in range(requests):
+            kind = "state" if i % 2 == 0 else "input"
+            pair = (loaded, idle) if i % 4 < 2 else (idle, loaded)  # interleaved, order alternating
+            for server in pair:
+                latency[(server.label, kind)].append(timed(server, kind))
+            time.sleep(0.01)
 
+        # Delivery: each committed move reaches every open stream.
+        shadow = shadows["loaded"]
         commits: list[float] = []
         for _ in range(moves):
             plain = [a for a in shadow.legal_actions() if isinstance(a, Move) and shadow.tower_at(a.to) is None]
@@ -133,58 +276,133 @@ async def bench(clients: int, moves: int, threads: int) -> dict:
                 break
             move = rng.choice(plain)
             for space in (move.frm, move.to):
-                await loop.run_in_executor(None, http, "POST", f"{base}/api/board/toggle", {"space": SPACE_NAMES[space]})
+                loaded.json("POST", "/api/board/toggle", {"space": SPACE_NAMES[space]})
             shadow.push(move)
-            # wait until every client has seen this commit
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 20
             while time.monotonic() < deadline:
-                seen = [set(c.arrivals) for c in readers]
-                new = set.intersection(*seen) - set(commits)
+                seen = [set(a) for a in streams.arrivals[: streams.opened]]
+                new = set.intersection(*seen) - set(commits) if seen else set()
                 if new:
                     commits.append(max(new))
                     break
-                await asyncio.sleep(0.01)
+                time.sleep(0.02)
             else:
-                raise SystemExit("a commit did not reach every client within 10 s")
-        loaded = rss_kb(proc.pid)
-        stop.set()
-        for t in tasks:
-            t.cancel()
-        latencies = [(c.arrivals[t] - t) * 1000 for c in readers for t in commits]
-        state_bytes = len(json.dumps(http("GET", f"{base}/api/state")))
+                raise SystemExit("a commit did not reach every stream within 20 s")
+        delivery = [(a[t] - t) * 1000 for a in streams.arrivals[: streams.opened] for t in commits]
+        after_moves = loaded.memory_mb()
+        stopped = loaded.stop()
+        streams.close()
         return {
-            "clients": clients,
+            "streams": {"asked": n_streams, "open": streams.opened, "refused": streams.refused,
+                        "per_address": PER_ADDRESS, "opened_in_s": round(open_s, 2)},
+            "request_latency_ms": {f"{label}_{kind}": percentiles(v) for (label, kind), v in latency.items()},
+            "goal_p99_ms": 50,
+            "delivery_ms": percentiles(delivery) if delivery else None,
             "commits": len(commits),
-            "deliveries": len(latencies),
-            "latency_ms": {
-                "p50": round(percentile(latencies, 50), 2),
-                "p99": round(percentile(latencies, 99), 2),
-                "max": round(max(latencies), 2),
-            },
-            "goal_p99_ms": 100,
-            "state_bytes": state_bytes,
-            "server_rss_mb": {
-                "with_clients_idle": round(idle["VmRSS"] / 1024, 1),
-                "after_moves": round(loaded["VmRSS"] / 1024, 1),
-                "peak": round(loaded["VmHWM"] / 1024, 1),
-            },
-            "server_threads": threads,
+            "loaded_server_memory_mb": {"before_streams": base_memory, "with_streams": with_streams,
+                                        "after_moves": after_moves},
+            "idle_server_memory_mb": idle.memory_mb(),
+            "stop_with_streams_open": stopped,
         }
     finally:
-        proc.send_signal(signal.SIGTERM)
+        for server in (loaded, idle):
+            if server.proc.poll() is None:
+                server.stop()
+
+
+# --- the pages: weight and time to first render ------------------------------------------------
+
+PAGE_LIMIT_KB = 150
+ASSET = re.compile(rb'<(?:script[^>]*\ssrc|link[^>]*rel="stylesheet"[^>]*\shref)="([^"]+)"')
+
+
+def fetch_bytes(url: str) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.read()
+    except urllib.error.HTTPError as exc:  # the error page is a page too
+        return exc.read()
+
+
+def page_weight(base: str, path: str) -> dict:
+    html = fetch_bytes(base + path)
+    js = css = 0
+    for src in ASSET.findall(html):
+        body = fetch_bytes(base + src.decode())
+        if src.endswith(b".css"):
+            css += len(body)
+        else:
+            js += len(body)
+    total = len(html) + js + css
+    return {"html": len(html), "js": js, "css": css, "total_kb": round(total / 1024, 1),
+            "under_limit": total <= PAGE_LIMIT_KB * 1024}
+
+
+def first_render(base: str, pages: dict, loads: int) -> dict:
+    """Median first contentful paint and first live render (ms) per page, loads interleaved."""
+    from playwright.sync_api import sync_playwright
+
+    times: dict = {name: {"fcp": [], "live": []} for name in pages}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            for _ in range(loads):
+                for name, path in pages.items():
+                    ctx = browser.new_context(viewport={"width": 1280, "height": 800})  # a cold cache each load
+                    page = ctx.new_page()
+                    page.goto(base + path, wait_until="load")
+                    page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0")
+                    times[name]["fcp"].append(page.evaluate(
+                        "performance.getEntriesByName('first-contentful-paint')[0].startTime"))
+                    if name != "peer (error page)":
+                        page.wait_for_function("window.QUIN_RENDERED !== undefined || window.QUIN_STATIC", timeout=10000)
+                        times[name]["live"].append(page.evaluate("window.QUIN_RENDERED || null"))
+                    ctx.close()
+        finally:
+            browser.close()
+    med = lambda xs: round(statistics.median(xs), 1) if xs and None not in xs else None  # noqa: E731
+    return {name: {"first_contentful_paint_ms": med(t["fcp"]), "first_live_render_ms": med(t["live"])}
+            for name, t in times.items()}
+
+
+def bench_pages(loads: int) -> dict:
+    data_dir = tempfile.mkdtemp(prefix="quin-bench-pages-")
+    proc, urls = start_server(data_dir, 24)
+    base = urls["status page"].rstrip("/")
+    try:
+        path = lambda url: "/" + url.split("/", 3)[3]  # noqa: E731
+        pages = {
+            "status": "/",
+            "seat": path(urls["white seat"]),
+            "virtual board": "/board",
+            "history": "/history",
+            "host": path(urls["host page"]),
+        }
+        weights = {name: page_weight(base, p) for name, p in pages.items()}
+        layout = len(fetch_bytes(base + "/api/layout"))
+        live = {name: p for name, p in pages.items() if name in ("status", "seat", "virtual board")}
+        render = first_render(base, {**live, "peer (error page)": "/no-such-page"}, loads)
+        return {"weight_bytes": weights, "layout_json_bytes": layout, "limit_kb": PAGE_LIMIT_KB,
+                "all_under_limit": all(w["under_limit"] for w in weights.values()),
+                "framework": None, "loads_per_page": loads, "render_loopback": render}
+    finally:
+        stop_server(proc)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=100)
-    parser.add_argument("--moves", type=int, default=40)
-    parser.add_argument("--threads", type=int, default=150)
+    parser.add_argument("--part", choices=("all", "server", "pages"), default="all")
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--moves", type=int, default=10)
+    parser.add_argument("--loads", type=int, default=9, help="page loads per page for the render times")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(bench(args.clients, args.moves, args.threads))))
+    out: dict = {}
+    if args.part in ("all", "server"):
+        out.update(bench(args.streams, args.requests, args.moves))
+    if args.part in ("all", "pages"):
+        out["pages"] = bench_pages(args.loads)
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ from .board import (
     WHITE,
     other,
 )
+from .effects import BoardEffect, board_effect, equivalent, key_after, same_game_classes, same_game_key
 from .errors import IllegalError, InvalidError
 from .flash import CAPTURE, CLASSIC, FLASH_TABLE, MODES, MUTUAL, SWAP, THIRD_EYE
 from .pieces import (
@@ -285,6 +286,32 @@ class Game:
 
     def towers_of(self, player: str) -> tuple[int, ...]:
         return self._towers_of[player]
+
+    def flash_outcome(self, attacker: int, defender: int) -> str:
+        """What happens when tower ``attacker`` flashes tower ``defender`` (the mode's flash table)."""
+        return self._flash[(self.piece[attacker], self.piece[defender])]
+
+    # --- what actions do to the board, and when two leave the same game -----------------
+
+    def board_effect(self, action: Action) -> BoardEffect:
+        """What ``action`` (legal now) does to the board (see ``engine.effects``)."""
+        return board_effect(self, action)
+
+    def same_game_key(self) -> tuple:
+        """A canonical form of the state for "the same game from here on" (``engine.effects``)."""
+        return same_game_key(self)
+
+    def same_game_key_after(self, action: Action) -> tuple:
+        """``same_game_key`` after the legal ``action``; the game is left exactly as it was."""
+        return key_after(self, action)
+
+    def equivalent(self, a: Action, b: Action) -> bool:
+        """Do the legal actions ``a`` and ``b`` leave the same game from here on?"""
+        return equivalent(self, a, b)
+
+    def same_game_classes(self, actions) -> list[list[Action]]:
+        """Legal actions grouped by the game they leave, in first-seen order."""
+        return same_game_classes(self, actions)
 
     # --- legal actions -----------------------------------------------------------------
 
@@ -527,10 +554,11 @@ class Game:
         if not times:
             return
         if not self.third_eye:
-            if st.time_used or not self._can_rewind():
+            if st.time_used:
                 return
             for t in times:
-                out.append(Time(loc[t]))
+                if self._can_rewind(t):
+                    out.append(Time(loc[t]))
             return
         board = st.board
         rival = other(st.to_move)
@@ -548,8 +576,8 @@ class Game:
                 for d in dests:
                     out.append(Time(loc[t], ts, d))
 
-    def _can_rewind(self) -> bool:
-        """Classic Time: is there a rival action it may be used against?"""
+    def _can_rewind(self, spent: int) -> bool:
+        """Classic Time used by the tower ``spent``: is there a rival action it may be used against?"""
         last = self.state.last_action
         if last is None or last.captured or last.on_iris:
             return False
@@ -558,8 +586,10 @@ class Game:
         board = self.state.board
         moving = {t for t, _, _ in last.moved}
         for t, a, _ in last.moved:
-            if a >= 0 and board[a] != EMPTY and board[a] not in moving:
-                return False  # e.g. this turn's Resurrection filled the Gateway
+            if a >= 0 and board[a] != EMPTY and board[a] not in moving and board[a] != spent:
+                # e.g. this turn's Resurrection filled the Gateway (the Time tower itself,
+                # resurrected there, leaves it first: that rewind restores the position)
+                return False
         return True  # if the action moved a Shadow, the power fails but may be used
 
     # --- applying ------------------------------------------------------------------
@@ -674,7 +704,7 @@ class Game:
             moved.append((tower, frm, to))
             return False
         attacker_piece, defender_piece = self.piece[tower], self.piece[defender]
-        outcome = self._flash[(attacker_piece, defender_piece)]
+        outcome = self.flash_outcome(tower, defender)
         st.known[tower] = BOTH
         st.known[defender] = BOTH
         self.events.append(
@@ -702,10 +732,25 @@ class Game:
         self._capture(tower)
         return True
 
+    def rewind_plan(self, spent: int) -> list[tuple[int, int, int]]:
+        """Classic Time used by the tower ``spent``: the rival's last action undone, as
+        (tower, the space it stands on now, where it goes back: a space or RESERVE).
+
+        Empty when the Power fails (the action moved a Shadow).  A tower no longer where the
+        action put it (the Time tower itself, swapped there by the rival) stays where it is.
+        The one statement of the rewind: applying Time and ``board_effect`` both read it.
+        """
+        st = self.state
+        last = st.last_action
+        if last is None or last.moved_shadow:
+            return []
+        return [(t, b, a) for t, a, b in last.moved if st.loc[t] == b and t != spent]
+
     def _use_time(self, action: Time) -> None:
         st = self.state
         me = st.to_move
         tower = st.board[action.at]
+        plan = [] if self.third_eye else self.rewind_plan(tower)
         st.board[action.at] = EMPTY
         self._capture(tower)  # Time goes to the rival's Zero Gravity whatever happens
         if self.third_eye:
@@ -724,15 +769,13 @@ class Game:
                     st.known[t] = BOTH
             self.events.append(TimeEvent(st.turn, "failed", me))
             return
-        # Rewind: lift every tower the action moved, then put each back.  A tower
-        # no longer on the board (the Time tower itself) stays where it went.
-        back = [(t, a) for t, a, b in last.moved if st.loc[t] == b]
-        for t, _ in back:
-            st.board[st.loc[t]] = EMPTY
-        for t, a in back:
-            st.loc[t] = a
-            if a >= 0:
-                st.board[a] = t
+        # Rewind: lift every tower the action moved, then put each back.
+        for t, now, _ in plan:
+            st.board[now] = EMPTY
+        for t, _, back in plan:
+            st.loc[t] = back
+            if back >= 0:
+                st.board[back] = t
             elif not self.vision:
                 # Back on Zero Gravity, hidden again (several Artificial Lights
                 # reinforced at once were public; a later single one is not).

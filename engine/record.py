@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from .actions import Action, action_from_record
@@ -41,6 +42,31 @@ class ReplayError(QuinError):
 
     def to_json(self) -> dict:
         return {"turn": self.turn, "action": self.action, "message": str(self)}
+
+
+MAX_NUMBER = 40  # characters in one JSON number of a record or trace: a longer one is malformed
+
+
+def _number(text: str) -> str:
+    if len(text) > MAX_NUMBER:
+        raise ValueError(f"a number of {len(text)} characters (at most {MAX_NUMBER})")
+    return text
+
+
+def parse_json(text: str | bytes) -> object:
+    """JSON as records and traces allow it: ValueError in one line for anything else (bad syntax,
+    a number of thousands of digits, NaN or Infinity, nesting too deep)."""
+
+    def no_constant(name):
+        raise ValueError(f"{name} is not a number")
+
+    try:
+        return json.loads(text, parse_int=lambda t: int(_number(t)), parse_float=lambda t: float(_number(t)),
+                          parse_constant=no_constant)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def load_record(data: object) -> Record:

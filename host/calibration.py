@@ -10,7 +10,9 @@ noisy sensor from flickering.
 ``quin calibrate`` records the levels (:func:`measure_levels`,
 :class:`PlacedRecorder`), :class:`Calibration` stores them in the data
 directory, :class:`OccupancyTracker` turns raw frames into occupancy and
-follows slow baseline drift on spaces that have stayed empty, and
+follows slow baseline drift on spaces that have stayed empty,
+:class:`DriftKeeper` saves the drifted baselines back (each space remembers
+its drift since calibration) so a restart keeps them, and
 :func:`sensor_flags` / :func:`reference_faults` say which sensors to distrust.
 
 Readings are the firmware's uint16 ADC values (0..65535 for 0..3.3 V).
@@ -21,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,7 +45,10 @@ RAIL = 650  # counts (~1 % of full scale) from either rail: sensor dead, shorted
 HALF_TOLERANCE = 2000  # the half-supply reference must read 32768 +- this
 GROUND_LIMIT = 1000  # the ground reference must read below this
 CALIBRATION_FILE = "calibration.json"
+PREVIOUS_FILE = "calibration.previous.json"  # the file as it was before the last save
 FORMAT = 1
+DRIFT_SAVE_EVERY = 60.0  # seconds: the service saves drifted baselines at most this often
+DRIFT_SAVE_CHANGE = 25.0  # counts (~1.3 mV) a baseline must have moved since the last save
 
 
 class CalibrationError(ValueError):
@@ -78,6 +84,11 @@ class SpaceCalibration:
     baseline: float
     noise: float
     placed: float | None = None  # None: no tower level recorded
+    drift: float = 0.0  # how far the baseline has moved since `quin calibrate` recorded it (counts)
+
+    @property
+    def calibrated_baseline(self) -> float:
+        return self.baseline - self.drift
 
     @property
     def delta(self) -> float:
@@ -106,7 +117,8 @@ class SpaceCalibration:
 class Calibration:
     spaces: tuple[SpaceCalibration, ...]
     references: dict[str, Level] = field(default_factory=dict)
-    created: float = 0.0
+    created: float = 0.0  # when `quin calibrate` recorded it
+    updated: float = 0.0  # when drifted baselines were last saved into it (0: never)
 
     @classmethod
     def from_baseline(cls, levels: Sequence[Level], channel_map: ChannelMap | None = None) -> "Calibration":
@@ -133,12 +145,14 @@ class Calibration:
         return {
             "format": FORMAT,
             "created": self.created,
+            "updated": self.updated,
             "spaces": {
                 SPACE_NAMES[s]: {
                     "channel": c.channel,
                     "baseline": round(c.baseline, 2),
                     "noise": round(c.noise, 3),
                     "placed": None if c.placed is None else round(c.placed, 2),
+                    "drift": round(c.drift, 2),
                 }
                 for s, c in enumerate(self.spaces)
             },
@@ -163,6 +177,7 @@ class Calibration:
                     float(entry["baseline"]),
                     float(entry["noise"]),
                     None if placed is None else float(placed),
+                    float(entry.get("drift", 0.0)),
                 )
             except (KeyError, TypeError, ValueError, AttributeError):
                 raise CalibrationError(f"{origin}: space {name} has a bad or missing field") from None
@@ -173,15 +188,34 @@ class Calibration:
             refs = {k: Level(float(v["mean"]), float(v["noise"])) for k, v in data.get("references", {}).items()}
         except (KeyError, TypeError, ValueError, AttributeError):
             raise CalibrationError(f"{origin}: a reference channel has a bad field") from None
-        return cls(tuple(spaces), refs, float(data.get("created", 0.0)))  # type: ignore[arg-type]
+        try:
+            created, updated = float(data.get("created", 0.0)), float(data.get("updated", 0.0))
+        except (TypeError, ValueError):
+            raise CalibrationError(f"{origin}: a bad 'created' or 'updated' time") from None
+        return cls(tuple(spaces), refs, created, updated)  # type: ignore[arg-type]
 
     def save(self, path: str | Path | None = None) -> Path:
-        """Write atomically (never a half-written file) and return the path."""
+        """Write atomically (never a half-written file), keeping the file it replaces as
+        calibration.previous.json beside it; return the path."""
         path = Path(path) if path else default_path()
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        text = json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n"
+        try:
+            old = path.read_bytes()
+        except FileNotFoundError:
+            old = None
+        if old is not None:
+            _write_atomic(path.with_name(PREVIOUS_FILE), old)
+        _write_atomic(path, text.encode("utf-8"))
         return path
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
 
 
 def default_path() -> Path:
@@ -368,13 +402,64 @@ class OccupancyTracker:
         return {s: self.baseline[s] - c.baseline for s, c in enumerate(self.cal.spaces)}
 
     def calibration(self) -> Calibration:
-        """The calibration with the drifted baselines (placed levels moved alike), to save."""
+        """The calibration with the drifted baselines (placed levels moved alike), to save.
+        Each space's ``drift`` adds this run's shift to what it had drifted before."""
         spaces = []
         for s, c in enumerate(self.cal.spaces):
             shift = self.baseline[s] - c.baseline
             placed = None if c.placed is None else c.placed + shift
-            spaces.append(replace(c, baseline=self.baseline[s], placed=placed))
-        return replace(self.cal, spaces=tuple(spaces))
+            spaces.append(replace(c, baseline=self.baseline[s], placed=placed, drift=c.drift + shift))
+        return replace(self.cal, spaces=tuple(spaces), updated=time.time())
+
+
+class DriftKeeper:
+    """Saves a tracker's drifted baselines back to the calibration file, so a restart keeps them.
+
+    :meth:`offer` (every frame) saves at most once every ``every`` seconds and
+    only when some baseline has moved ``min_change`` counts since the last
+    save: an SD card is not written for noise.  :meth:`flush` (at shutdown)
+    saves any change.  A failed save never stops the game: it is reported on
+    standard error (the journal) once, and tried again later.
+    """
+
+    def __init__(self, path: str | Path | None = None, every: float = DRIFT_SAVE_EVERY,
+                 min_change: float = DRIFT_SAVE_CHANGE, clock=time.monotonic):
+        self.path = Path(path) if path else default_path()
+        self.every = every
+        self.min_change = min_change
+        self._clock = clock
+        self._last = clock()
+        self._saved: list[float] | None = None
+        self.saves = 0
+        self.error = ""
+
+    def offer(self, tracker: "OccupancyTracker") -> None:
+        if self._clock() - self._last < self.every:
+            return
+        self._last = self._clock()
+        if self._moved(tracker) >= self.min_change:
+            self._save(tracker)
+
+    def flush(self, tracker: "OccupancyTracker") -> None:
+        if self._moved(tracker) > 0:
+            self._save(tracker)
+
+    def _moved(self, tracker: "OccupancyTracker") -> float:
+        saved = self._saved or [c.baseline for c in tracker.cal.spaces]
+        return max((abs(a - b) for a, b in zip(tracker.baseline, saved)), default=0.0)
+
+    def _save(self, tracker: "OccupancyTracker") -> None:
+        try:
+            tracker.calibration().save(self.path)
+        except OSError as exc:
+            if not self.error:
+                print(f"quin: cannot save the calibration drift to {self.path}: {exc.strerror or exc}",
+                      file=sys.stderr, flush=True)
+            self.error = str(exc)
+            return
+        self.error = ""
+        self._saved = list(tracker.baseline)
+        self.saves += 1
 
 
 def reference_readings(readings: Sequence[int], channel_map: ChannelMap) -> dict[str, float]:

@@ -13,6 +13,8 @@ COMMANDS = [
     "host.commands.referee_cmds",
     "host.commands.hardware_cmds",
     "host.commands.serve_cmds",
+    "host.commands.setup_cmds",
+    "host.commands.store_cmds",
     "host.commands.opponent_cmds",
 ]
 
@@ -49,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    # `python -m host.cli` runs this file as __main__; the commands raise
-    # host.cli.UserError, so run the main() of the module they import.
+    # `python -m host.cli`: run the package's own module, so UserError raised by the
+    # commands (which import host.cli) is the class caught here, not a __main__ copy.
     from host.cli import main as _main
 
     sys.exit(_main())

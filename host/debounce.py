@@ -20,12 +20,13 @@ Sans-I/O: times come with the snapshots; nothing here sleeps or reads a clock.
 from __future__ import annotations
 
 EPS = 1e-6  # float slack when comparing times against deadlines
+BURST_GAP = 0.1  # raw edges on one space closer than this are one lift or placement (its flicker)
 
 
 class Debouncer:
     """Stable occupancy from raw snapshots.  Times are seconds, non-decreasing."""
 
-    __slots__ = ("on_delay", "off_delay", "raw", "stable", "since", "pending", "last_change", "now")
+    __slots__ = ("on_delay", "off_delay", "raw", "stable", "since", "began", "pending", "last_change", "now")
 
     def __init__(self, on_delay: float = 0.05, off_delay: float = 0.15, initial: frozenset[int] = frozenset()):
         if on_delay < 0 or off_delay < 0:
@@ -35,6 +36,7 @@ class Debouncer:
         self.raw: frozenset[int] = frozenset(initial)
         self.stable: frozenset[int] = frozenset(initial)
         self.since: dict[int, float] = {}  # space -> time of its last raw change
+        self.began: dict[int, float] = {}  # space -> first raw change of its current burst of changes
         self.pending: set[int] = set()  # raw != stable
         self.last_change = float("-inf")  # last raw change anywhere
         self.now = float("-inf")
@@ -50,7 +52,10 @@ class Debouncer:
             since = self.since
             stable = self.stable
             pending = self.pending
+            began = self.began
             for s in changed:
+                if t - since.get(s, float("-inf")) > BURST_GAP:
+                    began[s] = t  # a new lift or placement starts (flicker belongs to it)
                 since[s] = t
                 if (s in occupied) != (s in stable):
                     pending.add(s)

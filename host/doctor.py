@@ -4,10 +4,15 @@ The heat map shows, for every space, its reading and its *margin*: how many
 noise sigmas separate the reading from the threshold it would have to cross
 to change state (the 'on' threshold for an empty space, the 'off' one for an
 occupied space).  A low margin means the space may flicker.
+
+With a calibration, it also shows how far each space's baseline has drifted
+since `quin calibrate` recorded it: the running service follows slow drift
+and saves it back to the calibration file (host.calibration.DriftKeeper).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -28,6 +33,7 @@ from host.channel_map import ChannelMap
 
 MIN_RATE = 50.0
 LOW_MARGIN = 3.0
+BIG_DRIFT = 0.5  # a baseline that drifted more than half its tower change: time to recalibrate
 
 
 @dataclass
@@ -36,6 +42,7 @@ class SpaceHealth:
     reading: float
     noise: float
     margin: float | None  # None without calibration
+    drift: float | None = None  # counts the baseline moved since calibration; None without calibration
     occupied: bool = False
     problems: list[str] = field(default_factory=list)
 
@@ -46,6 +53,7 @@ class Report:
     problems: list[str]
     spaces: list[SpaceHealth]
     references: dict[str, float]
+    drift_saved: float = 0.0  # when the service last saved drift into the calibration (0: never)
 
     @property
     def ok(self) -> bool:
@@ -118,12 +126,16 @@ def examine(
             if health.margin < LOW_MARGIN:
                 health.problems.append(f"margin {health.margin:.1f} sigma")
             health.problems += [f for f in cal_flags.get(s, []) if f not in ("stuck", "noisy")]
+            health.drift = c.drift
+            if c.placed is not None and abs(c.drift) > BIG_DRIFT * abs(c.delta):
+                health.problems.append(f"drifted {c.drift:+.0f} counts since calibration, more than half its "
+                                       "tower change: run `quin calibrate --baseline-only`")
         spaces.append(health)
         if health.problems:
             problems.append(f"{SPACE_NAMES[s]}: {', '.join(health.problems)}")
     if calibration is None:
         problems.append("no calibration: run `quin calibrate`")
-    return Report(link, problems, spaces, refs)
+    return Report(link, problems, spaces, refs, calibration.updated if calibration else 0.0)
 
 
 def _reading_mark(h: SpaceHealth) -> str:
@@ -140,6 +152,40 @@ def _margin_mark(h: SpaceHealth) -> str:
     return text + ("*" if h.occupied else " ")
 
 
+def _drift_mark(h: SpaceHealth) -> str:
+    if h.drift is None:
+        return "  ? "
+    d = round(h.drift)
+    if d == 0:
+        return "   0"
+    return f"{d:+d}" if abs(d) < 1000 else f"{d / 1000:+.0f}k"
+
+
+def drift_summary(report: Report, now: float | None = None) -> str:
+    """One line: the largest drifts since calibration and when the service last saved them."""
+    tracked = [h for h in report.spaces if h.drift is not None]
+    if not tracked:
+        return ""
+    top = [h for h in sorted(tracked, key=lambda h: -abs(h.drift))[:3] if round(h.drift)]
+    if report.drift_saved:
+        age = max(0.0, (time.time() if now is None else now) - report.drift_saved)
+        when = f"saved by the service {_age(age)} ago"
+    else:
+        when = "none saved yet"
+    largest = ", ".join(f"{SPACE_NAMES[h.space]} {h.drift:+.0f}" for h in top)
+    return f"Drift since calibration ({when}): " + (f"largest {largest} counts" if top else "none")
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
 def terminal(report: Report) -> str:
     out = ["Link:"] + [f"  {line}" for line in report.link]
     if report.references:
@@ -151,6 +197,12 @@ def terminal(report: Report) -> str:
         out.append("")
         out.append("Margins (noise sigmas to the next threshold; * occupied; ? uncalibrated):")
         out.append(draw({h.space: _margin_mark(h) for h in report.spaces}))
+        summary = drift_summary(report)
+        if summary:
+            out.append("")
+            out.append("Drift since calibration (counts each baseline moved; k: thousands):")
+            out.append(draw({h.space: _drift_mark(h) for h in report.spaces}))
+            out.append(summary)
     out.append("")
     if report.problems:
         out.append(f"{len(report.problems)} problem(s):")

@@ -20,11 +20,29 @@ killed at any moment comes back with every action the players were told of.
 The store is shared by the referee thread and the web threads: one connection
 guarded by a lock.  Read-only pages open their own connection per request
 (:func:`connect`).
+
+Bounded by size: a rejected input is kept as a short summary (its type and
+size, :data:`INPUT_SUMMARY` bytes at most), an accepted one whole (the
+referee has checked it: a few hundred bytes); the newest :data:`INPUTS_LIMIT`
+inputs are kept, and the black box keeps :data:`BLACKBOX_LIMIT` snapshots
+(about 0.6 KB each at most).  Both are written without waiting for the disk
+(they are for diagnosis; the next action's durable commit carries them there).  So the inputs and the black box never hold more
+than about 8 MB together, whatever the phones send.
+
+A damaged store is reported, never a traceback: :meth:`Store.problems` says in
+one line each what ``PRAGMA quick_check`` and the rows found; a row that does
+not read (bad JSON, a space that does not exist) marks its game as damaged
+(:attr:`GameRow.damage`) and every intact game is still served.
+:func:`salvage` copies every readable game into a new store and sets the
+damaged file aside; :meth:`Store.backup` keeps the last :data:`BACKUPS` copies
+(SQLite's online backup) in ``backups/``, one after each finished game.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time
@@ -32,13 +50,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.actions import Action, action_from_record
-from engine.board import PLAYERS, WHITE
+from engine.board import PLAYERS, SPACES, WHITE
 from engine.errors import QuinError
+from engine.flash import MODES
 from engine.game import Game
 from engine.pieces import Setup
 
 DB_NAME = "quin.sqlite3"
 BLACKBOX_LIMIT = 5000  # snapshots kept in the black box (the oldest are dropped)
+INPUTS_LIMIT = 10000  # inputs kept (the oldest are dropped)
+INPUT_SUMMARY = 512  # bytes of a rejected input that are kept
+BACKUPS = 5  # backups kept in <data dir>/backups
+STATUSES = ("setup", "playing", "over", "abandoned")
+
+log = logging.getLogger("quin.store")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -117,23 +142,83 @@ class GameRow:
     status: str
     result: dict | None
     finished: float | None
+    damage: str | None = None  # what of this game's row does not read ("white setup"), if anything
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> "GameRow":
+        """A game's row, read strictly: what does not read is named in ``damage``, never raised."""
+        damage: list[str] = []
+
+        def obj(column: str, what: str) -> dict | None:
+            text = row[column]
+            if text is None:
+                return None
+            try:
+                value = json.loads(text) if isinstance(text, (str, bytes)) else None
+            except (ValueError, RecursionError):
+                value = None
+            if not isinstance(value, dict):
+                damage.append(what)
+                return None
+            return value
+
+        def number(column: str, what: str, optional: bool = False) -> float | None:
+            value = row[column]
+            if value is None and optional:
+                return None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+            damage.append(what)
+            return 0.0 if not optional else None
+
+        mode, first, status = row["mode"], row["first"], row["status"]
+        if mode not in MODES:
+            damage.append("mode")
+        if first not in PLAYERS:
+            damage.append("first player")
+        if status not in STATUSES:
+            damage.append("status")
+        setups = {"white": obj("white_setup", "white setup"), "black": obj("black_setup", "black setup")}
         return cls(
             id=row["id"],
-            created=row["created"],
-            mode=row["mode"],
-            vision=bool(row["vision"]),
-            first=row["first"],
-            setups={
-                "white": json.loads(row["white_setup"]) if row["white_setup"] else None,
-                "black": json.loads(row["black_setup"]) if row["black_setup"] else None,
-            },
-            status=row["status"],
-            result=json.loads(row["result"]) if row["result"] else None,
-            finished=row["finished"],
+            created=number("created", "date"),
+            mode=mode if mode in MODES else "classic",
+            vision=row["vision"] in (1, True),
+            first=first if first in PLAYERS else WHITE,
+            setups=setups,
+            status=status if status in STATUSES else "abandoned",
+            result=obj("result", "result"),
+            finished=number("finished", "finishing date", optional=True),
+            damage=" and ".join(damage) or None,
         )
+
+    def check(self) -> None:
+        """StoreError if the row is damaged."""
+        if self.damage:
+            raise StoreError(f"game {self.id} is damaged in the store (its {self.damage} does not read): "
+                             "run `quin store check`", self.damage)
+
+
+def parse_action_row(seq: int, text: object) -> dict:
+    """A stored action's record form; StoreError naming the action if it does not read."""
+    try:
+        data = json.loads(text) if isinstance(text, (str, bytes)) else None
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        raise StoreError(f"action {seq} does not read", f"action {seq}")
+    return data
+
+
+def parse_snapshot_row(text: object) -> list[int] | None:
+    """A black-box row's occupied spaces, or None if it names anything but spaces."""
+    try:
+        data = json.loads(text) if isinstance(text, (str, bytes)) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, list) or not all(type(s) is int and s in SPACES for s in data):
+        return None
+    return data
 
 
 class StoreError(QuinError):
@@ -151,14 +236,35 @@ class StoreError(QuinError):
 class Store:
     """The game store.  Thread-safe: one connection, one lock."""
 
-    def __init__(self, path: str | Path, blackbox_limit: int = BLACKBOX_LIMIT):
+    def __init__(self, path: str | Path, blackbox_limit: int = BLACKBOX_LIMIT, readonly: bool = False):
+        """Open (or create) the store.  StoreError in one line if the file is not a usable store.
+
+        ``readonly``: for commands that only read (no file is created or changed).
+        ``notices`` lists what the caller should tell the user (an empty file started afresh).
+        """
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.blackbox_limit = blackbox_limit
+        self.readonly = readonly
+        self.notices: list[str] = []
         self._lock = threading.RLock()
-        self._conn = connect(self.path)
-        self._conn.executescript(SCHEMA)
         self._last_snapshot: frozenset[int] | None = None
+        if readonly:
+            if not self.path.exists():
+                raise StoreError(f"there is no game store at {self.path}")
+            self._conn = _connect_readonly(self.path)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and self.path.stat().st_size == 0:
+            self.notices.append(
+                f"the game store {self.path} was an empty file (0 bytes), so any games it held are lost: "
+                f"a new store was started{_latest_backup_hint(self.path)}"
+            )
+        try:
+            self._conn = connect(self.path)
+            self._conn.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"the game store {self.path} is damaged ({exc}): run `quin store salvage`",
+                             "the file") from None
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, **kw) -> "Store":
@@ -170,8 +276,10 @@ class Store:
 
     # --- small helpers ---------------------------------------------------------------------
 
-    def _tx(self):
-        return _Transaction(self._conn, self._lock)
+    def _tx(self, durable: bool = True):
+        """A write transaction; ``durable=False`` (the input log, the black box: diagnosis, not the
+        game) commits without waiting for the disk; the next durable commit carries it there."""
+        return _Transaction(self._conn, self._lock, durable)
 
     def meta(self, key: str, default: str | None = None) -> str | None:
         with self._lock:
@@ -181,6 +289,14 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         with self._tx() as c:
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def next_epoch(self) -> int:
+        """A number larger than at any earlier call on this store (one per server start)."""
+        with self._tx() as c:
+            row = c.execute("SELECT value FROM meta WHERE key = 'epoch'").fetchone()
+            epoch = (int(row["value"]) if row and str(row["value"]).isdigit() else 0) + 1
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('epoch', ?)", (str(epoch),))
+        return epoch
 
     # --- games -------------------------------------------------------------------------------
 
@@ -201,6 +317,8 @@ class Store:
         return game_id
 
     def game(self, game_id: int) -> GameRow:
+        if not 0 < game_id < 2**63:
+            raise StoreError(f"no game {game_id}")
         with self._lock:
             row = self._conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
@@ -208,9 +326,15 @@ class Store:
         return GameRow.from_row(row)
 
     def games(self) -> list[GameRow]:
+        """Every game, newest first; a damaged row comes back with its ``damage`` named."""
         with self._lock:
             rows = self._conn.execute("SELECT * FROM games ORDER BY id DESC").fetchall()
         return [GameRow.from_row(r) for r in rows]
+
+    def action_counts(self) -> dict[int, int]:
+        with self._lock:
+            rows = self._conn.execute("SELECT game_id, COUNT(*) AS n FROM actions GROUP BY game_id").fetchall()
+        return {r["game_id"]: r["n"] for r in rows}
 
     def open_game(self) -> GameRow | None:
         """The most recent game still in setup or being played, if any."""
@@ -232,10 +356,12 @@ class Store:
 
     def abandon(self, game_id: int) -> None:
         with self._tx() as c:
-            c.execute(
+            cur = c.execute(
                 "UPDATE games SET status = 'abandoned', finished = ? WHERE id = ? AND status IN ('setup', 'playing')",
                 (time.time(), game_id),
             )
+        if cur.rowcount:
+            self.backup()
 
     # --- seats -------------------------------------------------------------------------------
 
@@ -291,19 +417,25 @@ class Store:
                     "INSERT INTO reveals(game_id, seq, event) VALUES (?, ?, ?)",
                     (game_id, seq + 1, json.dumps(game.events[seq].to_json())),
                 )
-            if game.result is not None:
+            finished = game.result is not None
+            if finished:
                 c.execute(
                     "UPDATE games SET status = 'over', result = ?, finished = ? WHERE id = ?",
                     (json.dumps(game.result.to_json()), now, game_id),
                 )
+        if finished:
+            self.backup()
 
     def actions(self, game_id: int) -> list[tuple[int, str, dict]]:
-        """The stored actions of a game: (turn, player, record form), in order."""
+        """The stored actions of a game: (turn, player, record form), in order.
+
+        StoreError (``where``: ``"action N"``) at the first row that does not read.
+        """
         with self._lock:
             rows = self._conn.execute(
                 "SELECT turn, player, action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
             ).fetchall()
-        return [(r["turn"], r["player"], json.loads(r["action"])) for r in rows]
+        return [(r["turn"], r["player"], parse_action_row(seq, r["action"])) for seq, r in enumerate(rows, 1)]
 
     def reveals(self, game_id: int) -> list[dict]:
         with self._lock:
@@ -315,28 +447,39 @@ class Store:
     # --- inputs and the black box ------------------------------------------------------------
 
     def record_input(self, game_id: int, player: str, data: object, accepted: bool) -> None:
-        with self._tx() as c:
-            c.execute(
+        """Log a player's input: whole if accepted, as a bounded summary if rejected."""
+        text = json.dumps(data)
+        if not accepted and len(text) > INPUT_SUMMARY:
+            kind = data.get("type") if isinstance(data, dict) else None
+            text = json.dumps({"summary": True, "bytes": len(text),
+                               "type": kind if isinstance(kind, str) and len(kind) <= 32 else None})
+        with self._tx(durable=False) as c:
+            cur = c.execute(
                 "INSERT INTO inputs(game_id, player, data, accepted, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, player, json.dumps(data), int(accepted), time.time()),
+                (game_id, player, text, int(accepted), time.time()),
             )
+            c.execute("DELETE FROM inputs WHERE id <= ?", (cur.lastrowid - INPUTS_LIMIT,))
 
     def inputs(self, game_id: int) -> list[dict]:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT player, data, accepted, at FROM inputs WHERE game_id = ? ORDER BY id", (game_id,)
             ).fetchall()
-        return [
-            {"player": r["player"], "data": json.loads(r["data"]), "accepted": bool(r["accepted"]), "at": r["at"]}
-            for r in rows
-        ]
+        out = []
+        for r in rows:
+            try:
+                data = json.loads(r["data"])
+            except (TypeError, ValueError, RecursionError):
+                continue  # a damaged row: the log is for diagnosis, the game does not depend on it
+            out.append({"player": r["player"], "data": data, "accepted": bool(r["accepted"]), "at": r["at"]})
+        return out
 
     def record_snapshot(self, game_id: int | None, t: float, occupied: frozenset[int]) -> bool:
         """Keep a raw snapshot in the black box if the occupancy changed.  True if kept."""
         if occupied == self._last_snapshot:
             return False
         self._last_snapshot = occupied
-        with self._tx() as c:
+        with self._tx(durable=False) as c:
             cur = c.execute(
                 "INSERT INTO blackbox(game_id, t, occupied) VALUES (?, ?, ?)",
                 (game_id, t, json.dumps(sorted(occupied))),
@@ -345,18 +488,24 @@ class Store:
         return True
 
     def blackbox(self, limit: int = 100) -> list[dict]:
-        """The most recent snapshots, oldest first."""
+        """The most recent readable snapshots, oldest first (a damaged row is passed over)."""
         with self._lock:
             rows = self._conn.execute(
                 "SELECT game_id, t, occupied FROM blackbox ORDER BY id DESC LIMIT ?", (limit,)
             ).fetchall()
-        return [{"game": r["game_id"], "t": r["t"], "occupied": json.loads(r["occupied"])} for r in reversed(rows)]
+        out = []
+        for r in reversed(rows):
+            occupied = parse_snapshot_row(r["occupied"])
+            if occupied is not None and isinstance(r["t"], (int, float)):
+                out.append({"game": r["game_id"], "t": r["t"], "occupied": occupied})
+        return out
 
     # --- rebuilding games ---------------------------------------------------------------------
 
     def load_game(self, game_id: int) -> Game:
         """Rebuild a game by replaying its stored actions through the engine."""
         row = self.game(game_id)
+        row.check()
         if row.setups["white"] is None or row.setups["black"] is None:
             raise StoreError(f"game {game_id} has not started (setups missing)")
         try:
@@ -364,7 +513,12 @@ class Store:
             game = Game(setups["white"], setups["black"], row.mode, row.vision, row.first)
         except QuinError as exc:
             raise StoreError(f"game {game_id}: stored setup no longer valid: {exc}", "the setups") from None
-        for seq, (turn, player, data) in enumerate(self.actions(game_id), 1):
+        try:
+            stored = self.actions(game_id)
+        except StoreError as exc:
+            raise StoreError(f"game {game_id} is damaged in the store: its {exc}: run `quin store check`",
+                             exc.where) from None
+        for seq, (turn, player, data) in enumerate(stored, 1):
             try:
                 action: Action = action_from_record(data)
                 if player != game.to_move or turn != game.turn:
@@ -379,23 +533,206 @@ class Store:
         from engine.record import to_record
 
         row = self.game(game_id)
+        row.check()
         if row.setups["white"] is None or row.setups["black"] is None:
             raise StoreError(f"game {game_id} never started (the setups were not both given): there is no record")
         return to_record(self.load_game(game_id))
 
 
+    # --- checking, backing up -------------------------------------------------------------------
+
+    def problems(self, replay: bool = True) -> list[str]:
+        """What is damaged, one line each (empty: the store is sound).  ``replay``: replay every game."""
+        out: list[str] = []
+        try:
+            with self._lock:
+                found = [r[0] for r in self._conn.execute("PRAGMA quick_check(20)").fetchall()]
+            if found != ["ok"]:
+                out.append(f"the file's structure is damaged: {'; '.join(map(str, found[:3]))}")
+            games = self.games()
+        except sqlite3.DatabaseError as exc:
+            return out + [f"the file does not read as a game store ({exc})"]
+        for g in games:
+            if g.damage:
+                out.append(f"game {g.id}: its {g.damage} does not read")
+                continue
+            try:
+                self.actions(g.id)
+                if replay and g.setups["white"] is not None and g.setups["black"] is not None:
+                    self.load_game(g.id)
+            except StoreError as exc:
+                # never the engine's words: they may name hidden pieces
+                out.append(f"game {g.id}: its stored {exc.where or 'data'} no longer replays")
+            except sqlite3.DatabaseError as exc:
+                out.append(f"game {g.id}: its actions do not read ({exc})")
+        try:
+            with self._lock:
+                rows = self._conn.execute("SELECT occupied FROM blackbox").fetchall()
+            bad = sum(parse_snapshot_row(r[0]) is None for r in rows)
+            if bad:
+                out.append(f"the black box: {bad} snapshot(s) do not read (they are passed over)")
+        except sqlite3.DatabaseError as exc:
+            out.append(f"the black box does not read ({exc})")
+        return out
+
+    def structure_ok(self) -> bool:
+        """PRAGMA quick_check finds the file sound."""
+        try:
+            with self._lock:
+                return [r[0] for r in self._conn.execute("PRAGMA quick_check(1)").fetchall()] == ["ok"]
+        except sqlite3.DatabaseError:
+            return False
+
+    def backup(self) -> Path | None:
+        """Copy the store (SQLite's online backup) into ``backups/``; keep the newest :data:`BACKUPS`.
+
+        Never fails the caller: a backup that cannot be made is logged in one line.
+        """
+        if self.readonly:
+            return None
+        folder = self.path.parent / "backups"
+        target = folder / f"quin-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**9:09d}.sqlite3"
+        try:
+            folder.mkdir(exist_ok=True)
+            dest = sqlite3.connect(str(target))
+            try:
+                with self._lock:
+                    self._conn.backup(dest)
+            finally:
+                dest.close()
+            for old in sorted(folder.glob("quin-*.sqlite3"))[:-BACKUPS]:
+                old.unlink()
+            return target
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("the store could not be backed up to %s: %s", folder, exc)
+            return None
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10, check_same_thread=False,
+                           isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def _latest_backup_hint(path: Path) -> str:
+    backups = sorted((path.parent / "backups").glob("quin-*.sqlite3"))
+    return f" (the latest backup is {backups[-1]})" if backups else ""
+
+
+@dataclass
+class Salvage:
+    kept: list[int]
+    lost: list[int]
+    aside: Path
+
+
+def salvage(path: str | Path) -> Salvage:
+    """Copy every game that still reads and replays into a new store; set the damaged file aside.
+
+    The caller holds the data folder (no server may use the store meanwhile).
+    """
+    path = Path(path)
+    fresh = path.with_name(path.name + ".salvaging")
+    for leftover in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
+        leftover.unlink(missing_ok=True)
+    src = sqlite3.connect(str(path), timeout=10)
+    src.row_factory = sqlite3.Row
+    kept: list[int] = []
+    lost: list[int] = []
+    dst = Store(fresh)
+    try:
+        for row in _readable(src, "SELECT key, value FROM meta"):
+            if row["key"] != "epoch":
+                dst.set_meta(row["key"], str(row["value"]))
+        epoch = max([int(r["value"]) for r in _readable(src, "SELECT value FROM meta WHERE key = 'epoch'")
+                     if str(r["value"]).isdigit()] or [0])
+        dst.set_meta("epoch", str(epoch))  # stream ids keep growing across the salvage
+        for game_id in _game_ids(src):
+            (kept if _copy_game(src, dst, game_id) else lost).append(game_id)
+        with dst._tx() as c:
+            for r in _readable(src, "SELECT id, game_id, t, occupied FROM blackbox ORDER BY id"):
+                if parse_snapshot_row(r["occupied"]) is not None and isinstance(r["t"], (int, float)):
+                    c.execute("INSERT INTO blackbox(id, game_id, t, occupied) VALUES (?, ?, ?, ?)", tuple(r))
+    finally:
+        src.close()
+        dst.close()
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        side = Path(f"{path}{suffix}")
+        if side.exists():
+            os.replace(side, Path(f"{aside}{suffix}"))
+    os.replace(fresh, path)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{fresh}{suffix}").unlink(missing_ok=True)
+    return Salvage(kept, lost, aside)
+
+
+def _readable(conn: sqlite3.Connection, sql: str, args: tuple = ()) -> list:
+    try:
+        return conn.execute(sql, args).fetchall()
+    except sqlite3.DatabaseError:
+        return []
+
+
+def _game_ids(conn: sqlite3.Connection) -> list[int]:
+    ids = [r[0] for r in _readable(conn, "SELECT id FROM games ORDER BY id")]
+    if ids:
+        return ids
+    # The table does not read as a whole: look for each game number the actions mention.
+    top = _readable(conn, "SELECT MAX(game_id) FROM actions") or [(0,)]
+    return [i for i in range(1, (top[0][0] or 0) + 1) if _readable(conn, "SELECT id FROM games WHERE id = ?", (i,))]
+
+
+def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
+    """Copy one game if every row of it reads and it replays; False if not."""
+    try:
+        row = src.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        game = GameRow.from_row(row)
+        if game.damage:
+            return False
+        seats = src.execute("SELECT * FROM seats WHERE game_id = ?", (game_id,)).fetchall()
+        actions = src.execute("SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
+        reveals = src.execute("SELECT * FROM reveals WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
+        inputs = _readable(src, "SELECT * FROM inputs WHERE game_id = ? ORDER BY id", (game_id,))
+        for seq, a in enumerate(actions, 1):
+            parse_action_row(seq, a["action"])
+    except (sqlite3.DatabaseError, StoreError):
+        return False
+    with dst._tx() as c:
+        c.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(row))
+        for table, rows in (("seats", seats), ("actions", actions), ("reveals", reveals), ("inputs", inputs)):
+            for r in rows:
+                c.execute(f"INSERT INTO {table} VALUES ({', '.join('?' * len(r))})", tuple(r))
+    if game.setups["white"] is not None and game.setups["black"] is not None:
+        try:
+            dst.load_game(game_id)
+        except StoreError:
+            with dst._tx() as c:
+                for table in ("inputs", "reveals", "actions", "seats"):
+                    c.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+                c.execute("DELETE FROM games WHERE id = ?", (game_id,))
+            return False
+    return True
+
+
 class _Transaction:
     """``with store._tx() as c``: one IMMEDIATE transaction under the store's lock."""
 
-    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock):
+    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock, durable: bool = True):
         self.conn = conn
         self.lock = lock
+        self.durable = durable
 
     def __enter__(self) -> sqlite3.Connection:
         self.lock.acquire()
         try:
+            if not self.durable:
+                self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("BEGIN IMMEDIATE")
         except BaseException:
+            self._restore()
             self.lock.release()
             raise
         return self.conn
@@ -404,4 +741,9 @@ class _Transaction:
         try:
             self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
         finally:
+            self._restore()
             self.lock.release()
+
+    def _restore(self) -> None:
+        if not self.durable:
+            self.conn.execute("PRAGMA synchronous=FULL")

@@ -52,6 +52,7 @@ class Table:
         board=None,
         settle: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
         opponent=None,
     ):
         self.store = store
@@ -59,6 +60,7 @@ class Table:
         self.board = board  # the simulated board (host.simboard) in simulated mode, else None
         self.settle = settle
         self.clock = clock
+        self.wall = wall  # server time shown as committed_at (tests: a manual clock, so runs compare byte for byte)
         self._referee_factory = referee_factory
         self.lock = threading.RLock()
         self.row: GameRow | None = None
@@ -86,13 +88,17 @@ class Table:
     def _on_commit(self, turn, player, action) -> None:
         """The referee's on_commit: the action is on disk before anyone hears of it."""
         self.store.commit_action(self.row.id, self.game)
-        self.committed_at = time.time()
+        self.committed_at = self.wall()
 
     # --- lifecycle -------------------------------------------------------------------------
 
     def open(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> None:
         """Resume the open game from the store, or start a new one in setup."""
         with self.lock:
+            # Stream ids never repeat across restarts: each start numbers its events in a new epoch.
+            epoch = self.store.next_epoch()
+            if hasattr(self.broker, "set_epoch"):
+                self.broker.set_epoch(epoch)
             self.host_key = self.store.meta("host_key")
             if not self.host_key:
                 self.host_key = new_token()
@@ -110,6 +116,7 @@ class Table:
                 except StoreError as exc:
                     # Never the engine's words here: they may name hidden pieces.
                     self.resume_error = f"game {row.id} could not be resumed: its stored {exc.where or 'data'} no longer replays"
+                    self.row = None
                     self.store.abandon(row.id)
                     row = None
             if row is None:
@@ -118,6 +125,7 @@ class Table:
 
     def _resume(self, row: GameRow) -> list:
         """Rebuild the open game from its stored actions, then check the board against it."""
+        row.check()  # a damaged row is set aside like a game that no longer replays
         self.row = row
         self.tokens = self.store.seats(row.id)
         self.game = None
@@ -131,13 +139,19 @@ class Table:
         # The referee waits for the board to match the game, with corrections if it does not.
         return list(self.ref.feed(Snapshot(self.clock(), self.occupied)))
 
-    def _new(self, mode: str, vision: bool, first: str) -> None:
-        if mode not in MODES:
+    @staticmethod
+    def _check_settings(mode: object, vision: object, first: object) -> None:
+        if not isinstance(mode, str) or mode not in MODES:
             raise TableError(f"mode: expected 'classic' or 'third_eye', got {mode!r}")
-        if first not in PLAYERS:
+        if not isinstance(vision, bool):
+            raise TableError(f"vision: expected true or false, got {vision!r}")
+        if not isinstance(first, str) or first not in PLAYERS:
             raise TableError(f"first: expected 'white' or 'black', got {first!r}")
+
+    def _new(self, mode: str, vision: bool, first: str) -> None:
+        self._check_settings(mode, vision, first)
         tokens = {p: new_token() for p in PLAYERS}
-        game_id = self.store.new_game(mode, bool(vision), first, tokens)
+        game_id = self.store.new_game(mode, vision, first, tokens)
         self.row = self.store.game(game_id)
         self.tokens = tokens
         self.game = None
@@ -147,6 +161,7 @@ class Table:
 
     def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> int:
         """Abandon the open game (if unfinished) and start a new one in setup."""
+        self._check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
         with self.lock:
             if self.row is not None:
                 self.store.abandon(self.row.id)
@@ -296,7 +311,7 @@ class Table:
                 "source": self.source_status,
                 "committed_at": self.committed_at,
                 "view": view(game, viewer) if game is not None else None,
-                "referee": self.ref.public_status() if self.ref is not None else None,
+                "referee": self._referee_status(),
                 "opponent": self.opponent.public_status() if self.opponent is not None else None,
             }
             if self.resume_error and viewer is None:
@@ -311,6 +326,16 @@ class Table:
                     "start_spaces": [SPACE_NAMES[s] for s in START_SPACES[viewer]],
                 }
             return data
+
+    def _referee_status(self) -> dict | None:
+        """The referee's public status, without its settled board: the moment the board settles
+        without a commit is the moment the mover is asked a question, so it is not published
+        (the sensors' own reading, ``board.occupied``, is)."""
+        if self.ref is None:
+            return None
+        status = self.ref.public_status()
+        status.pop("board", None)
+        return status
 
     def _board_state(self) -> dict:
         occupied = sorted(SPACE_NAMES[s] for s in self.occupied) if self.occupied is not None else None

@@ -28,10 +28,11 @@ from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES
 from engine.game import Game
 from engine.pieces import Setup
 from engine.record import FORMAT as RECORD_FORMAT
-from engine.record import ReplayError, load_record
+from engine.record import ReplayError, load_record, parse_json
 from host.sensing import Snapshot
 
 FORMAT = "quin-trace/1"
+MAX_TIME = 7 * 24 * 3600  # seconds: a trace longer than a week is not a game's
 _HEADER_FIELDS = {"format", "mode", "vision", "first", "setup"}
 
 
@@ -119,13 +120,19 @@ def parse_header(data: object, line: int = 1) -> TraceHeader:
 
 def _time(data: dict, line: int, last: float) -> float:
     t = data.get("t")
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-        raise TraceError(f"t: expected a number of seconds, got {t!r}", line)
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not -MAX_TIME <= t <= MAX_TIME \
+            or not math.isfinite(t):
+        raise TraceError(f"t: expected a number of seconds up to {MAX_TIME} (a week), got {_short(t)}", line)
     if t < 0:
         raise TraceError(f"t: must not be negative, got {t!r}", line)
     if t < last:
         raise TraceError(f"t: {t} is earlier than the line before ({last})", line)
     return float(t)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def parse_event(data: object, line: int, last: float) -> SnapshotLine | InputLine:
@@ -185,11 +192,9 @@ def read_trace(source: str | Path | IO[str] | Iterable[str]) -> Trace:
         if not text.strip():
             continue
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise TraceError(f"not valid JSON: {exc.msg} at column {exc.colno}", number) from None
-        except RecursionError:
-            raise TraceError("not valid JSON: nested too deeply", number) from None
+            data = parse_json(text)
+        except ValueError as exc:
+            raise TraceError(f"not valid JSON: {exc}", number) from None
         if header is None:
             header = parse_header(data, number)
             continue

@@ -6,9 +6,17 @@ cd "$(dirname "$0")/.."
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-if ! command -v chromium >/dev/null 2>&1; then
+# chromium: the browser tests; systemd: `systemd-analyze verify` checks the unit `quin setup` writes
+# (and `systemctl --root` enables it), usermod/gpasswd (passwd) add and remove the board's groups;
+# iproute2: the mDNS test runs in a network namespace of its own.
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
+command -v usermod >/dev/null 2>&1 || need+=(passwd)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+if [ ${#need[@]} -gt 0 ]; then
     as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 exec python3 -m pytest -q "$@"

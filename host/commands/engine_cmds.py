@@ -9,7 +9,7 @@ from pathlib import Path
 from engine import board
 from engine.game import Game
 from engine.pieces import LETTER
-from engine.record import ReplayError, load_record, play_turn, turns_of
+from engine.record import ReplayError, load_record, parse_json, play_turn, turns_of
 
 
 def add_parser(sub) -> None:
@@ -17,9 +17,11 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print spaces and edges as JSON")
     p.set_defaults(func=cmd_board)
 
-    p = sub.add_parser("replay", help="replay a game record with full rules checking")
-    p.add_argument("record", help="a quin-record/1 JSON file ('-' for standard input)")
-    p.add_argument("--json", action="store_true", help="print the result and events as JSON")
+    p = sub.add_parser("replay", help="replay game records with full rules checking")
+    p.add_argument("record", nargs="+", help="one or more quin-record/1 JSON files ('-' for standard input); "
+                   "with several, each is replayed in turn and the exit status is the worst")
+    p.add_argument("--json", action="store_true",
+                   help="print the result and events as JSON (one object per line, with 'record', for several)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("legal", help="list the legal actions after a record")
@@ -52,11 +54,51 @@ def read_json(path: str) -> object:
     except UnicodeDecodeError:
         raise ReplayError(f"{path} is not a UTF-8 text file") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReplayError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    except RecursionError:
-        raise ReplayError(f"{path} is not a usable record: JSON nested too deeply") from None
+        data = parse_json(text)
+    except ValueError as exc:
+        if trace_header(text):
+            raise ReplayError(not_a_record(path)) from None
+        raise ReplayError(f"{path} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and data.get("format") == TRACE_FORMAT:
+        raise ReplayError(not_a_record(path))
+    return data
+
+
+TRACE_FORMAT = "quin-trace/1"
+
+
+def trace_header(text: str) -> bool:
+    """Does ``text`` open like a quin-trace/1 file (JSON Lines, a header line first)?"""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        head = json.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(head, dict) and head.get("format") == TRACE_FORMAT
+
+
+def not_a_record(path: str) -> str:
+    shown = "standard input" if path == "-" else path
+    again = "-" if path == "-" else path
+    return f"{shown} is a {TRACE_FORMAT} trace, not a record: referee it with `quin referee --trace {again}`"
+
+
+def result_text(result: dict | None) -> str:
+    """A finished game's result in words; the web pages say it the same way (quin.js resultText)."""
+    if not result or result.get("status") in (None, "ongoing"):
+        return ""
+    winner = result.get("winner")
+    reason = result.get("reason")
+    if winner:
+        who = winner.capitalize()
+        rival = "Black" if winner == "white" else "White"
+        why = {
+            "first_sight": f"{who}'s Light reaches First Sight",
+            "light_captured": f"{rival}'s Light is captured",
+        }.get(reason, str(reason).replace("_", " "))
+        return f"{who} wins: {why}"
+    why = {"passes": "two passes in a row"}.get(reason, str(reason).replace("_", " "))
+    return f"Drawn: {why}"
 
 
 def run_record(path: str) -> Game:
@@ -67,11 +109,12 @@ def run_record(path: str) -> Game:
     return game
 
 
-def _fail(exc: ReplayError, as_json: bool) -> int:
+def _fail(exc: ReplayError, as_json: bool, label: dict | None = None) -> int:
     if as_json:
-        print(json.dumps({"error": exc.to_json()}))
+        print(json.dumps({**(label or {}), "error": exc.to_json()}))
     else:
-        print(f"quin: {exc}", file=sys.stderr)
+        where = f"{label['record']}: " if label else ""
+        print(f"quin: {where}{exc}", file=sys.stderr)
     return exc.code
 
 
@@ -86,14 +129,34 @@ def _marks(game: Game) -> dict[int, str]:
 
 
 def cmd_replay(args) -> int:
+    paths = args.record
+    if paths.count("-") > 1:
+        print("quin: standard input ('-') can be replayed only once", file=sys.stderr)
+        return 2
+    if len(paths) == 1:
+        return replay_one(paths[0], args.json, None)
+    codes = []
+    for path in paths:
+        if not args.json:
+            print(f"== {path}")
+        codes.append(replay_one(path, args.json, {"record": path}))
+    if not args.json:
+        legal = codes.count(0)
+        print(f"{len(paths)} records: {legal} legal, {codes.count(1)} with an illegal action, "
+              f"{codes.count(2)} malformed")
+    return max(codes)
+
+
+def replay_one(path: str, as_json: bool, label: dict | None) -> int:
     try:
-        game = run_record(args.record)
+        game = run_record(path)
     except ReplayError as exc:
-        return _fail(exc, args.json)
+        return _fail(exc, as_json, label)
     result = game.result.to_json() if game.result else {"status": "ongoing", "winner": None, "reason": None}
     turns = len(turns_of(game))
-    if args.json:
-        print(json.dumps({"result": result, "turns": turns, "events": [e.to_json() for e in game.events]}))
+    if as_json:
+        print(json.dumps({**(label or {}), "result": result, "turns": turns,
+                          "events": [e.to_json() for e in game.events]}))
         return 0
     # The reader holds the whole record (setups included), so nothing here is hidden from them.
     for number, (player, actions) in enumerate(turns_of(game), 1):
@@ -107,10 +170,7 @@ def cmd_replay(args) -> int:
             print(f"     Time on turn {e['turn']}: {e['outcome']}")
     print(board.draw(_marks(game)))
     if game.result:
-        if game.result.winner:
-            print(f"{game.result.winner} won ({game.result.reason.replace('_', ' ')}) after {turns} turns")
-        else:
-            print(f"drawn ({game.result.reason}) after {turns} turns")
+        print(f"{result_text(result)} ({turns} turns)")
     else:
         print(f"all {turns} turns legal; {game.to_move} to move")
     return 0

@@ -102,7 +102,7 @@ def firmware_install(args) -> int:
     try:
         files = hf.firmware_sources()
     except FileNotFoundError as exc:
-        raise UserError(f"firmware source {exc} is missing: install from a source checkout of the project") from None
+        raise UserError(f"firmware file {exc} is missing: reinstall quin-companion") from None
     if args.leds is not None:
         files["quin_settings.py"] = f"# written by `quin firmware install`\nSETTINGS = {{\"leds\": {args.leds}}}\n"
     # code.py last: CircuitPython restarts when it changes, and everything it imports is then in place
@@ -137,8 +137,19 @@ def _open_link(args):
     try:
         link.open()
     except LinkError as exc:
-        raise UserError(str(exc), 1) from None
+        raise UserError(_why_not(port, exc), 1) from None
     return link
+
+
+def _why_not(port: str, exc: Exception) -> str:
+    """Why the board could not be opened; when a program holds it (the service), which and how to stop it."""
+    from host.system import holder
+
+    found = holder.holders(port)
+    locked = "exclusively lock" in str(exc) or "Resource temporarily unavailable" in str(exc)
+    if found or locked:
+        return holder.busy_message(port, found, not found and holder.service_active())
+    return str(exc)
 
 
 def _channel_map(args):

@@ -6,7 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from engine.record import ReplayError, load_record, replay, to_record
+from engine.record import FORMAT as RECORD_FORMAT
+from engine.record import ReplayError, load_record, parse_json, replay, to_record
 from host.cli import UserError
 from host.simulate import LEVELS, simulate
 from host.trace import TraceError, read_trace, referee_trace, write_trace
@@ -42,10 +43,32 @@ def add_parser(sub) -> None:
 def _load_trace(path: str):
     try:
         if path == "-":
-            return read_trace(sys.stdin.readlines())
-        return read_trace(Path(path))
+            lines = sys.stdin.readlines()
+        else:
+            try:
+                lines = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
+            except OSError as exc:
+                raise TraceError(f"cannot read {path}: {exc.strerror or exc}") from None
+            except UnicodeDecodeError:
+                raise TraceError(f"{path} is not a UTF-8 text file") from None
+        try:
+            return read_trace(lines)
+        except TraceError:
+            if _is_record("".join(lines)):
+                shown, again = ("standard input", "-") if path == "-" else (path, path)
+                raise UserError(f"{shown} is a {RECORD_FORMAT} record, not a trace: replay it with "
+                                f"`quin replay {again}`", 2) from None
+            raise
     except TraceError as exc:
         raise UserError(f"{path}: {exc}", 2) from None
+
+
+def _is_record(text: str) -> bool:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("format") == RECORD_FORMAT
 
 
 def cmd_referee(args) -> int:
@@ -94,12 +117,9 @@ def cmd_simulate(args) -> int:
     except UnicodeDecodeError:
         raise UserError(f"{args.record} is not a UTF-8 text file", 2) from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{args.record} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", 2) \
-            from None
-    except RecursionError:
-        raise UserError(f"{args.record} is not valid JSON: nested too deeply", 2) from None
+        data = parse_json(text)
+    except ValueError as exc:
+        raise UserError(f"{args.record} is not valid JSON: {exc}", 2) from None
     try:
         record = load_record(data)
         replay(record)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
-import socket
 import sys
 import threading
 import time
 from pathlib import Path
 
 from host.cli import UserError
+from host.system.mdns import lan_address
 
 BOARDS = ("sim", "serial", "gpio", "blinka")
 
@@ -26,22 +27,31 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=("classic", "third_eye"), default="classic", help="mode of a new game")
     p.add_argument("--vision", action="store_true", help="a new game is played in Vision Mode (every identity public)")
     p.add_argument("--first", choices=("white", "black"), default="white", help="who moves first in a new game")
-    p.add_argument("--threads", type=int, default=150,
-                   help="web server threads; each open live page holds one (default 150)")
+    p.add_argument("--threads", type=int, default=16,
+                   help="threads that answer requests (default 16); live pages hold none")
+    p.add_argument("--max-streams", type=int, default=2000, metavar="N",
+                   help="live pages open at once, in all (default 2000); beyond it a page gets a 503")
+    p.add_argument("--streams-per-client", type=int, default=16, metavar="N",
+                   help="live pages one device may hold open (default 16); beyond it a 503")
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
     p.add_argument("--opponent", choices=("white", "black"),
                    help="the practice opponent takes this seat: it sets up and decides; you move its towers")
     p.add_argument("--level", type=int, choices=range(0, 6), default=3, metavar="N",
                    help="the opponent's strength, 0 (random) to 5 (default 3)")
+    p.add_argument("--mdns", metavar="NAME", default="quin",
+                   help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
+    p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
+                   help="no mDNS: links and QR codes use the IP address (also: QUIN_MDNS=off)")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("links", help="print the open game's join links and QR codes (for a server started by systemd)")
-    p.add_argument("--port", type=int, default=8000, help="the port quin serve listens on (default 8000)")
-    p.add_argument("--host", help="the address phones reach the server at (default: this machine's LAN address)")
-    p.add_argument("--data-dir", help="where games are stored")
+    p.add_argument("--port", type=int, help="the port quin serve listens on (checked against the server on --data-dir)")
+    p.add_argument("--host", help="the address phones reach the server at (default: the name or address "
+                                  "`quin serve` announced, else this machine's LAN address)")
+    p.add_argument("--data-dir", help="the data folder of the running quin serve (default $QUIN_DATA_DIR or ~/.local/share/quin)")
     p.add_argument("--no-qr", action="store_true", help="do not draw the QR codes")
     p.set_defaults(func=cmd_links)
 
@@ -70,42 +80,80 @@ def _data_dir(arg: str | None) -> Path:
     return data_dir()
 
 
-def _open_store(arg: str | None):
-    from host.store import DB_NAME, Store
+def _open_store(where: str | Path | None, readonly: bool = False):
+    """The store in a data folder, in one line if it cannot be opened.
 
-    folder = _data_dir(arg)
+    ``readonly`` (commands that only read): nothing is created; no store yet reads as an empty one.
+    """
+    from host.store import DB_NAME, Store, StoreError
+
+    folder = where if isinstance(where, Path) else _data_dir(where)
+    path = folder / DB_NAME
     try:
-        return Store(folder / DB_NAME)
+        if readonly and not path.exists():
+            return Store(":memory:")
+        return Store(path, readonly=readonly)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
     except Exception as exc:  # sqlite3.Error and OSError: one line, no traceback
         raise UserError(f"cannot open the game store in {folder}: {exc}") from None
+
+
+def _reading(command):
+    """A read-only command: a store too damaged to read is one line, never a traceback."""
+    import functools
+    import sqlite3
+
+    @functools.wraps(command)
+    def run(args):
+        try:
+            return command(args)
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"the game store does not read ({exc}): run `quin store check`") from None
+
+    return run
 
 
 # --- quin games / quin export --------------------------------------------------------------------
 
 
+@_reading
 def cmd_games(args) -> int:
-    store = _open_store(args.data_dir)
-    rows = [(g, len(store.actions(g.id))) for g in store.games()]
+    from host.commands.engine_cmds import result_text
+
+    from host.store import DB_NAME
+
+    store = _open_store(args.data_dir, readonly=True)
+    where = _data_dir(args.data_dir) / DB_NAME  # named even when there is no store yet
+    counts = store.action_counts()
+    rows = [(g, counts.get(g.id, 0)) for g in store.games()]
     if args.json:
-        print(json.dumps({"games": [
+        print(json.dumps({"store": str(where), "games": [
             {"id": g.id, "created": g.created, "mode": g.mode, "vision": g.vision, "first": g.first,
-             "status": g.status, "result": g.result, "actions": n} for g, n in rows]}))
+             "status": g.status, "result": g.result, "actions": n,
+             "damaged": f"its {g.damage}" if g.damage else None} for g, n in rows]}))
         return 0
-    if not rows:
-        print("no games yet")
+    print(f"{len(rows) or 'no'} game{'' if len(rows) == 1 else 's'} in {where}")
     for g, n in rows:
+        if g.damage:
+            print(f"{g.id:>4}  damaged: its {g.damage} does not read (see `quin store check`)")
+            continue
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created))
-        result = g.status
-        if g.result:
-            result = f"{g.result['winner']} won ({g.result['reason']})" if g.result["winner"] else f"drawn ({g.result['reason']})"
+        result = result_text(g.result) or g.status
         print(f"{g.id:>4}  {when}  {g.mode:<9}{' vision' if g.vision else '       '}  {n:>4} actions  {result}")
     return 0
 
 
+def _result_text(result: dict) -> str:
+    winner, reason = result.get("winner"), result.get("reason")
+    return f"{winner} won ({reason})" if winner else f"drawn ({reason})"
+
+
+@_reading
 def cmd_export(args) -> int:
     from host.store import StoreError
 
-    store = _open_store(args.data_dir)
+    store = _open_store(args.data_dir, readonly=True)
     try:
         record = store.record(args.game)
     except StoreError as exc:
@@ -125,26 +173,28 @@ def cmd_export(args) -> int:
 # --- quin serve ------------------------------------------------------------------------------------
 
 
-def open_source(kind: str):
-    """The hardware source for ``--board``, imported only when asked for; UserError in one line."""
+def open_source(kind: str, folder: Path | None = None):
+    """The hardware source for ``--board``, imported only when asked for; UserError in one line.
+
+    Calibration and channel map are read from ``folder`` (the data directory) when given."""
     try:
         if kind == "serial":
-            from host import calibration, channel_map
             from host.sources.serial_source import SerialLink, SerialSource, find_port
 
             port = find_port()
             if port is None:
                 raise UserError("no board found on USB (set QUIN_SERIAL_PORT or plug the board in)")
-            return SerialSource(SerialLink(port), calibration.load(), channel_map.load())
+            cal, channels, keeper = _calibration(kind, folder)
+            return SerialSource(SerialLink(port), cal, channels, keeper=keeper)
         if kind == "gpio":
             from host.sources.gpio_source import GpioSource
 
             return GpioSource()
         if kind == "blinka":
-            from host import calibration, channel_map
             from host.sources.blinka_source import BlinkaSource
 
-            return BlinkaSource(calibration.load(), channel_map.load())
+            cal, channels, keeper = _calibration(kind, folder)
+            return BlinkaSource(cal, channels, keeper=keeper)
     except UserError:
         raise
     except ImportError as exc:
@@ -154,16 +204,19 @@ def open_source(kind: str):
     raise UserError(f"unknown board {kind!r}")
 
 
-def lan_address() -> str:
-    """This machine's address on the local network (no packet is sent), else 127.0.0.1."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("10.255.255.255", 1))
-        return s.getsockname()[0]
-    except OSError:
-        return "127.0.0.1"
-    finally:
-        s.close()
+def _calibration(kind: str, folder: Path | None):
+    """The board's calibration, channel map and drift keeper, from ``folder`` when given (else the
+    default data directory): drift is saved back to the file it was read from."""
+    from host import calibration, channel_map
+
+    if folder is None:
+        return calibration.load(), channel_map.load(), calibration.DriftKeeper()
+    cal_path = folder / calibration.CALIBRATION_FILE
+    if not cal_path.exists():  # `quin calibrate` writes to the data directory $QUIN_DATA_DIR names
+        raise UserError(f"--board {kind}: no calibration at {cal_path}: run `QUIN_DATA_DIR={folder} quin calibrate` first")
+    map_path = folder / "channel-map.csv"
+    return (calibration.load(cal_path), channel_map.load(map_path if map_path.exists() else None),
+            calibration.DriftKeeper(cal_path))
 
 
 def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> None:
@@ -212,35 +265,104 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True) ->
             segno.make(url, error="l").terminal(out=out, compact=True)
 
 
+NEXT_STEPS = """Next:
+  1. Put the status page on a screen the whole table can see.
+  2. Each player scans their own seat code with their phone, out of sight of the other.
+  3. The host page starts a new game (mode, who moves first) and re-issues a lost phone's seat.
+Stop with Ctrl-C; the game is saved as it is played."""
+
+
+@_reading
 def cmd_links(args) -> int:
-    store = _open_store(args.data_dir)
+    """The links of the server that runs on a data folder, found through its run record."""
+    from host import datalock
+
+    folder = _data_dir(args.data_dir)
+    record = datalock.running(folder)
+    if record is None:
+        raise UserError(f"no quin serve is running with the data folder {folder} (start it, or give its --data-dir)")
+    if record.port is None:
+        raise UserError(f"the quin serve on {folder} (pid {record.pid}) is still starting: try again in a moment")
+    if args.port is not None and args.port != record.port:
+        raise UserError(f"the quin serve on port {args.port} does not use the data folder {folder} "
+                        f"(the one that does listens on port {record.port}): give its --data-dir, or --port {record.port}")
+    store = _open_store(folder, readonly=True)
     row = store.open_game()
     if row is None:
-        raise UserError("no open game: start `quin serve` first")
+        raise UserError(f"the quin serve on {folder} has no open game")
     key = store.meta("host_key") or ""
-    base = f"http://{args.host or lan_address()}:{args.port}"
+    announced = store.meta("public_url")  # what the running `quin serve` printed and encodes
+    if args.host or not announced:
+        host = args.host or (record.host if record.host not in (None, "", "0.0.0.0", "::") else lan_address())
+        base = f"http://{host}:{record.port}"
+    else:
+        base = announced
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
     print_links(sys.stdout, base, key, store.seats(row.id), qr=not args.no_qr)
     return 0
 
 
+def _hold(folder: Path):
+    """This server's hold on its data folder; a second server stops here in one line."""
+    from host import datalock
+
+    try:
+        return datalock.hold(folder)
+    except datalock.FolderBusy as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot lock the data folder {folder}: {exc.strerror or exc}") from None
+
+
+def _serving_store(folder: Path, out):
+    """The store to serve from: a structurally damaged one is salvaged first; damage is said in one line."""
+    from host.store import DB_NAME, salvage
+
+    store = _open_store(folder)
+    for notice in store.notices:
+        print(f"  note: {notice}", file=out)
+    if not store.structure_ok():
+        store.close()
+        saved = salvage(folder / DB_NAME)
+        print(f"  note: the game store was damaged: {len(saved.kept)} game(s) were copied into a new store"
+              f"{f', {len(saved.lost)} could not be read' if saved.lost else ''}; the damaged file is kept as "
+              f"{saved.aside}", file=out)
+        store = _open_store(folder)
+    damaged = [g.id for g in store.games() if g.damage]
+    if damaged:
+        print(f"  note: game(s) {', '.join(map(str, damaged))} are damaged in the store and set aside "
+              "(run `quin store check`); every other game is served", file=out)
+    return store
+
+
 def cmd_serve(args) -> int:
     started = time.monotonic()
-    from waitress import create_server
+    folder = _data_dir(args.data_dir)
+    lock = _hold(folder)
+    try:
+        return _serve(args, folder, lock, started)
+    finally:
+        lock.release()
+
+
+def _serve(args, folder: Path, lock, started: float) -> int:
+    import asyncio
 
     from host.table import Table
     from host.web import create_app, start_ticker
     from host.web.events import Broker
+    from host.web.server import WebServer
     from host.web.sim import make_virtual_board
 
-    store = _open_store(args.data_dir)
+    out = sys.stdout
     source = None
     board = None
     if args.board == "sim":
         board = make_virtual_board()
-    else:
-        source = open_source(args.board)
+    else:  # the board first: a board that cannot be opened leaves no store behind
+        source = open_source(args.board, Path(args.data_dir) if args.data_dir else None)
+    store = _serving_store(folder, out)
     broker = Broker()
     opponent = None
     if args.opponent:
@@ -256,63 +378,86 @@ def cmd_serve(args) -> int:
         raise UserError(f"the referee is not available: {exc}") from None
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
     try:
-        server = create_server(
-            app,
-            host=args.host,
-            port=args.port,
-            threads=args.threads,
-            connection_limit=args.threads + 50,
-            ident="quin",
-            clear_untrusted_proxy_headers=True,
-        )
+        server = WebServer(app, args.host, args.port, threads=args.threads, max_streams=args.max_streams,
+                           streams_per_client=args.streams_per_client)
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    port = server.effective_port
-    host = lan_address() if args.host in ("0.0.0.0", "") else args.host
+    port = server.port
+    lock.publish(args.host, port)
+    from host.system import mdns
+
+    announcement, no_mdns = (None, "--no-mdns") if args.no_mdns else mdns.announce(int(port), args.host, args.mdns)
+    address = lan_address() if args.host in ("0.0.0.0", "") else args.host
+    host = announcement.hostname if announcement else address
     base = f"http://{host}:{port}"
     app.config["PUBLIC_URL"] = base  # join codes on the host page point here, not at localhost
+    store.set_meta("public_url", base)  # and `quin links` prints the same
 
     stop = threading.Event()
     ticker = start_ticker(table, 0.05)
+    pumping = None
     if source is not None:
-        threading.Thread(target=pump, args=(table, source, stop), name="quin-board", daemon=True).start()
+        pumping = threading.Thread(target=pump, args=(table, source, stop), name="quin-board", daemon=True)
+        pumping.start()
 
-    out = sys.stdout
     print(f"Quin is ready ({time.monotonic() - started:.1f} s): {args.board} board, data in {store.path.parent}", file=out)
     if table.resume_error:
         print(f"  note: {table.resume_error} (it is kept as abandoned); a new game was started", file=out)
     phase = table.phase
     print(f"  game {table.row.id} ({table.row.mode}{', vision' if table.row.vision else ''}): {phase}", file=out)
     print(f"  status page:   {base}/", file=out)
+    if announcement:
+        print(f"  by address:    http://{address}:{port}/ (for devices that cannot resolve {host})", file=out)
+    elif not mdns.is_loopback(args.host):
+        print(f"  (no mDNS name: {no_mdns})", file=out)
     if board is not None:
         print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
     if opponent is not None:
         print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
-    if args.show_links or out.isatty():
+    secrets_shown = args.show_links or out.isatty()
+    if secrets_shown:
         print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)
     else:
         print("  seat and host links are not printed here (not a terminal): run `quin links`", file=out)
+    print(NEXT_STEPS, file=out)
     out.flush()
 
-    def _stop(signum, frame):
-        raise KeyboardInterrupt
+    def new_seats(reason: str) -> None:  # the host page started a game or re-issued a seat
+        print(reason, file=out)
+        if secrets_shown:
+            print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)
+        out.flush()
 
-    signal.signal(signal.SIGTERM, _stop)
+    app.config["ON_NEW_SEATS"] = new_seats
+
+    async def serve() -> None:
+        done = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, done.set)
+        await server.serve(done)
+
     try:
-        server.run()
-    except KeyboardInterrupt:
+        asyncio.run(serve())
+    except KeyboardInterrupt:  # a Ctrl-C before the loop took the signals over
         pass
     finally:
+        # Stop in order: no more snapshots or ticks, every stream ended, then the store closed
+        # under the table's lock (a tick or request finishing first).
         stop.set()
         ticker.set()
         broker.close()
-        server.close()
+        if announcement:
+            announcement.close()
+        if pumping is not None:
+            pumping.join(1)
         if source is not None:
             try:
                 source.close()
-            except Exception:
+            except Exception:  # noqa: BLE001 - the board may already be gone
                 pass
-        store.close()
+        with table.lock:
+            store.close()
     print("Quin stopped; the game is saved.", file=out)
     return 0

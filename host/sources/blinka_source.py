@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Protocol
 
-from host.calibration import Calibration
+from host.calibration import Calibration, DriftKeeper
 from host.channel_map import CHANNELS_PER_MUX, ChannelMap
 from host.sources.pacing import ScanPacer
 from host.sensing import Snapshot, SourceStatus
@@ -79,11 +79,12 @@ class BlinkaSource:
         rate_hz: float = 50.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        keeper: DriftKeeper | None = None,
     ):
         self.bus = bus if bus is not None else BlinkaBus()
         self.channels = channel_map.channels_needed
         self.oversample = oversample
-        self.converter = RawConverter(calibration, channel_map)
+        self.converter = RawConverter(calibration, channel_map, keeper)
         self._pacer = ScanPacer(rate_hz, clock, sleep)
         self.period = self._pacer.period
         self._clock = clock
@@ -113,4 +114,5 @@ class BlinkaSource:
         return SourceStatus(not problems, "; ".join(problems) or "board ok", {})
 
     def close(self) -> None:
+        self.converter.close()
         self.bus.close()

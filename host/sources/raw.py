@@ -8,6 +8,7 @@ from engine.board import SPACE_NAMES
 
 from host.calibration import (
     Calibration,
+    DriftKeeper,
     OccupancyTracker,
     dead_sensors,
     reference_faults,
@@ -19,10 +20,13 @@ CHECK_EVERY = 10  # frames between health checks of the sensors and references
 
 
 class RawConverter:
-    def __init__(self, calibration: Calibration, channel_map: ChannelMap):
+    """``keeper``: saves the tracked drift back to the calibration file (the service passes one)."""
+
+    def __init__(self, calibration: Calibration, channel_map: ChannelMap, keeper: DriftKeeper | None = None):
         self.calibration = calibration
         self.channel_map = channel_map
         self.tracker = OccupancyTracker(calibration)
+        self.keeper = keeper
         self.dead: list[int] = []
         self.reference_faults: list[str] = []
         self.width_error = ""
@@ -42,9 +46,16 @@ class RawConverter:
             self.dead = dead_sensors(readings, self.calibration)
             self.reference_faults = reference_faults(reference_readings(readings, self.channel_map))
         occupied = self.tracker.update(readings)
+        if self.keeper is not None:
+            self.keeper.offer(self.tracker)
         if self.dead:
             occupied = occupied - frozenset(self.dead)  # a dead sensor says nothing about its space
         return occupied
+
+    def close(self) -> None:
+        """Save the drift tracked since the last save (the source is closing)."""
+        if self.keeper is not None:
+            self.keeper.flush(self.tracker)
 
     def problems(self) -> list[str]:
         out = [self.width_error] if self.width_error else []

@@ -19,7 +19,7 @@ from typing import Callable
 import serial
 
 from host import protocol
-from host.calibration import Calibration
+from host.calibration import Calibration, DriftKeeper
 from host.channel_map import ChannelMap
 from host.sensing import Snapshot, SourceStatus
 from host.sources.raw import RawConverter
@@ -77,6 +77,7 @@ class SerialLink:
         self._seq = 0
         self._last_led: bytes | None = None
         self.decoder = protocol.Decoder(synced=False)
+        self._syncing: bytes | None = None
         self.last_frame_at: float | None = None
         self.opened_at: float | None = None
         self.reconnects = 0
@@ -108,7 +109,8 @@ class SerialLink:
         if self.opened_at is not None:
             self.reconnects += 1
         self.opened_at = self._clock()
-        self.decoder = _carry_stats(self.decoder, protocol.Decoder(synced=False))
+        self.decoder = _carry_stats(self.decoder, protocol.Decoder(synced=True))
+        self._syncing = b""  # bytes before the first delimiter since opening (None: in sync)
         if self._last_led is not None:
             self._write(self._last_led)
         return True
@@ -165,7 +167,31 @@ class SerialLink:
             self._drop(exc)
             return
         if data:
+            self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        """Feed the decoder; just after opening, find the first frame boundary without losing a frame.
+
+        The bytes before the first delimiter are either the tail of a frame sent before the port
+        was opened (dropped) or, if the port opened between two frames, a whole frame (kept: it
+        may be the answer to a request sent at once, such as a status request).
+        """
+        if self._syncing is None:
             self.decoder.feed(data)
+            return
+        head = self._syncing + data
+        end = head.find(b"\x00")
+        if end < 0:
+            if len(head) > protocol.MAX_FRAME:  # no delimiter in sight: garbage
+                self.decoder.stats["skipped_bytes"] += len(head)
+                head = b""
+            self._syncing = head
+            return
+        self._syncing = None
+        if end and not _whole_frame(head[:end]):
+            self.decoder.stats["skipped_bytes"] += end
+            head = head[end:]
+        self.decoder.feed(head)
 
     def _note(self, frame: protocol.Frame) -> None:
         if frame.kind == protocol.STATUS and frame.data:
@@ -213,6 +239,15 @@ class SerialLink:
         return dict(self.decoder.stats, reconnects=self.reconnects)
 
 
+def _whole_frame(body: bytes) -> bool:
+    """Do these bytes (before a delimiter) decode as a frame with a good CRC?"""
+    try:
+        protocol.decode_body(protocol.cobs_decode(body))
+        return True
+    except Exception:  # noqa: BLE001 - protocol.FrameError and whatever a tail of garbage raises
+        return False
+
+
 def _carry_stats(old: protocol.Decoder, new: protocol.Decoder) -> protocol.Decoder:
     for key, value in old.stats.items():
         new.stats[key] = value
@@ -229,7 +264,8 @@ class SerialSource:
     Each raw frame (50 Hz or more) becomes one Snapshot; ``t`` is the host's
     monotonic clock at receipt.  ``status()`` is not ok while the board is
     unplugged, silent for more than a second, its reference channels are off,
-    or a sensor reads at a rail (dead).
+    or a sensor reads at a rail (dead).  With a ``keeper``, the baselines'
+    drift is saved back to the calibration file now and then and at close.
     """
 
     def __init__(
@@ -240,11 +276,12 @@ class SerialSource:
         *,
         fault_after: float = FAULT_AFTER,
         clock: Callable[[], float] = time.monotonic,
+        keeper: DriftKeeper | None = None,
     ):
         self.link = link
         self.calibration = calibration
         self.channel_map = channel_map
-        self.converter = RawConverter(calibration, channel_map)
+        self.converter = RawConverter(calibration, channel_map, keeper)
         self.fault_after = fault_after
         self._clock = clock
         if not link.connected:
@@ -286,4 +323,5 @@ class SerialSource:
         return SourceStatus(not problems, "; ".join(problems) or "board ok", details)
 
     def close(self) -> None:
+        self.converter.close()
         self.link.close()

@@ -15,6 +15,8 @@ from flask import Flask, current_app
 
 from host.store import DB_NAME, Store
 
+from .bodies import MAX_BODY
+
 DEFAULTS = {
     "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.config.data_dir())
     "TABLE": None,  # a ready Table; built here if None
@@ -28,6 +30,7 @@ DEFAULTS = {
     "VISION": False,
     "FIRST": "white",
     "JSON_SORT_KEYS": False,
+    "MAX_CONTENT_LENGTH": MAX_BODY,  # a bigger request body is refused with a 413
 }
 
 
@@ -78,7 +81,10 @@ def build_table(config):
     broker = Broker(keepalive=config["KEEPALIVE"])
     board = make_virtual_board(manual=config["MANUAL_CLOCK"]) if config["BOARD"] == "sim" else None
     clock = board.clock if board is not None else None
-    table = Table(store, broker, board=board, settle=config["SETTLE"], **({"clock": clock} if clock else {}))
+    clocks = {"clock": clock} if clock else {}
+    if config["MANUAL_CLOCK"] and clock:
+        clocks["wall"] = clock  # the whole table on the test's clock: two runs of one game give the same bytes
+    table = Table(store, broker, board=board, settle=config["SETTLE"], **clocks)
     if board is not None:
         table.occupied = board.occupied
     table.open(config["MODE"], config["VISION"], config["FIRST"])

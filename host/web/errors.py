@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import traceback
 
 from flask import jsonify, render_template, request
@@ -46,7 +47,17 @@ def register(app) -> None:
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
+        if exc.code == 413:
+            from .bodies import too_large
+
+            return _respond(413, too_large().message)
         return _respond(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(sqlite3.DatabaseError)
+    def _store_error(exc: sqlite3.DatabaseError):
+        log.error("the game store does not read: %s", type(exc).__name__)
+        return _respond(503, "the game store could not be read: try again; if this persists, "
+                             "run `quin store check` on the server")
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

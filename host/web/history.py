@@ -22,13 +22,15 @@ from engine.game import Game
 from engine.pieces import Setup
 from engine.record import to_record
 from engine.views import action_seen_by, view
-from host.store import DB_NAME, GameRow, connect
+from engine.errors import QuinError
+from host.store import DB_NAME, GameRow, StoreError, connect, parse_action_row
 
 from .errors import ApiError
 
 bp = Blueprint("history", __name__)
 
 FINISHED = ("over", "abandoned")
+GAME_ID = f"int(max={2**63 - 1})"  # SQLite's largest row id: a bigger game number is no game (404)
 
 
 def get_db():
@@ -61,17 +63,41 @@ def _summary(row: GameRow, actions: int) -> dict:
         "status": row.status,
         "result": row.result,
         "actions": actions,
+        "damaged": f"its {row.damage}" if row.damage else None,
     }
 
 
-def _replayed(row: GameRow, vision: bool) -> tuple[Game, list]:
-    """A fresh game from the stored setups (``vision`` True: every identity public) and its stored actions."""
-    setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
-    game = Game(setups["white"], setups["black"], row.mode, vision, row.first)
+def _replayed(row: GameRow, vision: bool) -> tuple[Game | None, list, str | None]:
+    """A fresh game from the stored setups (``vision`` True: every identity public), its stored
+    actions that read and replay, and what of the stored game does not (None: all of it does).
+
+    The game is returned with the actions not yet pushed.
+    """
+    if row.damage:
+        return None, [], f"its {row.damage}"
+    try:
+        setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
+        game = Game(setups["white"], setups["black"], row.mode, vision, row.first)
+    except QuinError:
+        return None, [], "its setups"
     rows = get_db().execute(
         "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (row.id,)
     ).fetchall()
-    return game, [action_from_record(json.loads(r["action"])) for r in rows]
+    actions: list = []
+    trial = Game(setups["white"], setups["black"], row.mode, vision, row.first)
+    for seq, r in enumerate(rows, 1):
+        try:
+            action = action_from_record(parse_action_row(seq, r["action"]))
+            trial.push(action)
+        except (QuinError, StoreError):  # never the engine's words: they may name hidden pieces
+            return game, actions, f"its action {seq}"
+        actions.append(action)
+    return game, actions, None
+
+
+def _damaged(row: GameRow, where: str) -> ApiError:
+    return ApiError(409, f"game {row.id} is damaged in the store ({where} does not read or replay): "
+                         "run `quin store check`")
 
 
 @bp.get("/history")
@@ -79,7 +105,7 @@ def history_page():
     return render_template("history.html")
 
 
-@bp.get("/history/<int:game_id>")
+@bp.get(f"/history/<{GAME_ID}:game_id>")
 def replay_page(game_id: int):
     _game_row(game_id)
     return render_template("replay.html", game_id=game_id)
@@ -96,25 +122,27 @@ def api_games():
     return jsonify({"games": [_summary(GameRow.from_row(r), counts.get(r["id"], 0)) for r in rows]})
 
 
-@bp.get("/api/games/<int:game_id>")
+@bp.get(f"/api/games/<{GAME_ID}:game_id>")
 def api_replay(game_id: int):
     """Every step of a game: the board, Zero Gravity and the action, as the viewer may see them."""
     row = _game_row(game_id)
     finished = row.status in FINISHED
-    if row.setups["white"] is None or row.setups["black"] is None:
-        frames: list = []
-        actions: list = []
-    else:
+    frames: list = []
+    actions: list = []
+    damaged = f"its {row.damage}" if row.damage else None
+    if damaged is None and row.setups["white"] is not None and row.setups["black"] is not None:
         # A finished game is replayed in Vision Mode (same rules, every identity public);
         # an open one shows, at each step, only what was public at that step.
-        game, actions = _replayed(row, vision=finished or row.vision)
-        frames = [_frame(game, None, None)]
-        for action in actions:
-            turn, actor = game.turn, game.to_move
-            game.push(action)
-            frames.append(_frame(game, action_seen_by(game, action, actor, None), (turn, actor)))
-    count = len(actions)
-    return jsonify({"game": _summary(row, count), "frames": frames, "exportable": finished})
+        game, actions, damaged = _replayed(row, vision=finished or row.vision)
+        if game is not None:
+            frames = [_frame(game, None, None)]
+            for action in actions:
+                turn, actor = game.turn, game.to_move
+                game.push(action)
+                frames.append(_frame(game, action_seen_by(game, action, actor, None), (turn, actor)))
+    summary = dict(_summary(row, len(actions)), damaged=damaged)
+    # A damaged game replays up to its damage; it is not exported.
+    return jsonify({"game": summary, "frames": frames, "exportable": finished and damaged is None})
 
 
 def _frame(game: Game, action: dict | None, where) -> dict:
@@ -131,15 +159,19 @@ def _frame(game: Game, action: dict | None, where) -> dict:
     }
 
 
-@bp.get("/api/games/<int:game_id>/record")
+@bp.get(f"/api/games/<{GAME_ID}:game_id>/record")
 def api_record(game_id: int):
     """The quin-record/1 record of a finished game, as a download."""
     row = _game_row(game_id)
     if row.status not in FINISHED:
         raise ApiError(403, f"game {game_id} is still {'in setup' if row.status == 'setup' else 'being played'}: its record holds hidden identities")
+    if row.damage:
+        raise _damaged(row, f"its {row.damage}")
     if row.setups["white"] is None or row.setups["black"] is None:
         raise ApiError(404, f"game {game_id} never started: there is no record")
-    game, actions = _replayed(row, vision=row.vision)
+    game, actions, damaged = _replayed(row, vision=row.vision)
+    if damaged is not None:
+        raise _damaged(row, damaged)
     for action in actions:
         game.push(action)
     body = json.dumps(to_record(game), indent=1)

@@ -11,11 +11,13 @@ import hmac
 import segno
 from flask import Blueprint, current_app, jsonify, render_template, request, url_for
 
+from engine.board import PLAYERS, WHITE
+from engine.flash import MODES
 from host.table import TableError
 
 from . import get_table
+from .bodies import boolean, choice, json_body
 from .errors import ApiError, bad_request
-from .seats import json_body
 
 bp = Blueprint("host", __name__)
 
@@ -52,22 +54,37 @@ def host_page(key: str):
 @bp.post("/api/host/<key>/new")
 def host_new(key: str):
     _check(key, header=True)
-    data = json_body()
+    data = json_body(("mode", "vision", "first"))
+    # Every field is checked before the open game is touched: a rejected request changes nothing.
+    mode = choice(data, "mode", MODES, "classic")
+    vision = boolean(data, "vision", False)
+    first = choice(data, "first", PLAYERS, WHITE)
     try:
-        game_id = get_table().new_game(
-            data.get("mode", "classic"), bool(data.get("vision", False)), data.get("first", "white")
-        )
+        game_id = get_table().new_game(mode, vision, first)
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    return jsonify({"game": game_id})
+    table = get_table()
+    _announce(f"New game {game_id} ({table.row.mode}{', Vision Mode' if table.row.vision else ''}, "
+              f"{table.row.first} moves first): each player scans their new seat code")
+    return jsonify({"game": game_id, "state": table.state(None), "seats": seat_links(table)})
 
 
 @bp.post("/api/host/<key>/reissue")
 def host_reissue(key: str):
     _check(key, header=True)
-    data = json_body()
+    data = json_body(("player",))
+    player = choice(data, "player", PLAYERS)
     try:
-        get_table().reissue(data.get("player"))
+        get_table().reissue(player)
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    return jsonify({"ok": True})
+    player = data["player"]
+    _announce(f"{player.capitalize()}'s seat is re-issued: the old link no longer works")
+    return jsonify({"ok": True, "seats": seat_links(get_table())})
+
+
+def _announce(line: str) -> None:
+    """Tell the terminal that started the server (``quin serve`` sets ON_NEW_SEATS) about new seat codes."""
+    hook = current_app.config.get("ON_NEW_SEATS")
+    if hook is not None:
+        hook(line)

@@ -15,6 +15,7 @@ from flask import Blueprint, jsonify, render_template, request
 from host.table import TableError
 
 from . import get_table
+from .bodies import json_body
 from .errors import bad_request, forbidden
 
 bp = Blueprint("seats", __name__)
@@ -36,13 +37,6 @@ def acting_player(token: str) -> str:
     if not hmac.compare_digest(header.encode("utf-8", "surrogateescape"), token.encode("utf-8", "surrogateescape")):
         raise forbidden(f"a seat's input must carry its token in the {HEADER} header")
     return player
-
-
-def json_body() -> dict:
-    data = request.get_json(silent=True)
-    if not isinstance(data, dict):
-        raise bad_request("expected a JSON object as the request body")
-    return data
 
 
 @bp.get("/seat/<token>")

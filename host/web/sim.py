@@ -16,8 +16,8 @@ from engine.board import PLAYERS, SPACE_NAMES, START_SPACES, parse_space
 from engine.errors import InvalidError
 
 from . import get_table
+from .bodies import boolean, json_body
 from .errors import ApiError, bad_request
-from .seats import json_body
 
 bp = Blueprint("sim", __name__)
 
@@ -61,7 +61,7 @@ def board_state():
 def board_toggle():
     """Lift the tower on a space, or place one there."""
     table, board = _board()
-    space = _space(json_body())
+    space = _space(json_body(("space",)))
     table.feed(board.toggle(space))
     return jsonify({"occupied": sorted(SPACE_NAMES[s] for s in board.occupied)})
 
@@ -70,13 +70,17 @@ def board_toggle():
 def board_set():
     """Set the whole occupancy at once: ``{"occupied": [...]}`` or ``{"start": true}`` (both lineups)."""
     table, board = _board()
-    data = json_body()
-    if data.get("start") is True:
+    data = json_body(("occupied", "start"))
+    if ("start" in data) == ("occupied" in data):
+        raise bad_request("expected 'occupied': a list of spaces, or 'start': true")
+    if "start" in data:
+        if not boolean(data, "start", False):
+            raise bad_request("start: only true sets up both lineups")
         spaces = {s for p in PLAYERS for s in START_SPACES[p]}
     else:
-        names = data.get("occupied")
+        names = data["occupied"]
         if not isinstance(names, list):
-            raise bad_request("expected 'occupied': a list of spaces, or 'start': true")
+            raise bad_request("occupied: expected a list of spaces")
         try:
             spaces = {parse_space(n) for n in names}
         except InvalidError as exc:

@@ -10,6 +10,8 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "artifacts"
+PHONE = {"width": 390, "height": 844}
+TV = {"width": 1280, "height": 800}
 
 
 @pytest.fixture(scope="session")
@@ -31,3 +33,52 @@ def browser():
 def artifacts():
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+class Table:
+    """A live server with the status page, both seats and the virtual board open, each in its own
+    browser context (its own phone or screen: separate storage, separate connections)."""
+
+    def __init__(self, browser, base, table):
+        from scripted import Hands
+
+        self.browser = browser
+        self.base = base
+        self.table = table
+        self.hands = Hands(base, table.tokens)
+        self.errors: list[str] = []
+        self.contexts = []
+        self.status = self.open("/", TV)
+        self.white = self.open(f"/seat/{table.tokens['white']}", PHONE)
+        self.black = self.open(f"/seat/{table.tokens['black']}", PHONE)
+        self.board = self.open("/board", TV)
+
+    def open(self, path, viewport):
+        ctx = self.browser.new_context(viewport=viewport)
+        self.contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: self.errors.append(f"{path}: {e}"))
+        page.goto(self.base + path)
+        return page
+
+    @property
+    def pages(self):
+        return {"status": self.status, "white": self.white, "black": self.black, "board": self.board}
+
+    def close(self):
+        for ctx in self.contexts:
+            ctx.close()
+
+
+@pytest.fixture
+def live(browser, tmp_path):
+    from host.web import create_app
+    from webtools import running
+
+    app = create_app({"DATA_DIR": str(tmp_path), "KEEPALIVE": 5})
+    with running(app, threads=24) as base:
+        t = Table(browser, base, app.extensions["quin.table"])
+        try:
+            yield t
+        finally:
+            t.close()

@@ -6,9 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from host.web import create_app
-from webtools import running
-
-from webtools import PHONE
+from webtools import PHONE, running
 
 
 @pytest.fixture
@@ -35,7 +33,7 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
     board.bring_to_front()
     board.click("#place-start")
     white.bring_to_front()
-    expect(white.locator("#turn")).to_have_text("Turn 1: your move", timeout=10000)
+    expect(white.locator("#turn")).to_have_text("Your move", timeout=10000)
 
     # Vision Mode: tapping a tower marks where it may go.
     white.click('circle.hit[data-space="w38"]')
@@ -57,10 +55,10 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
     # Reinforce from the phone: declare which tower, then put it on the free Gateway.
     white.bring_to_front()
     white.click('button[data-declare="reinforce"]')
-    choice = white.locator("#declare-detail button").first
+    choice = white.locator("#sheet button[data-reinforce]").first
     pieces = choice.get_attribute("data-reinforce").split(",")
     choice.click()
-    expect(white.locator("#declare-detail")).to_contain_text("Declared: reinforce with")
+    expect(white.locator("#sheet")).to_contain_text("Declared: bring in")
     board.bring_to_front()
     board.click('circle.hit[data-space="w39"]')
     expect(board.locator("#log li")).to_have_count(5, timeout=10000)
@@ -69,11 +67,11 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
 
     # The host abandons the game and starts another; the first one can now be replayed and exported.
     host = ctx.new_page()
-    host.on("dialog", lambda d: d.accept())
     host.goto(f"{base}/host/{table.host_key}")
     expect(host.locator(".qr svg")).to_have_count(2)
     host.click("#new-game")
-    expect(host.locator("h2").first).to_contain_text("Game 2")
+    host.click('dialog [data-confirm="yes"]')
+    expect(host.locator("#game-title")).to_contain_text("Game 2")
     # The old seats stop working, and their pages say so.
     expect(white.locator("#turn")).to_have_text("This seat link no longer works", timeout=10000)
     expect(white.locator("#conn")).to_have_text("closed")
@@ -85,7 +83,7 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
         host.click("#next")
     expect(host.locator("#step-label")).to_contain_text("Step 3 of 5")
     expect(host.locator("#action")).to_have_text("w39 → w38")
-    expect(host.locator("svg.board text.face")).to_have_count(20)  # a finished game hides nothing
+    expect(host.locator("svg.board use.face")).to_have_count(20)  # a finished game hides nothing
     host.click("#last")
     expect(host.locator("#action")).to_contain_text("reinforce")
     host.screenshot(path=str(artifacts / "replay.png"))

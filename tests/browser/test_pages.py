@@ -8,9 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from host.web import create_app
-from webtools import running
-
-from webtools import PHONE
+from webtools import PHONE, running
 
 # White's lineup (tapped in on the white seat): the Shadow on w38 will cross the Iris.
 WHITE = {"w19": "void", "w29": "void", "w39": "light", "w49": "void", "w59": "memory",
@@ -37,13 +35,14 @@ def served(tmp_path):
 
 
 def tap_lineup(page, clone, removed, lineup):
+    """One hand on the phone: choose clone and removal, then tap a space and the piece for it."""
     page.bring_to_front()  # background tabs throttle animation frames, which clicks wait on
-    page.click(f'button[data-clone="{clone}"]')
-    page.click(f'button[data-removed="{removed}"]')
+    page.select_option("#clone", clone)
+    page.select_option("#removed", removed)
     for space, piece in lineup.items():
-        page.click(f'button[data-piece="{piece}"]')
-        page.click(f'circle.hit[data-space="{space}"]')
-    expect(page.locator("#lineup-count")).to_have_text("10 of 10 placed")
+        page.click(f'#spaces button[data-space="{space}"]')
+        page.click(f'#palette button[data-piece="{piece}"]')
+    expect(page.locator("#bar-status")).to_have_text("Your lineup is complete.")
     page.click("#send-setup")
 
 
@@ -71,18 +70,18 @@ def test_a_short_game_in_the_browser_with_a_flash_and_a_reconnect(browser, serve
     white.screenshot(path=str(artifacts / "seat-setup.png"))
 
     tap_lineup(white, "time", "artificial_light", WHITE)
-    expect(white.locator("#setup-status")).to_contain_text("Black is still choosing")
+    expect(white.locator("#bar-status")).to_contain_text("Black is still choosing")
     tap_lineup(black, "void", "time", BLACK)
 
     # Both lineups in: put the towers on the board.
     board.bring_to_front()
     board.click("#place-start")
-    expect(white.locator("#turn")).to_have_text("Turn 1: your move", timeout=10000)
-    expect(black.locator("#turn")).to_have_text("Turn 1: white to move")
+    expect(white.locator("#turn")).to_have_text("Your move", timeout=10000)
+    expect(black.locator("#turn")).to_have_text("White to move")
     # Each seat sees its own identities only.
-    expect(white.locator('svg.board text.face')).to_have_count(10)
-    expect(black.locator('svg.board text.face')).to_have_count(10)
-    expect(status.locator('svg.board text.face')).to_have_count(0)
+    expect(white.locator('svg.board use.face')).to_have_count(10)
+    expect(black.locator('svg.board use.face')).to_have_count(10)
+    expect(status.locator('svg.board use.face')).to_have_count(0)
 
     def played(n):
         try:
@@ -107,17 +106,17 @@ def test_a_short_game_in_the_browser_with_a_flash_and_a_reconnect(browser, serve
 
     # The flash: lift the Shadow, lift the Reflector it flashes, then put the Shadow down.
     tap(board, "b35", "b38")
-    for page in (white, black):
-        expect(page.locator(".toast.flash")).to_contain_text("shadow flashes reflector on b38: capture", timeout=10000)
+    expect(white.locator(".toast.flash")).to_have_text("Your Shadow captures Black's Reflector on b38", timeout=10000)
+    expect(black.locator(".toast.flash")).to_have_text("White's Shadow captures your Reflector on b38", timeout=10000)
     white.screenshot(path=str(artifacts / "seat-white-flash.png"))
     black.screenshot(path=str(artifacts / "seat-black-flash.png"))
     tap(board, "b38")
     played(5)
     # Both flashed towers are revealed to both players; the Reflector sits on White's Zero Gravity.
     for page in (white, black, status):
-        expect(page.locator('svg.board circle.tower.revealed[data-tower="b38"]')).to_have_count(1)
+        expect(page.locator('svg.board .tower.revealed[data-tower="b38"]')).to_have_count(1)
         expect(page.locator("#zg")).to_contain_text("Reflector")
-    expect(black.locator('svg.board text.face')).to_have_count(10)  # Black's 9 + White's revealed Shadow
+    expect(black.locator('svg.board use.face')).to_have_count(10)  # Black's 9 + White's revealed Shadow
     status.screenshot(path=str(artifacts / "status.png"))
     board.screenshot(path=str(artifacts / "virtual-board.png"))
     assert [a.to_record() for _, _, a in table.game.log] == [

@@ -739,6 +739,22 @@ def test_time_illegal_when_this_turns_resurrection_filled_the_gateway_it_needs()
     assert time_at("w39") in g.legal_actions()
 
 
+def test_a_time_tower_resurrected_onto_the_gateway_the_rewind_needs_may_still_be_used_from_there():
+    """Spec 8: "A rewind restores the exact earlier position; if this turn's Resurrection made that
+    impossible (it filled the Gateway the rewind needs), Time is illegal."  Rulebook: "Any use of the
+    Power, or any attempted use, removes Time to the rival Zero G": a Time tower resurrected onto that
+    Gateway leaves it as it is used, so the rewind restores the earlier position exactly (the Time
+    tower back on the rival's Zero Gravity, the rival's tower back on its Gateway)."""
+    g = position({"w13": "V", "b29": "p", **LIGHTS}, "black", captured={"white": ["T"]})
+    g.push(mv("b29", "b27"))
+    before = g.occupied()
+    g.push(resurrect("time", "b29"))
+    assert time_at("b29") in g.legal_actions()
+    g.push(time_at("b29"))
+    assert g.occupied() == (before - {S("b27")}) | {S("b29")}
+    assert at(g, "b29") == ("black", "peripheral") and captured(g, "white") == ["time"]
+
+
 # --- turn structure, pass, draw ---------------------------------------------------------------------------
 
 

@@ -76,7 +76,8 @@ def test_replay_bundled_example(capsys):
     assert set(data) == {"result", "turns", "events"}
     assert data["result"] == {"status": "won", "winner": "black", "reason": "first_sight"}
     code, out, _ = run(capsys, "replay", str(EXAMPLE))
-    assert out.splitlines()[-1] == "black won (first sight) after 97 turns"
+    # said as the web pages say it (host/commands/engine_cmds.py result_text, quin.js resultText)
+    assert out.splitlines()[-1] == "Black wins: Black's Light reaches First Sight (97 turns)"
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -368,3 +369,13 @@ def test_cli_as_a_subprocess(tmp_path):
     assert "is not valid JSON" in p.stderr
     p = _subprocess(["legal", good, "--json"], tmp_path)
     assert p.returncode == 0 and {"type": "move", "from": "b51", "to": "b52"} in json.loads(p.stdout)
+
+
+def test_replay_a_huge_integer_anywhere_is_malformed(tmp_path, capsys):
+    """Issue 10: an integer of 5,000 digits anywhere printed a traceback and exited 1."""
+    text = Path("examples/classic-game.json").read_text().replace('"first": "black"', '"first": ' + "9" * 5000, 1)
+    path = tmp_path / "big.json"
+    path.write_text(text)
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"quin: {path} is not valid JSON: a number of 5000 characters (at most 40)"]

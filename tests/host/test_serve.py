@@ -228,11 +228,32 @@ def test_links_stay_out_of_logs_unless_asked_and_quin_links_prints_them(tmp_path
         rest = proc.communicate(timeout=10)[0]
     text = "".join(lines) + rest
     assert "quin links" in text and "/seat/" not in text and "/host/" not in text
-    out = quin("links", "--port", "8123", "--host", "192.0.2.7", "--no-qr", "--data-dir", str(tmp_path / "data"))
+    port = s.base.rsplit(":", 1)[1]
+    out = quin("links", "--port", port, "--host", "192.0.2.7", "--no-qr", "--data-dir", str(tmp_path / "data"))
     assert out.returncode == 0, out.stderr
     for player in ("white", "black"):
-        assert f"http://192.0.2.7:8123/seat/{s.tokens[player]}" in out.stdout
-    assert quin("links", "--data-dir", str(tmp_path / "none")).stderr.strip() == "quin: no open game: start `quin serve` first"
+        assert f"http://192.0.2.7:{port}/seat/{s.tokens[player]}" in out.stdout
+    # Without --port: the port of the server that holds the data folder.
+    out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
+    assert out.returncode == 0 and f":{port}/seat/{s.tokens['white']}" in out.stdout, out.stderr
+
+
+def test_quin_links_says_when_no_server_runs_or_the_port_is_another_servers(tmp_path, serve_factory):
+    """Issue 11: links for whatever store it found gave 403s; with no server it printed links without a word."""
+    out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip() == f"quin: no quin serve is running with the data folder {tmp_path / 'data'} " \
+                                 "(start it, or give its --data-dir)"
+    s = serve_factory()
+    port = int(s.base.rsplit(":", 1)[1])
+    out = quin("links", "--port", str(port + 1), "--no-qr", "--data-dir", str(tmp_path / "data"))
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and out.stdout == "" and len(lines) == 1
+    assert f"port {port + 1} does not use the data folder" in lines[0] and f"listens on port {port}" in lines[0]
+    assert s.tokens["white"] not in out.stderr
+    s.stop()
+    out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
+    assert out.returncode == 2 and "no quin serve is running" in out.stderr
 
 
 def test_export_of_an_unknown_game_is_one_line(tmp_path):

@@ -157,11 +157,13 @@ def test_quin_referee_exits_2_on_a_malformed_trace_with_one_line(tmp_path, capsy
 
 
 def test_rejected_inputs_in_a_trace_are_noted_not_fatal(tmp_path, capsys, played, trace):
-    extra = InputLine(trace.events[-1].t + 1, "white" if played.to_move == "black" else "black", {"type": "done"})
+    # the player not to move names an action of the mover's: refused, noted, and the run goes on
+    illegal = {"type": "choose", "action": played.legal_actions()[0].to_record()}
+    extra = InputLine(trace.events[-1].t + 1, "white" if played.to_move == "black" else "black", illegal)
     with_extra = type(trace)(trace.header, list(trace.events) + [extra])
     assert main(["referee", "--trace", write(tmp_path, with_extra)]) == 0
     err = capsys.readouterr().err
-    assert "input was rejected: it is" in err
+    assert f"input was rejected: it is {played.to_move}'s turn" in err
 
 
 def test_quin_simulate_writes_a_trace_that_referees_back(tmp_path, capsys, played):
@@ -199,3 +201,21 @@ def test_the_bundled_example_trace_referees_to_the_example_game(capsys):
     got = json.loads(capsys.readouterr().out)
     want = to_record(replay(load_record(json.loads((root / "examples" / "classic-game.json").read_text()))))
     assert got == want
+
+
+# --- issue 10: huge numbers and absurd times are malformed (exit 2, one line) ----------------------
+
+
+@pytest.mark.parametrize("event, message", [
+    ('{"t": ' + "1" * 400 + ', "occupied": []}', "a number of 400 characters"),
+    ('{"t": 1e16, "occupied": []}', "t: expected a number of seconds up to 604800"),
+    ('{"t": 1, "occupied": [], "x": ' + "7" * 5000 + "}", "a number of 5000 characters"),
+    ('{"t": 1, "player": "white", "input": {"type": "choose", "n": -' + "9" * 5000 + "}}", "a number of 5001"),
+])
+def test_huge_numbers_and_absurd_times_are_malformed(tmp_path, capsys, event, message):
+    header = Path("examples/classic-game.trace").read_text().splitlines()[0]
+    path = tmp_path / "bad.trace"
+    path.write_text(header + "\n" + event + "\n")
+    assert main(["referee", "--trace", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and "Traceback" not in err[0], err

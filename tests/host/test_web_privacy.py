@@ -79,11 +79,11 @@ def declared_time(ref) -> set[str]:
     if ref is None:
         return set()
     spaces = set()
-    flash = getattr(ref, "flash_info", None)
+    status = ref.public_status()  # what the table is being told right now
+    flash = status.get("flash")
     if flash:
         spaces |= {flash["from"], flash["at"]}
-    info = getattr(ref, "time_info", None)
-    towers = (info or {}).get("time_towers") or []
+    towers = (status.get("time") or {}).get("time_towers") or []
     if len(towers) == 1:
         spaces |= set(towers)
     return spaces

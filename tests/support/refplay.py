@@ -12,7 +12,9 @@ from engine.randplay import random_game
 from host.referee import Referee
 from host.simboard import SimulatedBoard
 
-PIECE_WORD = re.compile(r"\b(" + "|".join(PIECES) + r")\b", re.IGNORECASE)
+# a piece's name as code writes it (artificial_light) or as a sentence does (artificial light)
+PIECE_WORD = re.compile(r"\b(" + "|".join(p.replace("_", "[_ ]") for p in sorted(PIECES, key=len, reverse=True))
+                        + r")\b", re.IGNORECASE)
 
 
 def sp(name):
@@ -120,5 +122,5 @@ def words(data) -> set[str]:
         for v in data:
             found |= words(v)
     elif isinstance(data, str):
-        found |= {m.lower() for m in PIECE_WORD.findall(data)}
+        found |= {m.lower().replace(" ", "_") for m in PIECE_WORD.findall(data)}
     return found

@@ -54,6 +54,10 @@ class Driver:
         for _ in range(steps):
             clock.advance(seconds / steps)
             self.table.tick()
+            self.ticked()
+
+    def ticked(self) -> None:
+        """After each tick of :meth:`wait` (a player who reacts at once overrides it)."""
 
     def look(self, rival_of: str | None = None) -> None:
         """Fetch what the public and (optionally) a rival may see, for the privacy scan."""

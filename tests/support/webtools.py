@@ -1,4 +1,4 @@
-"""Helpers for the web tests: a real waitress server in a thread, and a small SSE client."""
+"""Helpers for the web tests: the real server (``host.web.server``) in a thread, and a small SSE client."""
 
 from __future__ import annotations
 
@@ -8,38 +8,24 @@ import threading
 import urllib.request
 from contextlib import contextmanager
 
-from waitress import create_server
+from host.web.server import WebServer
 
 #: the viewport the browser tests use for phone pages
 PHONE = {"width": 390, "height": 844}
 
 
 @contextmanager
-def running(app, threads: int = 24):
-    """Serve ``app`` on 127.0.0.1 at a free port with waitress; yields the base URL."""
-    server = create_server(app, host="127.0.0.1", port=0, threads=threads, connection_limit=threads + 20)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+def running(app, threads: int = 24, **options):
+    """Serve ``app`` on 127.0.0.1 at a free port with quin's own server; yields the base URL."""
+    server = WebServer(app, "127.0.0.1", 0, threads=threads, **options).start_in_thread()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        yield f"http://127.0.0.1:{server.port}"
     finally:
         table = app.extensions["quin.table"]
         if getattr(table, "ticker_stop", None) is not None:
             table.ticker_stop.set()
         table.broker.close()
-        stop(server, thread)
-
-
-def stop(server, thread) -> None:
-    """Stop a waitress server cleanly: close every channel from inside its loop, then its workers."""
-
-    def close_all():
-        for channel in list(server._map.values()):
-            channel.close()
-
-    server.task_dispatcher.shutdown(timeout=2)  # workers finish first: they pull the trigger
-    server.trigger.pull_trigger(close_all)
-    thread.join(5)
+        server.stop()
 
 
 class SSE:

@@ -1,4 +1,4 @@
-/* The host's page: re-issue a seat, start a new game. */
+/* The host's page: re-issue a seat, start a new game; new seat codes show here at once. */
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -7,15 +7,34 @@ document.addEventListener("DOMContentLoaded", () => {
   const key = window.QUIN_HOST;
   const headers = { "X-Host-Key": key };
   const fail = (e) => { $("error").textContent = e.message; };
+  const PHASE = { setup: "choosing lineups", playing: "in play", over: "over" };
+
+  function showSeats(seats) {
+    for (const [player, seat] of Object.entries(seats)) {
+      const card = document.querySelector(`[data-seat="${player}"]`);
+      card.querySelector(".qr").innerHTML = seat.qr;
+      card.querySelector("a").href = seat.url;
+    }
+  }
+
   for (const b of document.querySelectorAll("[data-reissue]")) {
-    b.addEventListener("click", () => {
-      if (!confirm(`Re-issue ${b.dataset.reissue}'s seat? The old link stops working.`)) return;
-      Quin.post(`/api/host/${key}/reissue`, { player: b.dataset.reissue }, headers).then(() => location.reload()).catch(fail);
+    b.addEventListener("click", async () => {
+      const player = b.dataset.reissue;
+      if (!(await Quin.confirmBox(`Re-issue ${player}'s seat? The old link stops working at once.`, "Re-issue"))) return;
+      Quin.post(`/api/host/${key}/reissue`, { player }, headers).then((r) => {
+        showSeats(r.seats);
+        $("host-note").textContent = `${Quin.cap(player)}'s seat has a new code: scan it with the phone that plays ${player}.`;
+      }).catch(fail);
     });
   }
-  $("new-game").addEventListener("click", () => {
-    if (!confirm("Start a new game?")) return;
+  $("new-game").addEventListener("click", async () => {
+    if (!(await Quin.confirmBox("Start a new game? An unfinished game is abandoned.", "Start a new game"))) return;
     Quin.post(`/api/host/${key}/new`, { mode: $("mode").value, first: $("first").value, vision: $("vision").checked }, headers)
-      .then(() => location.reload()).catch(fail);
+      .then((r) => {
+        showSeats(r.seats);
+        $("game-title").textContent = `Game ${r.game}: ${PHASE[r.state.phase] || r.state.phase}`;
+        $("host-note").textContent = `New game ${r.game}: each player scans their new code below.`;
+        $("error").textContent = "";
+      }).catch(fail);
   });
 });

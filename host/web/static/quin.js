@@ -1,12 +1,33 @@
-/* Shared by every page: drawing the board, the live stream, posting input. No build step. */
+/* Shared by every page: the board drawing, the piece icons, the wording, the live stream, posting.
+   Plain JavaScript, no build step, no framework. */
 "use strict";
 
 const Quin = (() => {
   const SVG = "http://www.w3.org/2000/svg";
-  const LETTER = { light: "L", shadow: "S", artificial_light: "A", reflector: "R",
-                   memory: "M", time: "T", peripheral: "P", void: "V" };
-  const NAME = { light: "Light", shadow: "Shadow", artificial_light: "Artificial Light",
-                 reflector: "Reflector", memory: "Memory", time: "Time", peripheral: "Peripheral", void: "Void" };
+  const PLAYERS = ["white", "black"];
+  const NAME = { light: "Light", shadow: "Shadow", artificial_light: "Artificial Light", reflector: "Reflector",
+                 memory: "Memory", time: "Time", peripheral: "Peripheral", void: "Void" };
+  const PIECES = Object.keys(NAME);
+
+  /* One icon per piece type, drawn in a 24-unit box around (0, 0) with currentColor. */
+  const ICONS = {
+    light: '<circle r="4.8" fill="currentColor"/><g stroke="currentColor" stroke-width="2.4" stroke-linecap="round">' +
+      [0, 45, 90, 135, 180, 225, 270, 315].map((a) => {
+        const c = Math.cos(a * Math.PI / 180), s = Math.sin(a * Math.PI / 180);
+        return `<line x1="${(7.4 * c).toFixed(2)}" y1="${(7.4 * s).toFixed(2)}" x2="${(10.6 * c).toFixed(2)}" y2="${(10.6 * s).toFixed(2)}"/>`;
+      }).join("") + "</g>",
+    shadow: '<path fill="currentColor" d="M-0.05 -9.5A9.5 9.5 0 1 0 9.15 2.57A7.6 7.6 0 0 1 -0.05 -9.5Z"/>',
+    artificial_light: '<path fill="currentColor" d="M0 -11L2.7 -2.7L11 0L2.7 2.7L0 11L-2.7 2.7L-11 0L-2.7 -2.7Z"/>',
+    reflector: '<g fill="none" stroke="currentColor" stroke-width="2.6" stroke-linecap="round" stroke-linejoin="round">' +
+      '<path d="M-9 -9L0 4L9 -9"/><path d="M-10.5 9H10.5" stroke-width="3.2"/></g>',
+    memory: '<g fill="none" stroke="currentColor" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round">' +
+      '<path d="M-9.5 -4.5H8M3.5 -9L8 -4.5L3.5 0"/><path d="M9.5 4.5H-8M-3.5 0L-8 4.5L-3.5 9"/></g>',
+    time: '<path fill="currentColor" d="M-7 -8.5H7L0.9 0L7 8.5H-7L-0.9 0Z"/>' +
+      '<path d="M-9 -10.5H9M-9 10.5H9" stroke="currentColor" stroke-width="2.4" stroke-linecap="round"/>',
+    peripheral: '<path d="M-11 0Q0 -10.5 11 0Q0 10.5 -11 0Z" fill="none" stroke="currentColor" stroke-width="2.3" stroke-linejoin="round"/>' +
+      '<circle r="3.6" fill="currentColor"/>',
+    void: '<circle r="7.6" fill="none" stroke="currentColor" stroke-width="4"/>',
+  };
 
   function el(tag, attrs, parent) {
     const node = document.createElementNS(SVG, tag);
@@ -18,100 +39,497 @@ const Quin = (() => {
   function h(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
       if (k === "onclick") node.addEventListener("click", v);
       else if (k === "class") node.className = v;
-      else node.setAttribute(k, v);
+      else node.setAttribute(k, v === true ? "" : v);
     }
-    for (const c of children) node.append(c);
+    for (const c of children) if (c !== null && c !== undefined && c !== false) node.append(c);
     return node;
+  }
+
+  /* The sprite: icons and arrowheads, once per document. */
+  function sprite() {
+    if (document.getElementById("quin-sprite")) return;
+    const s = el("svg", { id: "quin-sprite", width: "0", height: "0", "aria-hidden": "true", focusable: "false" });
+    s.style.position = "absolute";
+    let defs = "";
+    for (const [p, body] of Object.entries(ICONS)) defs += `<symbol id="q-${p}" viewBox="-12 -12 24 24">${body}</symbol>`;
+    for (const kind of ["last", "flash", "time", "todo"]) {
+      defs += `<marker id="q-head-${kind}" class="head-${kind}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10Z"/></marker>`;
+    }
+    s.innerHTML = `<defs>${defs}</defs>`;
+    document.body.prepend(s);
+  }
+
+  /* A piece's icon as a small inline SVG (chips, buttons, the legend). */
+  function icon(piece, cls) {
+    const s = el("svg", { class: "icon " + (cls || ""), viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" });
+    el("use", { href: "#q-" + piece, width: 24, height: 24 }, s);
+    return s;
   }
 
   let layoutPromise = null;
   function layout() {
-    if (!layoutPromise) layoutPromise = fetch("/api/layout").then(r => r.json());
+    if (!layoutPromise) layoutPromise = fetch("/api/layout").then((r) => r.json());
     return layoutPromise;
   }
 
-  /* A board drawn into <svg>. onTap(space) is called when a space is tapped. */
-  async function board(svg, onTap) {
+  /* A board drawn into <svg>.  opts: onTap(space), flip (drawn from Black's side), crop ("own": the
+     viewer's own half only, for setup).  render(towers, marks, overlays). */
+  async function board(svg, opts) {
+    opts = opts || {};
+    sprite();
     const L = await layout();
     const R = L.space_radius;
-    svg.setAttribute("viewBox", `0 0 ${L.size} ${L.size}`);
+    const C = L.size / 2;
+    let flip = !!opts.flip;
+    const pos = (name) => {
+      const [x, y] = L.spaces[name];
+      return flip ? [L.size - x, L.size - y] : [x, y];
+    };
     svg.classList.add("board");
     svg.innerHTML = "";
     const base = el("g", {}, svg);
-    for (const d of L.edges) el("path", { d, class: "edge" }, base);
-    const startOf = {};
-    for (const p of ["white", "black"]) for (const s of L.start[p]) startOf[s] = p;
-    for (const [name, [x, y]] of Object.entries(L.spaces)) {
-      let cls = "space";
-      if (startOf[name]) cls += " start-" + startOf[name];
-      if (name[0] === "h") cls += " horizon";
-      if (name === "wi" || name === "bi") cls += " iris";
-      if (name === "fs") cls += " fs";
-      el("circle", { cx: x, cy: y, r: R * 0.62, class: cls, "data-space": name }, base);
-      el("text", { x, y: y + R + 8, class: "label" }, base).textContent = name;
-    }
-    const marks = el("g", {}, svg);
-    const towers = el("g", {}, svg);
+    const marks = el("g", { class: "marks" }, svg);
+    const towers = el("g", { class: "towers" }, svg);
+    const overlay = el("g", { class: "overlay" }, svg);
     const hits = el("g", {}, svg);
-    for (const [name, [x, y]] of Object.entries(L.spaces)) {
-      const c = el("circle", { cx: x, cy: y, r: R + 6, class: "hit", "data-space": name }, hits);
-      if (onTap) c.addEventListener("click", () => onTap(name));
+    const startOf = {};
+    for (const p of PLAYERS) for (const s of L.start[p]) startOf[s] = p;
+
+    function setView(crop) {
+      if (crop === "own") svg.setAttribute("viewBox", `40 ${C + 110} ${L.size - 80} ${C - 105}`);
+      else svg.setAttribute("viewBox", `0 0 ${L.size} ${L.size}`);
+      svg.classList.toggle("cropped", crop === "own");
     }
+
+    function drawBase() {
+      base.innerHTML = "";
+      hits.innerHTML = "";
+      el("circle", { cx: C, cy: C, r: Math.min(L.gateway_ring + 26, C - 1), class: "felt" }, base);
+      const edges = el("g", { class: "edges", transform: flip ? `rotate(180 ${C} ${C})` : "" }, base);
+      for (const d of L.edges) el("path", { d, class: "edge" }, edges);
+      for (const name of Object.keys(L.spaces)) {
+        const [x, y] = pos(name);
+        let cls = "space";
+        if (startOf[name]) cls += " start-" + startOf[name];
+        if (name[0] === "h") cls += " horizon";
+        if (name === "wi" || name === "bi") cls += " iris";
+        if (name === "fs") cls += " fs";
+        el("circle", { cx: x, cy: y, r: R * 0.62, class: cls, "data-space": name }, base);
+        el("text", { x, y: y + R + 8, class: "label" }, base).textContent = name;
+        const c = el("circle", { cx: x, cy: y, r: R + 6, class: "hit", "data-space": name }, hits);
+        if (opts.onTap) c.addEventListener("click", () => opts.onTap(name));
+      }
+    }
+    setView(opts.crop);
+    drawBase();
+
+    function arrow(kind, from, to, cls) {
+      const [x1, y1] = pos(from), [x2, y2] = pos(to);
+      const dx = x2 - x1, dy = y2 - y1, len = Math.hypot(dx, dy) || 1;
+      const cut = Math.min(R + 2, len / 3);
+      const a = [x1 + dx / len * cut, y1 + dy / len * cut], b = [x2 - dx / len * cut, y2 - dy / len * cut];
+      el("path", { d: `M${a[0].toFixed(1)} ${a[1].toFixed(1)}L${b[0].toFixed(1)} ${b[1].toFixed(1)}`,
+                   class: `arrow arrow-${kind} ${cls || ""}`, "marker-end": `url(#q-head-${kind})`,
+                   "data-arrow": `${from}-${to}` }, overlay);
+    }
+
     return {
-      /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]; marks: {space: "lift"|"place"|"hint"|"selected"|"flash"} */
-      render(list, markMap) {
+      get flip() { return flip; },
+      setFlip(value) { if (value !== flip) { flip = value; drawBase(); } },
+      setCrop: setView,
+      position: pos,
+      /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]
+         marks: {space: "lift"|"place"|"hint"|"selected"|"flash"|"last"|"time"|"new"}
+         overlays: [{arrow: kind, from, to, cls} | {burst: kind, at} | {tag: text, at, kind}] */
+      render(list, markMap, overlays) {
         towers.innerHTML = "";
         marks.innerHTML = "";
-        for (const t of list || []) {
-          const [x, y] = L.spaces[t.space];
-          let cls = "tower " + (t.owner || "");
-          if (t.revealed) cls += " revealed";
-          if (t.ghost) cls = "tower ghost";
-          if (t.unknown) cls = "tower unknown";
-          el("circle", { cx: x, cy: y, r: R - 1, class: cls, "data-tower": t.space }, towers);
-          if (t.piece && !t.ghost) {
-            const face = el("text", { x, y: y + 1, class: "face " + t.owner + (t.own && !t.revealed ? " own-hidden" : "") }, towers);
-            face.textContent = LETTER[t.piece] || "?";
+        overlay.innerHTML = "";
+        for (const [space, kind] of Object.entries(markMap || {})) {
+          if (!L.spaces[space]) continue;
+          const [x, y] = pos(space);
+          el("circle", { cx: x, cy: y, r: R + 5, class: "mark mark-" + kind, "data-mark": space }, marks);
+          if (kind === "place" || kind === "lift") {
+            const s = 6;
+            const d = kind === "place" ? `M${x - s} ${y}H${x + s}M${x} ${y - s}V${y + s}`
+                                       : `M${x - s} ${y - s}L${x + s} ${y + s}M${x + s} ${y - s}L${x - s} ${y + s}`;
+            el("path", { d, class: "sign sign-" + kind }, marks);
           }
         }
-        for (const [space, kind] of Object.entries(markMap || {})) {
-          const [x, y] = L.spaces[space];
-          el("circle", { cx: x, cy: y, r: R + 4, class: "mark-" + kind }, marks);
+        for (const t of list || []) {
+          if (!L.spaces[t.space]) continue;
+          const [x, y] = pos(t.space);
+          let cls = "tower " + (t.owner || "");
+          if (t.revealed) cls += " revealed";
+          if (t.own && !t.revealed && t.piece) cls += " own-hidden";
+          if (t.ghost) cls = "tower ghost";
+          if (t.unknown) cls = "tower unknown";
+          const g = el("g", { class: cls, "data-tower": t.space }, towers);
+          el("circle", { cx: x, cy: y, r: R - 1 }, g);
+          if (t.piece && !t.ghost) {
+            const size = 31;
+            el("use", { href: "#q-" + t.piece, x: x - size / 2, y: y - size / 2, width: size, height: size,
+                        class: "face", "data-piece": t.piece }, g);
+          }
+          if (t.piece || t.owner) {
+            el("title", {}, g).textContent = `${t.owner ? cap(t.owner) + "'s " : ""}${t.piece ? NAME[t.piece] : "tower"} on ${t.space}`;
+          }
+        }
+        for (const o of overlays || []) {
+          if (o.arrow) arrow(o.arrow, o.from, o.to, o.cls);
+          else if (o.burst && L.spaces[o.at]) {
+            const [x, y] = pos(o.at);
+            const pts = [];
+            for (let i = 0; i < 16; i++) {
+              const r = i % 2 ? R + 9 : R + 19, a = Math.PI * i / 8;
+              pts.push(`${(x + r * Math.cos(a)).toFixed(1)},${(y + r * Math.sin(a)).toFixed(1)}`);
+            }
+            el("polygon", { points: pts.join(" "), class: "burst burst-" + o.burst, "data-burst": o.at }, overlay);
+          } else if (o.tag && L.spaces[o.at]) {
+            const [x, y] = pos(o.at);
+            const g = el("g", { class: "tag tag-" + (o.kind || "last"), "data-tag": o.at }, overlay);
+            const w = 14 + o.tag.length * 11;
+            el("rect", { x: x - w / 2, y: y - R - 36, width: w, height: 26, rx: 8 }, g);
+            el("text", { x, y: y - R - 23 }, g).textContent = o.tag;
+          }
         }
       },
     };
   }
 
-  /* Towers to draw from a view, and from the sensed occupancy if the board is being changed. */
-  function towersOf(state) {
-    const v = state.view;
-    const list = [];
-    const onBoard = new Set();
-    if (v) for (const t of v.board) {
-      list.push({ space: t.space, owner: t.owner, piece: t.piece, revealed: t.revealed,
-                  own: state.seat && state.seat.player === t.owner });
-      onBoard.add(t.space);
+  // --- wording ----------------------------------------------------------------------------
+
+  const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : "");
+  const other = (p) => (p === "white" ? "black" : "white");
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
+  function pieceName(p) { return p ? (NAME[p] || p) : "hidden tower"; }
+  /* "your" for the viewer's own colour, else "White's". */
+  function whose(player, viewer) { return player === viewer ? "your" : cap(player) + "'s"; }
+  function Whose(player, viewer) { return cap(whose(player, viewer)); }
+  function zeroGravity(player, viewer) { return `${whose(player, viewer)} Zero Gravity`; }
+
+  /* The result, said the same way as the CLI (host/commands/engine_cmds.py result_text). */
+  function resultText(r) {
+    if (!r || !r.status || r.status === "ongoing") return "";
+    if (r.winner) {
+      const who = cap(r.winner), rival = cap(other(r.winner));
+      const why = { first_sight: `${who}'s Light reaches First Sight`, light_captured: `${rival}'s Light is captured` }[r.reason]
+        || String(r.reason).replace(/_/g, " ");
+      return `${who} wins: ${why}`;
     }
-    return list;
+    return "Drawn: " + ({ passes: "two passes in a row" }[r.reason] || String(r.reason).replace(/_/g, " "));
   }
+
+  /* One action, as the viewer saw it, in a few words. */
+  function actionText(a) {
+    if (!a) return "";
+    const moves = (m) => Object.entries(m).map(([x, y]) => `${x} → ${y}`).join(", ");
+    switch (a.type) {
+      case "move": return `${a.from} → ${a.to}`;
+      case "reinforce": return "reinforces " + Object.entries(a.to).map(([s, p]) => (p ? `${pieceName(p)} on ${s}` : s)).join(", ");
+      case "resurrect": return `resurrects ${pieceName(a.piece)} on ${a.to}`;
+      case "reflect": return `reflects ${a.from} → ${a.to} off the Reflector on ${a.reflector}`;
+      case "swap": return a.spaces ? `swaps ${a.spaces.join(" ⇄ ")}` : `Memory swap ${a.memory} ⇄ ${a["with"]}`;
+      case "time": return a.target ? `Time from ${a.at}: pushes ${a.target} → ${a.to}` : `Time from ${a.at}`;
+      case "gravity": return `Void Gravity around ${a.void}: ${moves(a.moves)}`;
+      case "moves": return "moves " + moves(a.moves);
+      case "pass": return "passes";
+      default: return a.type;
+    }
+  }
+
+  /* A flash, for this viewer: "Your Shadow captures Black's Reflector on b38". */
+  function flashText(f, viewer) {
+    const mover = f.player, rival = other(mover);
+    const a = `${whose(mover, viewer)} ${pieceName(f.attacker)}`, d = `${whose(rival, viewer)} ${pieceName(f.defender)}`;
+    if (f.outcome === "capture") return cap(`${a} captures ${d} on ${f.at}`);
+    if (f.outcome === "swap") return cap(`${a} from ${f.from} swaps with ${d} on ${f.at}`);
+    return cap(`${a} and ${d} destroy each other on ${f.at}`);
+  }
+
+  /* A flash from the game's events (no 'from', no mover): the mover is the player of that turn. */
+  function flashEventText(e, mover, viewer) {
+    return flashText({ player: mover, attacker: e.attacker, defender: e.defender, at: e.at, outcome: e.outcome }, viewer);
+  }
+
+  function towerAt(view, space) {
+    if (!view) return null;
+    for (const t of view.board) if (t.space === space) return t;
+    return null;
+  }
+
+  /* One instruction of the referee (a flash's, a Time's, a correction), for this viewer, naming whose tower. */
+  function stepText(ins, ctx, viewer, view) {
+    const flash = ctx && ctx.flash, time = ctx && ctx.time;
+    if (flash) {
+      const mover = flash.player, rival = other(mover);
+      const A = `${whose(mover, viewer)} ${pieceName(flash.attacker)}`, D = `${whose(rival, viewer)} ${pieceName(flash.defender)}`;
+      const mutual = flash.outcome !== "capture" && flash.outcome !== "swap";
+      if (ins.do === "fill" && ins.space === flash.at) return `put ${A} on ${flash.at}`;
+      if (ins.do === "fill" && ins.space === flash.from) return `put ${D} on ${flash.from}`;
+      if (ins.do === "clear" && ins.space === flash.at) {
+        return mutual ? `take ${D} off ${flash.at}: it goes to ${zeroGravity(mover, viewer)}`
+                      : `take ${D} off ${flash.at}` + (flash.outcome === "capture" ? `: it goes to ${zeroGravity(mover, viewer)}` : "");
+      }
+      if (ins.do === "clear" && ins.space === flash.from) {
+        return mutual ? `take ${A} off ${flash.from}: it goes to ${zeroGravity(rival, viewer)}` : `lift ${A} off ${flash.from}`;
+      }
+      if (ins.do === "move" && ins.from === flash.from && ins.to === flash.at) return `move ${A} from ${flash.from} to ${flash.at}`;
+      if (ins.do === "move" && ins.from === flash.at && ins.to === flash.from) return `move ${D} from ${flash.at} to ${flash.from}`;
+    }
+    if (time && ins.do === "clear" && (time.time_towers || []).includes(ins.space)) {
+      return `put ${whose(time.player, viewer)} Time tower from ${ins.space} on ${zeroGravity(other(time.player), viewer)}`;
+    }
+    if (ins.do === "move") {
+      const t = towerAt(view, ins.from) || towerAt(view, ins.to);
+      const owner = t ? `${whose(t.owner, viewer)} tower` : "the tower";
+      return time ? `move ${owner} on ${ins.from} back to ${ins.to}` : `move ${owner} from ${ins.from} to ${ins.to}`;
+    }
+    if (ins.do === "clear") {
+      const t = towerAt(view, ins.space);
+      if (time && t) return `return ${whose(t.owner, viewer)} tower on ${ins.space} to ${zeroGravity(t.owner, viewer)}`;
+      return `take the tower off ${ins.space}`;
+    }
+    if (ins.do === "fill") {
+      const t = towerAt(view, ins.space);
+      return t ? `put ${whose(t.owner, viewer)} tower back on ${ins.space}` : `put a tower on ${ins.space}`;
+    }
+    return ins.text || "";
+  }
+
+  /* The Power of Time being carried out, for this viewer. */
+  function timeText(t, viewer) {
+    const mover = t.player || "", rival = other(mover);
+    if (t.outcome === "rewound") return `${Whose(mover, viewer)} Time rewinds ${whose(rival, viewer)} last move`;
+    if (t.outcome === "failed") return `${Whose(mover, viewer)} Time fails: ${whose(rival, viewer)} last move moved a Shadow`;
+    if (t.outcome === "pushed") return `${Whose(mover, viewer)} Time pushes one of ${whose(rival, viewer)} towers back`;
+    return `${Whose(mover, viewer)} Time`;
+  }
+
+  /* Spaces to clear and to fill, said as a short count (the board shows which). */
+  function countText(lift, place) {
+    const parts = [];
+    if (lift.length) parts.push(`take the ${lift.length === 1 ? "tower off the red space" : `towers off the ${lift.length} red spaces`}`);
+    if (place.length) parts.push(`put ${plural(place.length, "tower")} on the green space${place.length === 1 ? "" : "s"}`);
+    return cap(parts.join(" and "));
+  }
+
+  /* What the board needs now, for the public or a seat: {title, lines, marks, overlays}. */
+  function needs(state, viewer, stale) {
+    const ref = state.referee, v = state.view, b = state.board || {};
+    const out = { lines: [], marks: {}, overlays: [], kind: null };
+    const lift = b.lift || [], place = b.place || [];
+    const markDiff = () => {
+      for (const s of lift) out.marks[s] = "lift";
+      for (const s of place) out.marks[s] = "place";
+    };
+    if (state.phase === "setup" || !ref) return out;
+    if (ref.phase === "setup" || ref.phase === "sync") {
+      out.kind = ref.phase;
+      markDiff();
+      if (lift.length || place.length) out.lines.push(countText(lift, place) + ".");
+      return out;
+    }
+    if (ref.flash) {
+      const f = ref.flash;
+      out.kind = "flash";
+      out.title = flashText(f, viewer);
+      out.overlays.push({ burst: "flash", at: f.at }, { arrow: "flash", from: f.from, to: f.at });
+      const todo = ref.instructions || [];
+      out.lines = todo.map((i) => cap(stepText(i, { flash: f }, viewer, v)) + ".");
+      for (const i of todo) {
+        if (i.do === "move") { out.marks[i.from] = "lift"; out.marks[i.to] = "place"; }
+        else out.marks[i.space] = i.do === "clear" ? "lift" : "place";
+      }
+      return out;
+    }
+    if (ref.time) {
+      const t = ref.time;
+      out.kind = "time";
+      out.title = timeText(t, viewer);
+      const todo = ref.instructions || [];
+      out.lines = todo.map((i) => cap(stepText(i, { time: t }, viewer, v)) + ".");
+      if (t.outcome === "pushed") out.lines.push(cap(`then push one of ${whose(other(t.player), viewer)} towers 1 to 3 spaces back along its Sight Line.`));
+      for (const i of todo) {
+        if (i.do === "move") { out.marks[i.from] = "lift"; out.marks[i.to] = "place"; out.overlays.push({ arrow: "time", from: i.from, to: i.to }); }
+        else out.marks[i.space] = i.do === "clear" ? "lift" : "place";
+      }
+      for (const s of t.time_towers || []) out.overlays.push({ tag: "Time", at: s, kind: "time" });
+      return out;
+    }
+    if (ref.phase === "play" && stale && lift.length + place.length) {
+      // A difference that stays (a move in progress lasts a moment): say what the board needs.  Words
+      // from public facts only: a small one may still be a move the mover is finishing on their phone.
+      out.kind = "fix";
+      markDiff();
+      out.lines.push(lift.length + place.length > 4 ? countText(lift, place) + " to put the board back as the game stands."
+                                                     : `The board differs from the game: ${countText(lift, place).toLowerCase()}, or finish the move.`);
+    }
+    return out;
+  }
+
+  /* How long the board has differed from the game in the same way (a page calls it on every state):
+     a move in progress lasts a moment; a difference that stays is worth showing. */
+  const STALE_MS = 5000;
+  function staleness(state, rerender) {
+    const b = state.board || {};
+    const key = JSON.stringify([b.lift || [], b.place || []]);
+    const self = staleness;
+    if (key !== self.key) {
+      self.key = key;
+      self.since = Date.now();
+      clearTimeout(self.timer);
+      if ((b.lift || []).length || (b.place || []).length) self.timer = setTimeout(rerender, STALE_MS + 50);
+    }
+    return Date.now() - self.since >= STALE_MS;
+  }
+
+  /* The headline: the result, a flash, whose move, or what the table does now. */
+  function headline(state, viewer) {
+    const v = state.view, ref = state.referee || {};
+    if (state.phase === "setup") return viewer ? "Choose your lineup" : "Choosing lineups";
+    if (v && v.result && v.result.status !== "ongoing") return resultText(v.result);
+    if (ref.phase === "setup") return "Set up the board";
+    if (ref.phase === "sync") return "Put the board back as the game stands";
+    if (ref.flash) return `Flash on ${ref.flash.at}`;
+    if (ref.time) return `${Whose(ref.time.player, viewer)} Power of Time`;
+    if (!v) return "";
+    if (viewer) return v.to_move === viewer ? "Your move" : `${cap(v.to_move)} to move`;
+    return `${cap(v.to_move)} to move`;
+  }
+
+  /* The last turn drawn on the board: arrows for moves, a burst for a flash, Time and what it undid. */
+  function lastTurn(view) {
+    const out = { marks: {}, overlays: [] };
+    if (!view || !view.history.length) return out;
+    const turn = view.history[view.history.length - 1];
+    const prev = view.history.length > 1 ? view.history[view.history.length - 2] : null;
+    for (const a of turn.actions) {
+      if (a.type === "move" || a.type === "reflect") out.overlays.push({ arrow: "last", from: a.from, to: a.to });
+      else if (a.type === "moves" || a.type === "gravity") for (const [x, y] of Object.entries(a.moves)) out.overlays.push({ arrow: "last", from: x, to: y });
+      else if (a.type === "swap") {
+        const [x, y] = a.spaces || [a.memory, a["with"]];
+        out.overlays.push({ arrow: "last", from: x, to: y, cls: "both" });
+      } else if (a.type === "reinforce") for (const s of Object.keys(a.to)) out.marks[s] = "new";
+      else if (a.type === "resurrect") out.marks[a.to] = "new";
+      else if (a.type === "time") {
+        out.overlays.push({ tag: "Time", at: a.at, kind: "time" });
+        out.marks[a.at] = "time";
+        if (a.target) out.overlays.push({ arrow: "time", from: a.target, to: a.to });
+      }
+    }
+    for (const e of view.events) {
+      if (e.turn !== turn.turn) continue;
+      if (e.type === "flash") out.overlays.push({ burst: "flash", at: e.at });
+      if (e.type === "time" && e.outcome === "rewound" && prev) {
+        const undone = prev.actions[prev.actions.length - 1];
+        for (const [x, y] of movedBy(undone)) out.overlays.push({ arrow: "time", from: y, to: x });
+      }
+    }
+    return out;
+  }
+
+  function movedBy(a) {
+    if (!a) return [];
+    if (a.type === "move" || a.type === "reflect") return [[a.from, a.to]];
+    if (a.type === "moves" || a.type === "gravity") return Object.entries(a.moves);
+    return [];
+  }
+
+  /* Which actions were undone by a Time rewind: "turn:index" keys. */
+  function rewound(view) {
+    const out = {};
+    if (!view) return out;
+    const byTurn = {};
+    for (const t of view.history) byTurn[t.turn] = t;
+    for (const e of view.events) {
+      if (e.type !== "time" || e.outcome !== "rewound") continue;
+      const prev = byTurn[e.turn - 1];
+      if (prev) out[`${prev.turn}:${prev.actions.length - 1}`] = byTurn[e.turn] ? byTurn[e.turn].player : "";
+    }
+    return out;
+  }
+
+  /* The move list: one line per turn, flashes noted, rewound moves struck through. */
+  function renderLog(ol, view, viewer) {
+    ol.innerHTML = "";
+    if (!view) return;
+    const undone = rewound(view);
+    const flashes = {};
+    for (const e of view.events) if (e.type === "flash") (flashes[e.turn] = flashes[e.turn] || []).push(e);
+    for (const turn of view.history) {
+      const li = h("li", { value: String(turn.turn) }, h("span", { class: "who " + turn.player }, cap(turn.player)), " ");
+      turn.actions.forEach((a, i) => {
+        if (i) li.append("; ");
+        const by = undone[`${turn.turn}:${i}`];
+        if (by !== undefined) {
+          li.append(h("s", { class: "rewound", title: "undone by Time" }, actionText(a)),
+                    h("span", { class: "note time" }, ` undone by ${whose(by, viewer)} Time`));
+        } else li.append(h("span", { class: "act" }, actionText(a)));
+      });
+      for (const e of flashes[turn.turn] || []) li.append(h("span", { class: "note flash" }, " · " + flashEventText(e, turn.player, viewer)));
+      ol.appendChild(li);
+    }
+    ol.scrollTop = ol.scrollHeight;
+  }
+
+  /* Each player's Zero Gravity: the towers waiting to come in, and the rival's towers captured. */
+  function renderZeroGravity(box, view, viewer) {
+    box.innerHTML = "";
+    if (!view) return;
+    for (const p of PLAYERS) {
+      const rival = other(p);
+      const row = h("div", { class: "zg" }, h("span", { class: "zg-name" }, cap(zeroGravity(p, viewer)) + ":"));
+      const mine = view.reserve[p];
+      const waiting = mine.count;
+      if (waiting) {
+        const counts = {};
+        for (const piece of mine.pieces || []) counts[piece] = (counts[piece] || 0) + 1;
+        const names = mine.pieces ? ": " + Object.entries(counts).map(([piece, n]) => pieceName(piece) + (n > 1 ? ` ×${n}` : "")).join(", ") : "";
+        row.append(h("span", { class: "zg-wait" }, `${waiting} waiting to come in${names}`));
+      }
+      const caught = view.captured[rival];
+      if (caught.length) {
+        const chips = h("span", { class: "chips" }, h("span", { class: "sr" }, "captured: "));
+        for (const piece of caught) chips.append(h("span", { class: "chip " + rival, title: `${cap(rival)}'s ${pieceName(piece)}, captured` }, icon(piece), pieceName(piece)));
+        row.append(chips);
+      }
+      if (!waiting && !caught.length) row.append(h("span", { class: "zg-wait" }, "empty"));
+      box.append(row);
+    }
+  }
+
+  /* The legend: one icon per piece. */
+  function legend(box) {
+    box.innerHTML = "";
+    for (const p of PIECES) box.append(h("span", { class: "legend-item" }, icon(p), NAME[p]));
+  }
+
+  // --- the stream, posting, notices -----------------------------------------------------------
 
   /* An EventSource that keeps the page live; onState(state, notices) for every event. */
   function stream(url, onState, connEl, onError) {
     let source = null;
+    const show = (text, cls) => { if (connEl) { connEl.textContent = text; connEl.className = "conn " + cls; } };
     function open() {
       source = new EventSource(url);
+      let queue = Promise.resolve();
       const handle = (e) => {
         const msg = JSON.parse(e.data);
         window.QUIN_LAST_EVENT_ID = e.lastEventId;
-        onState(msg.state, msg.notices || []);
+        // In order, each after the one before (a page may wait for its board on the first).
+        queue = queue.then(() => onState(msg.state, msg.notices || [])).then(() => {
+          if (window.QUIN_RENDERED === undefined) window.QUIN_RENDERED = performance.now();
+        });
       };
       source.addEventListener("state", handle);
       source.addEventListener("update", handle);
-      source.onopen = () => { if (connEl) { connEl.textContent = "live"; connEl.className = "conn live"; } };
+      source.onopen = () => show("live", "live");
       source.onerror = async () => {
-        if (connEl) { connEl.textContent = "reconnecting"; connEl.className = "conn lost"; }
+        show("reconnecting", "lost");
         if (onError && (await onError()) === false) { source.close(); return; }
         if (source.readyState === EventSource.CLOSED) setTimeout(open, 2000);
       };
@@ -132,95 +550,37 @@ const Quin = (() => {
     return data;
   }
 
+  /* One toast at a time, at the foot of the screen (never over the heading); a new one replaces it. */
+  let toastTimer = null;
   function toast(text, cls, ms) {
-    const t = h("div", { class: "toast " + (cls || ""), role: "status" }, text);
-    document.body.appendChild(t);
-    setTimeout(() => t.remove(), ms || 4000);
-    t.addEventListener("click", () => t.remove());
+    let t = document.getElementById("toast");
+    if (!t) {
+      t = h("div", { id: "toast", class: "toast", role: "status", "aria-live": "polite" });
+      t.addEventListener("click", () => t.classList.add("hidden"));
+      (document.querySelector("main") || document.body).appendChild(t);
+    }
+    t.className = "toast " + (cls || "");
+    t.textContent = text;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => t.classList.add("hidden"), ms || 6000);
     return t;
   }
 
-  function pieceName(p) { return p ? (NAME[p] || p) : "hidden"; }
-
-  /* One line for an action as the viewer saw it. */
-  function actionText(a) {
-    if (!a) return "";
-    switch (a.type) {
-      case "move": return `${a.from} → ${a.to}`;
-      case "reinforce": return "reinforce " + Object.entries(a.to).map(([s, p]) => p ? `${pieceName(p)} at ${s}` : s).join(", ");
-      case "resurrect": return `resurrect ${pieceName(a.piece)} at ${a.to}`;
-      case "reflect": return `reflect ${a.from} → ${a.to} (Reflector ${a.reflector})`;
-      case "swap": return a.spaces ? `swap ${a.spaces.join(" ↔ ")}` : `Memory swap ${a.memory} ↔ ${a["with"]}`;
-      case "time": return a.target ? `Time at ${a.at}: push ${a.target} → ${a.to}` : `Time at ${a.at}`;
-      case "gravity": return `Void Gravity around ${a.void}: ` + Object.entries(a.moves).map(([x, y]) => `${x}→${y}`).join(", ");
-      case "moves": return "moves " + Object.entries(a.moves).map(([x, y]) => `${x}→${y}`).join(", ");
-      case "pass": return "pass";
-      default: return JSON.stringify(a);
-    }
+  /* A confirmation in the page (a <dialog>): resolves true when confirmed. */
+  function confirmBox(text, ok) {
+    return new Promise((resolve) => {
+      const dlg = h("dialog", { class: "confirm", "aria-label": "confirm" },
+        h("p", {}, text),
+        h("div", { class: "buttons" },
+          h("button", { class: "primary", "data-confirm": "yes", onclick: () => { dlg.close(); resolve(true); } }, ok || "Yes"),
+          h("button", { "data-confirm": "no", onclick: () => { dlg.close(); resolve(false); } }, "Cancel")));
+      dlg.addEventListener("close", () => { dlg.remove(); resolve(false); });
+      document.body.appendChild(dlg);
+      dlg.showModal();
+    });
   }
 
-  function eventText(e) {
-    if (e.type === "flash") {
-      return `Flash on ${e.at}: ${pieceName(e.attacker)} against ${pieceName(e.defender)}: ${e.outcome.replace(/_/g, " ")}`;
-    }
-    if (e.type === "time") return `Time (turn ${e.turn}): ${e.outcome}`;
-    return JSON.stringify(e);
-  }
-
-  function resultText(r) {
-    if (!r || r.status === "ongoing") return "";
-    const why = (r.reason || "").replace(/_/g, " ");
-    return r.winner ? `${r.winner[0].toUpperCase() + r.winner.slice(1)} wins (${why})` : `Drawn (${why})`;
-  }
-
-  /* The referee's status (public or private) as readable lines. */
-  function describe(status) {
-    if (!status) return [];
-    const lines = [];
-    if (status.waiting_for) lines.push("Waiting for " + status.waiting_for + ".");
-    if (status.flash && status.flash.text) lines.push(status.flash.text + ".");
-    if (status.time && status.time.text) lines.push(status.time.text + ".");
-    const todo = (status.instructions || []).map((i) => i.text).filter(Boolean);
-    if (todo.length) lines.push("On the board: " + todo.join("; ") + ".");
-    return lines;
-  }
-
-  /* The headline: setting up, whose turn, or the end. */
-  function turnText(state, me) {
-    const v = state.view;
-    const ref = state.referee || {};
-    if (state.phase === "setup") return me ? "Choose your lineup" : "Setting up: choosing lineups";
-    if (!v || !v.to_move) return "Game over";
-    if (ref.phase === "setup") return "Set up both lineups on the board";
-    if (ref.phase === "sync") return "Put the board back as the game stands";
-    if (me) return v.to_move === me ? `Turn ${v.turn}: your move` : `Turn ${v.turn}: ${v.to_move} to move`;
-    return `Turn ${v.turn}: ${v.to_move} to move`;
-  }
-
-  function renderLog(ol, view) {
-    ol.innerHTML = "";
-    if (!view) return;
-    for (const turn of view.history) {
-      const li = h("li", { value: String(turn.turn) });
-      li.append(h("span", { class: "pill " + turn.player }, turn.player), " ", turn.actions.map(actionText).join("; "));
-      ol.appendChild(li);
-    }
-    ol.scrollTop = ol.scrollHeight;
-  }
-
-  function renderZeroGravity(box, view) {
-    box.innerHTML = "";
-    if (!view) return;
-    for (const p of ["white", "black"]) {
-      const rival = p === "white" ? "black" : "white";
-      const row = h("div", { class: "zg" }, h("span", { class: "small muted" }, `${p}'s Zero Gravity: `));
-      // towers on a player's Zero Gravity are the rival's captured towers
-      for (const piece of view.captured[rival]) row.append(h("span", { class: "chip " + rival }, pieceName(piece)));
-      row.append(h("span", { class: "small muted" }, ` · reserve ${view.reserve[p].count}`));
-      box.append(row);
-    }
-  }
-
-  return { board, towersOf, turnText, stream, post, toast, h, pieceName, actionText, eventText, resultText,
-           describe, renderLog, renderZeroGravity, LETTER, NAME };
+  return { board, icon, sprite, stream, post, toast, confirmBox, h, cap, other, whose, pieceName, actionText,
+           resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn,
+           rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

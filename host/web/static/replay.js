@@ -4,12 +4,12 @@
 document.addEventListener("DOMContentLoaded", async () => {
   const $ = (id) => document.getElementById(id);
   $("conn").className = "hidden";
-  const board = await Quin.board($("board"), null);
+  const board = await Quin.board($("board"), {});
   const data = await (await fetch(`/api/games/${window.QUIN_GAME}`)).json();
   const frames = data.frames;
   const g = data.game;
-  $("summary").textContent = `${g.mode.replace("_", " ")}${g.vision ? " (Vision)" : ""}, ${g.first} first, ${g.actions} actions, ` +
-    (g.status === "over" ? Quin.resultText(g.result) : g.status);
+  $("summary").textContent = `${g.mode.replace("_", " ")}${g.vision ? " (Vision)" : ""}, ${Quin.cap(g.first)} moves first, ${g.actions} actions. ` +
+    (g.status === "over" ? Quin.resultText(g.result) : g.status === "abandoned" ? "Abandoned." : "Still being played.");
   if (data.exportable) {
     $("export").appendChild(Quin.h("a", { href: `/api/games/${g.id}/record`, class: "button", download: `quin-game-${g.id}.json` }, "Download the record"));
   } else {
@@ -25,10 +25,9 @@ document.addEventListener("DOMContentLoaded", async () => {
     const f = frames[step];
     $("step-label").textContent = step === 0 ? "Start" : `Step ${step} of ${frames.length - 1}: turn ${f.turn}, ${f.player}`;
     $("action").textContent = step === 0 ? "The starting position." : Quin.actionText(f.action) + (Quin.resultText(f.result) ? " · " + Quin.resultText(f.result) : "");
-    const marks = {};
-    if (f.action && f.action.to && typeof f.action.to === "string") marks[f.action.to] = "selected";
-    board.render(f.board, marks);
-    Quin.renderZeroGravity($("zg"), { captured: f.captured, reserve: { white: { count: f.reserve.white }, black: { count: f.reserve.black } } });
+    const drawn = Quin.lastTurn(step === 0 ? null : { history: [{ turn: f.turn, player: f.player, actions: [f.action] }], events: [] });
+    board.render(f.board, drawn.marks, drawn.overlays);
+    Quin.renderZeroGravity($("zg"), { captured: f.captured, reserve: { white: { count: f.reserve.white }, black: { count: f.reserve.black } } }, null);
   }
   $("first").onclick = () => show(0);
   $("prev").onclick = () => show(step - 1);

@@ -1,224 +1,424 @@
-/* A player's seat: setup, their own towers, declarations, the referee's questions, flashes. */
+/* A player's seat, held in one hand: the lineup, their own towers, declarations, questions, flashes. */
 "use strict";
 
 document.addEventListener("DOMContentLoaded", async () => {
   const $ = (id) => document.getElementById(id);
+  const { h, cap } = Quin;
   const SEAT = window.QUIN_SEAT;
-  const me = SEAT.player;
+  const me = SEAT.player, rival = Quin.other(me);
   const headers = { "X-Seat-Token": SEAT.token };
   const api = (path) => `/api/seat/${encodeURIComponent(SEAT.token)}/${path}`;
   const BASE = { light: 1, shadow: 2, artificial_light: 4, reflector: 2, memory: 1, time: 1, peripheral: 2, void: 4 };
+  const ON_BOARD = ["light", "shadow", "reflector", "memory", "time", "peripheral", "void"];
   const CLONES = ["time", "void", "memory", "artificial_light"];
   const REMOVABLE = ["artificial_light", "reflector", "memory", "time", "peripheral", "void"];
+  const side = me[0];
+  // Your starting spaces as you see them from your seat: the front row (Ring 8) nearer the centre,
+  // the Gateways behind it, Sight Line 1 on your left.
+  const FRONT = [1, 2, 3, 4, 5].map((k) => `${side}${k}8`), BACK = [1, 2, 3, 4, 5].map((k) => `${side}${k}9`);
+  const ORDER = FRONT.concat(BACK);
 
   let state = null;
-  let draft = { clone: null, removed: null, lineup: {} };
-  let picked = null;        // the piece chosen in the palette (setup)
-  let selected = null;      // a tapped space (play: hints, declarations)
-  let declaring = null;     // "reinforce" or "resurrect" while the player picks which piece
+  let draft = { clone: "", removed: "", lineup: {} };
+  let sent = null;           // the setup this phone sent, as JSON text
+  let spot = ORDER[0];       // the starting space a tapped piece goes on
+  let selected = null;       // a tapped space in play (Vision Mode hints)
+  let sheet = null;          // what the sheet at the foot shows: "reinforce", "resurrect", "saved" or null
+  let refusal = null;        // {text, key}: the last refused request, until the game moves on
+  let note = "";             // a word in the setup bar about the last shortcut used
   let lastEvents = null;
 
-  const showError = (msg) => { $("error").textContent = msg || ""; };
+  const turnKey = (s) => (s && s.view ? `${s.view.turn}:${s.view.to_move}:${s.view.history.length}` : s ? s.phase : "");
+  const refuse = (text) => { refusal = { text: text + " " + nextStep(text), key: turnKey(state) }; renderNow(); };
   const send = (path, body) => Quin.post(api(path), body, headers)
-    .then((s) => { showError(""); if (s && s.phase) render(s, []); return s; })
-    .catch((e) => { showError(e.message); throw e; });
+    .then((s) => { refusal = null; if (s && s.phase) render(s, []); return s; })
+    .catch((e) => { refuse(sentence(e.message)); throw e; });
 
-  const board = await Quin.board($("board"), onTap);
+  // The board's layout and the live stream load side by side; the first state waits for the board.
+  let board = null;
+  const boardReady = Quin.board($("board"), { onTap, flip: me === "black", crop: "own" });
+  Quin.legend($("legend"));
 
-  // --- setup ----------------------------------------------------------------------------------
+  /* Every refusal says what to do next. */
+  function nextStep(text) {
+    const ref = state && state.referee, v = state && state.view;
+    if (!state || state.phase === "setup") return /lineup|setup|fill|space/.test(text) ? "Fill all ten spaces, then tap Ready." : "";
+    if (v && v.to_move !== me) return `Wait for ${cap(rival)}'s move.`;
+    if (ref && ref.flash) return "Finish the flash on the board first.";
+    if (ref && ref.time) return "Carry out the Power of Time on the board first.";
+    if (/finished action|still moving/.test(text)) return "Finish your move on the board, then tap Done.";
+    return "Move a tower on the board, or choose another declaration.";
+  }
+  const sentence = (t) => { t = String(t || "").trim(); return t ? cap(t) + (/[.!?]$/.test(t) ? "" : ".") : ""; };
 
-  function pieceCounts() {
+  // --- lineups: counts, the colour-free form kept on this phone ---------------------------------
+
+  function pieceCounts(d) {
     const counts = Object.assign({}, BASE);
-    if (draft.clone) counts[draft.clone] += 1;
-    if (draft.removed) counts[draft.removed] -= 1;
+    if (d.clone) counts[d.clone] += 1;
+    if (d.removed) counts[d.removed] -= 1;
     return counts;
   }
 
   function available() {
-    const counts = pieceCounts();
-    delete counts.artificial_light; // never starts on the board
+    const counts = pieceCounts(draft);
     for (const p of Object.values(draft.lineup)) counts[p] -= 1;
     return counts;
   }
 
-  function renderSetup() {
-    const clones = $("clones"), removes = $("removes"), palette = $("palette");
-    clones.innerHTML = ""; removes.innerHTML = ""; palette.innerHTML = "";
-    for (const c of CLONES) {
-      const b = Quin.h("button", { class: draft.clone === c ? "selected" : "", "data-clone": c,
-        onclick: () => { draft.clone = c; trimLineup(); renderSetup(); drawSetupBoard(); } }, Quin.pieceName(c));
-      clones.append(b);
+  function trimLineup() {
+    const counts = pieceCounts(draft);
+    for (const s of ORDER) {
+      const p = draft.lineup[s];
+      if (!p) continue;
+      if (p !== "artificial_light" && counts[p] > 0) counts[p] -= 1; else delete draft.lineup[s];
     }
-    for (const r of REMOVABLE) {
-      removes.append(Quin.h("button", { class: draft.removed === r ? "selected" : "", "data-removed": r,
-        onclick: () => { draft.removed = r; trimLineup(); renderSetup(); drawSetupBoard(); } }, Quin.pieceName(r)));
-    }
-    const left = available();
-    for (const [p, n] of Object.entries(left)) {
-      const b = Quin.h("button", { class: picked === p ? "selected" : "", "data-piece": p,
-        onclick: () => { picked = p; renderSetup(); } }, `${Quin.LETTER[p]} ${Quin.pieceName(p)} ×${n}`);
-      if (n <= 0) b.disabled = true;
-      palette.append(b);
-    }
-    const placed = Object.keys(draft.lineup).length;
-    $("lineup-count").textContent = `${placed} of 10 placed`;
-    $("send-setup").disabled = !(draft.clone && draft.removed && placed === 10);
   }
 
-  function trimLineup() {
-    // After a clone/removal change, drop placements that no longer fit.
-    const counts = pieceCounts();
-    for (const [s, p] of Object.entries(draft.lineup)) {
-      if (counts[p] > 0) counts[p] -= 1; else delete draft.lineup[s];
+  /* A lineup without its colour ({"38": "shadow"}), so it can be played from either seat. */
+  const plain = (d) => ({ clone: d.clone, removed: d.removed,
+                          lineup: Object.fromEntries(Object.entries(d.lineup).map(([s, p]) => [s.slice(1), p])) });
+  const mine = (d) => ({ clone: d.clone || "", removed: d.removed || "",
+                         lineup: Object.fromEntries(Object.entries(d.lineup || {}).map(([s, p]) => [side + s.slice(-2), p])) });
+  const store = {
+    get(key, fallback) { try { return JSON.parse(localStorage.getItem("quin." + key)) || fallback; } catch (e) { return fallback; } },
+    set(key, value) { try { localStorage.setItem("quin." + key, JSON.stringify(value)); } catch (e) { /* private mode */ } },
+  };
+  const complete = () => draft.clone && draft.removed && ORDER.every((s) => draft.lineup[s]);
+
+  function firstEmpty(after) {
+    const start = after ? ORDER.indexOf(after) + 1 : 0;
+    for (let i = 0; i < ORDER.length; i++) {
+      const s = ORDER[(start + i) % ORDER.length];
+      if (!draft.lineup[s]) return s;
     }
+    return after || ORDER[0];
+  }
+
+  function apply(d, what) {
+    draft = mine(d);
+    trimLineup();
+    spot = firstEmpty();
+    note = what || "";
+    renderSetup();
+  }
+
+  function shuffled(list) {
+    for (let i = list.length - 1; i > 0; i--) { const j = Math.floor(Math.random() * (i + 1)); [list[i], list[j]] = [list[j], list[i]]; }
+    return list;
+  }
+
+  function fillRandom() {
+    if (!draft.clone) draft.clone = CLONES[Math.floor(Math.random() * CLONES.length)];
+    if (!draft.removed) draft.removed = REMOVABLE[Math.floor(Math.random() * REMOVABLE.length)];
+    trimLineup();
+    const pool = [];
+    for (const [p, n] of Object.entries(available())) if (p !== "artificial_light") for (let i = 0; i < n; i++) pool.push(p);
+    shuffled(pool);
+    for (const s of ORDER) if (!draft.lineup[s]) draft.lineup[s] = pool.pop();
+  }
+
+  // --- setup: tap a space, then a piece ------------------------------------------------------------
+
+  function renderSetup() {
+    $("clone").value = draft.clone || "";
+    $("removed").value = draft.removed || "";
+    const spaces = $("spaces");
+    spaces.innerHTML = "";
+    const tile = (s) => {
+      const p = draft.lineup[s];
+      const b = h("button", { class: (p ? "" : "empty ") + (me === "black" ? "mine-black" : ""), "data-space": s,
+                              "aria-pressed": String(s === spot), "aria-label": `${s}: ${p ? Quin.pieceName(p) : "empty"}`,
+                              onclick: () => { spot = s; renderSetup(); } },
+                  p ? Quin.icon(p) : h("span", { "aria-hidden": "true" }, "+"), h("span", {}, p ? Quin.pieceName(p) : s));
+      return b;
+    };
+    spaces.append(h("span", { class: "row-label" }, "Front row (Ring 8)"), ...FRONT.map(tile),
+                  h("span", { class: "row-label" }, "Gateways"), ...BACK.map(tile));
+    const palette = $("palette");
+    palette.innerHTML = "";
+    const left = available();
+    for (const p of ON_BOARD) {
+      const n = left[p];
+      const b = h("button", { "data-piece": p, "aria-label": `${Quin.pieceName(p)}, ${n} left`, onclick: () => place(p) },
+                  Quin.icon(p), h("span", {}, Quin.pieceName(p)), h("span", { class: "count" }, `×${n}`));
+      if (n <= 0 && draft.lineup[spot] !== p) b.disabled = true;
+      palette.append(b);
+    }
+    palette.append(h("button", { "data-piece": "", "aria-label": `empty ${spot}`, onclick: () => place(null) },
+                     h("span", { "aria-hidden": "true" }, "×"), h("span", {}, "Empty")));
+    const placed = ORDER.filter((s) => draft.lineup[s]).length;
+    $("last-lineup").disabled = !store.get("last", null);
+    const ready = complete();
+    const b = $("send-setup");
+    const same = sent !== null && sent === JSON.stringify(draft);
+    b.disabled = !ready || same;
+    b.textContent = sent === null ? "Ready" : same ? "Sent ✓" : "Send again";
+    let status;
+    if (!draft.clone || !draft.removed) status = "Choose a clone and a piece to remove.";
+    else if (!ready) status = `${placed} of 10 placed: tap a space, then a piece.`;
+    else if (!same) status = "Your lineup is complete.";
+    else status = state && state.setup_done[rival] ? `${cap(rival)} is ready.` : `Sent. ${cap(rival)} is still choosing; you can still change it.`;
+    $("bar-status").textContent = note && !same ? note : status;
+    drawSetupBoard();
+  }
+
+  function place(piece) {
+    if (piece === null) delete draft.lineup[spot];
+    else {
+      if (draft.lineup[spot] === piece) { spot = firstEmpty(spot); renderSetup(); return; }
+      if (available()[piece] <= 0) return;
+      draft.lineup[spot] = piece;
+      spot = firstEmpty(spot);
+    }
+    refusal = null;
+    note = "";
+    renderNow();
+    renderSetup();
   }
 
   function drawSetupBoard() {
     const list = Object.entries(draft.lineup).map(([space, piece]) => ({ space, owner: me, piece, own: true }));
     const marks = {};
-    for (const s of state.seat.start_spaces) if (!draft.lineup[s]) marks[s] = "place";
-    board.render(list, marks);
+    for (const s of ORDER) if (!draft.lineup[s]) marks[s] = "place";
+    marks[spot] = "selected";
+    board.render(list, marks, []);
   }
 
-  function tapSetup(space) {
-    if (!state.seat.start_spaces.includes(space)) { showError(`${space} is not one of your starting spaces (your Gateways and Ring 8)`); return; }
-    showError("");
-    if (draft.lineup[space]) { delete draft.lineup[space]; }
-    else if (picked && available()[picked] > 0) { draft.lineup[space] = picked; if (available()[picked] <= 0) picked = null; }
-    else { showError("tap a piece below first"); return; }
-    renderSetup();
-    drawSetupBoard();
-  }
-
-  $("random-lineup").addEventListener("click", () => {
-    if (!draft.clone) draft.clone = CLONES[Math.floor(Math.random() * CLONES.length)];
-    if (!draft.removed) draft.removed = REMOVABLE[Math.floor(Math.random() * REMOVABLE.length)];
-    trimLineup();
-    const pool = [];
-    for (const [p, n] of Object.entries(available())) for (let i = 0; i < n; i++) pool.push(p);
-    for (let i = pool.length - 1; i > 0; i--) { const j = Math.floor(Math.random() * (i + 1)); [pool[i], pool[j]] = [pool[j], pool[i]]; }
-    for (const s of state.seat.start_spaces) if (!draft.lineup[s]) draft.lineup[s] = pool.pop();
-    renderSetup(); drawSetupBoard();
+  $("clone").addEventListener("change", (e) => { draft.clone = e.target.value; trimLineup(); renderSetup(); });
+  $("removed").addEventListener("change", (e) => { draft.removed = e.target.value; trimLineup(); renderSetup(); });
+  $("random-lineup").addEventListener("click", () => { fillRandom(); spot = firstEmpty(); renderSetup(); });
+  $("quick-start").addEventListener("click", () => {
+    // The rulebook: "On your first game remove a Void and replace it with a Clone of Time", and
+    // "Play your Shadows on the front row"; the rest at random, for you to change.
+    const light = BACK[Math.floor(Math.random() * BACK.length)];
+    draft = { clone: "time", removed: "void", lineup: { [FRONT[1]]: "shadow", [FRONT[3]]: "shadow", [light]: "light" } };
+    fillRandom();
+    apply(draft, "Quick start: Time cloned, a Void removed, Shadows in front. Change any space.");
   });
-  $("clear-lineup").addEventListener("click", () => { draft.lineup = {}; renderSetup(); drawSetupBoard(); });
-  $("send-setup").addEventListener("click", () => send("setup", draft).catch(() => {}));
+  $("last-lineup").addEventListener("click", () => {
+    const last = store.get("last", null);
+    if (last) apply(last, "Your lineup from last game.");
+  });
+  $("saved-lineups").addEventListener("click", () => { sheet = sheet === "saved" ? null : "saved"; renderSheet(); });
+  $("send-setup").addEventListener("click", () => {
+    const body = JSON.parse(JSON.stringify(draft));
+    send("setup", body).then(() => { sent = JSON.stringify(body); store.set("last", plain(body)); renderSetup(); }).catch(() => {});
+  });
 
-  // --- play -----------------------------------------------------------------------------------
+  async function saveLineup() {
+    const saved = store.get("lineups", {});
+    const name = await askName(`Lineup ${Object.keys(saved).length + 1}`);
+    if (!name) return;
+    saved[name] = plain(draft);
+    store.set("lineups", saved);
+    renderSheet();
+    Quin.toast(`Saved “${name}” on this phone.`, "", 4000);
+  }
+
+  function askName(suggested) {
+    return new Promise((resolve) => {
+      const input = h("input", { type: "text", id: "lineup-name", value: suggested, maxlength: "40" });
+      const dlg = h("dialog", { class: "confirm", "aria-label": "name this lineup" },
+        h("label", { for: "lineup-name" }, "Name this lineup"), input,
+        h("div", { class: "buttons" },
+          h("button", { class: "primary", "data-confirm": "yes", onclick: () => { const v = input.value.trim(); dlg.close(); resolve(v); } }, "Save"),
+          h("button", { "data-confirm": "no", onclick: () => { dlg.close(); resolve(""); } }, "Cancel")));
+      dlg.addEventListener("close", () => { dlg.remove(); resolve(""); });
+      document.body.appendChild(dlg);
+      dlg.showModal();
+      input.select();
+    });
+  }
+
+  // --- play ------------------------------------------------------------------------------------
 
   function onTap(space) {
     if (!state) return;
-    if (state.phase === "setup") { tapSetup(space); return; }
+    if (state.phase === "setup") {
+      if (!ORDER.includes(space)) { refuse(`${space} is not one of your starting spaces: they are your Gateways and Ring 8.`); return; }
+      spot = space;
+      renderSetup();
+      return;
+    }
     selected = selected === space ? null : space;
     drawPlayBoard();
   }
 
   function drawPlayBoard() {
-    const marks = {};
+    const v = state.view;
+    const priv = state.seat.private || {};
+    const need = Quin.needs(state, me);
+    const last = Quin.lastTurn(v);
+    const marks = Object.assign({}, last.marks, need.marks);
+    for (const i of priv.instructions || []) {
+      if (i.do === "move") { marks[i.from] = "lift"; marks[i.to] = "place"; }
+      else marks[i.space] = i.do === "clear" ? "lift" : "place";
+    }
     const hints = state.seat.hints;
     if (selected) {
       marks[selected] = "selected";
       if (hints && hints[selected]) for (const s of hints[selected]) marks[s] = "hint";
     }
-    const b = state.board || {};
-    if (state.referee && (b.lift || b.place)) {
-      for (const s of b.lift || []) marks[s] = marks[s] || "lift";
-      for (const s of b.place || []) marks[s] = marks[s] || "place";
-    }
-    board.render(Quin.towersOf(state), marks);
+    const overlays = need.kind === "flash" || need.kind === "time" ? need.overlays : last.overlays.concat(need.overlays);
+    const towers = v ? v.board.map((t) => ({ space: t.space, owner: t.owner, piece: t.piece, revealed: t.revealed, own: t.owner === me })) : [];
+    board.render(towers, marks, overlays);
   }
 
-  /* The declarations of docs/referee.md: Reinforce which piece, Resurrect which piece, Time, Swap, Done. */
+  /* The panel under the headline: a flash, the Power of Time, a refusal, what to put right. */
+  function renderNow() {
+    const box = $("now");
+    box.innerHTML = "";
+    if (!state) return;
+    const priv = (state.seat && state.seat.private) || {};
+    let title = "", cls = "", lines = [];
+    if (state.phase !== "setup") {
+      const need = Quin.needs(state, me);
+      title = need.title || (need.kind === "setup" ? "Put your lineup on the board" : "");
+      lines = need.lines.slice();
+      cls = need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : need.kind ? "problem" : "";
+      if (priv.rejected || (priv.instructions || []).length) {
+        cls = "problem";
+        if (priv.rejected) title = "Not allowed: " + priv.rejected;
+        else title = title || "The board does not match the game";
+        const todo = priv.instructions || [];
+        if (todo.length > 4) {
+          const lift = todo.filter((i) => i.do !== "fill"), fill = todo.filter((i) => i.do !== "clear");
+          lines.push(Quin.countText(lift, fill) + ".");
+        } else if (todo.length) {
+          lines.push("Put it right: " + todo.map((i) => cap(Quin.stepText(i, null, me, state.view)) + ".").join(" "));
+        } else if (priv.rejected) {
+          lines.push(nextStep(priv.rejected));
+        }
+      }
+    }
+    if (refusal && refusal.key === turnKey(state)) { box.append(h("p", { class: "refusal", role: "alert" }, refusal.text)); cls = cls || "problem"; }
+    else refusal = null;
+    if (title) box.prepend(h("h3", {}, title));
+    if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
+    box.className = "now " + cls + (box.childNodes.length ? "" : " hidden");
+  }
+
+  /* The declarations of docs/referee.md, in the action bar; only what makes sense now is enabled. */
   function renderDeclarations() {
-    const box = $("declare"), detail = $("declare-detail");
-    box.innerHTML = ""; detail.innerHTML = "";
+    const box = $("declare");
+    box.innerHTML = "";
     const d = state.seat.declarations;
+    const ref = state.referee || {};
     const priv = state.seat.private || {};
-    $("declare-card").classList.toggle("hidden", !d);
-    if (!d) return;
-    const button = (label, attrs, onclick, enabled) => {
-      const b = Quin.h("button", Object.assign({ onclick }, attrs), label);
-      if (enabled === false) b.disabled = true;
-      return b;
+    const myTurn = !!d;
+    box.classList.toggle("hidden", !myTurn);
+    $("bar-status").classList.toggle("hidden", myTurn);
+    if (!myTurn) {
+      const v = state.view;
+      let status = "";
+      if (v && v.result && v.result.status !== "ongoing") status = "The game is over.";
+      else if (ref.phase === "setup") status = "Put the towers on the board; play begins when it matches.";
+      else if (ref.phase === "sync") status = "Put the board back as the game stands.";
+      else if (v) status = `${cap(v.to_move)} is playing.`;
+      $("bar-status").textContent = status;
+      return;
+    }
+    const busy = !!(ref.flash || ref.time || priv.question);
+    const b = state.board || {};
+    const changed = (b.lift && b.lift.length) || (b.place && b.place.length);
+    const button = (label, key, onclick, enabled, primary) => {
+      const el = h("button", { "data-declare": key, onclick, class: primary ? "primary" : "",
+                               "aria-pressed": sheet === key ? "true" : null }, label);
+      if (!enabled) el.disabled = true;
+      return el;
     };
     box.append(
-      button("Reinforce…", { "data-declare": "reinforce" }, () => openDetail("reinforce"), d.reinforce.length > 0),
-      button("Resurrect…", { "data-declare": "resurrect" }, () => openDetail("resurrect"), d.resurrect.length > 0),
-      button("Time", { "data-declare": "time" }, () => declare({ type: "time" }), d.time),
-      button("Swap", { "data-declare": "swap" }, () => declare({ type: "swap" }), d.swap),
-      button("Done", { "data-declare": "done", class: "primary" }, () => declare({ type: "done" })),
+      button("Reinforce", "reinforce", () => toggleSheet("reinforce"), !busy && d.reinforce.length > 0),
+      button("Resurrect", "resurrect", () => toggleSheet("resurrect"), !busy && d.resurrect.length > 0),
+      button("Time", "time", () => declare({ type: "time" }), !busy && d.time),
+      button("Swap", "swap", () => declare({ type: "swap" }), !busy && d.swap),
+      // Done is the main button only once something was done: a changed board or a declaration.
+      button("Done", "done", () => declare({ type: "done" }), !(ref.flash || ref.time), !!(changed || priv.declared) && !(ref.flash || ref.time)),
     );
-    if (declaring === "reinforce") {
-      detail.append(Quin.h("span", { class: "small muted" }, "Which tower(s) from your reserve? "));
+  }
+
+  function toggleSheet(kind) { sheet = sheet === kind ? null : kind; renderSheet(); renderDeclarations(); }
+
+  /* The sheet above the action bar: a question, which tower to bring in, the saved lineups. */
+  function renderSheet() {
+    const box = $("sheet");
+    box.innerHTML = "";
+    if (!state) return;
+    const priv = (state.seat && state.seat.private) || {};
+    const d = state.seat && state.seat.declarations;
+    const q = priv.question;
+    if (q && state.phase !== "setup") {
+      box.setAttribute("aria-label", "the referee asks");
+      box.append(h("h3", {}, q.options.length ? "Which did you play?" : cap(q.text)));
+      if (q.options.length) box.append(h("p", { class: "small muted" }, sentence(q.text)));
+      const opts = h("div", { class: "buttons" });
+      for (const option of q.options) {
+        opts.append(h("button", { class: "primary", "data-option": JSON.stringify(option),
+                                  onclick: () => declare({ type: "choose", action: option }) }, cap(Quin.actionText(option))));
+      }
+      if (q.options.length && q.options.every((o) => o.type === "swap")) {
+        opts.append(h("button", { "data-option": "done", onclick: () => declare({ type: "done" }) }, "No, I did not swap"));
+      }
+      box.append(opts);
+    } else if (sheet === "reinforce" && d) {
+      box.setAttribute("aria-label", "reinforce");
+      box.append(h("h3", {}, "Which tower comes in from your Zero Gravity?"));
+      const opts = h("div", { class: "buttons" });
       for (const pieces of d.reinforce) {
         const label = pieces.length > 1 ? `${pieces.length} × ${Quin.pieceName(pieces[0])}` : Quin.pieceName(pieces[0]);
-        detail.append(button(label, { "data-reinforce": pieces.join(",") }, () => declare({ type: "reinforce", pieces })));
+        opts.append(h("button", { "data-reinforce": pieces.join(","), onclick: () => declare({ type: "reinforce", pieces }) }, Quin.icon(pieces[0]), " ", label));
       }
-    } else if (declaring === "resurrect") {
-      detail.append(Quin.h("span", { class: "small muted" }, "Which captured tower? "));
+      box.append(opts, h("p", { class: "small muted" }, "Then put it on one of your empty Gateways."));
+    } else if (sheet === "resurrect" && d) {
+      box.setAttribute("aria-label", "resurrect");
+      box.append(h("h3", {}, "Which captured tower comes back?"));
+      const opts = h("div", { class: "buttons" });
       for (const piece of d.resurrect) {
-        detail.append(button(Quin.pieceName(piece), { "data-resurrect": piece }, () => declare({ type: "resurrect", piece })));
+        opts.append(h("button", { "data-resurrect": piece, onclick: () => declare({ type: "resurrect", piece }) }, Quin.icon(piece), " ", Quin.pieceName(piece)));
       }
+      box.append(opts, h("p", { class: "small muted" }, `Then put it on an empty Gateway of ${cap(rival)}'s.`));
+    } else if (sheet === "saved" && state.phase === "setup") {
+      box.setAttribute("aria-label", "saved lineups");
+      const saved = store.get("lineups", {});
+      box.append(h("h3", {}, "Saved lineups (on this phone)"));
+      const list = h("ul", { class: "saved-list" });
+      for (const name of Object.keys(saved)) {
+        list.append(h("li", {},
+          h("button", { "data-load": name, onclick: () => { apply(saved[name], `Lineup “${name}”.`); sheet = null; renderSheet(); } }, name),
+          h("button", { "aria-label": `delete ${name}`, "data-delete": name,
+                        onclick: () => { delete saved[name]; store.set("lineups", saved); renderSheet(); } }, "Delete")));
+      }
+      if (!Object.keys(saved).length) list.append(h("li", { class: "small muted" }, "None yet."));
+      const save = h("button", { id: "save-lineup", onclick: saveLineup }, "Save this lineup");
+      if (!complete()) save.disabled = true;
+      box.append(list, h("div", { class: "buttons" }, save, h("button", { onclick: () => { sheet = null; renderSheet(); } }, "Close")));
+    } else if (priv.declared && state.phase !== "setup") {
+      box.setAttribute("aria-label", "declared");
+      box.append(h("p", { class: "declared" }, `Declared: ${declaredText(priv.declared)}. Now do it on the board.`));
     }
-    if (priv.declared) {
-      detail.append(Quin.h("div", { class: "small" }, "Declared: " + declaredText(priv.declared)));
-    }
+    box.classList.toggle("hidden", !box.childNodes.length);
   }
 
   function declaredText(d) {
-    if (d.type === "reinforce") return "reinforce with " + d.pieces.map(Quin.pieceName).join(", ");
+    if (d.type === "reinforce") return "bring in " + d.pieces.map(Quin.pieceName).join(", ");
     if (d.type === "resurrect") return "resurrect " + Quin.pieceName(d.piece);
     if (d.type === "choose") return Quin.actionText(d.action);
+    if (d.type === "time") return "the Power of Time";
+    if (d.type === "swap") return "a Memory Swap";
     return d.type;
   }
 
-  function openDetail(kind) { declaring = declaring === kind ? null : kind; renderDeclarations(); }
-
   function declare(input) {
-    declaring = null;
+    sheet = null;
     send("input", input).catch(() => {});
-  }
-
-  function renderQuestion() {
-    const priv = state.seat.private || {};
-    const q = priv.question;
-    const box = $("question");
-    box.innerHTML = "";
-    if (q) {
-      box.append(Quin.h("div", { class: "big" }, q.text));
-      const opts = Quin.h("div", { class: "buttons" });
-      for (const option of q.options) {
-        opts.append(Quin.h("button", { class: "primary", "data-option": JSON.stringify(option),
-          onclick: () => declare({ type: "choose", action: option }) }, Quin.actionText(option)));
-      }
-      box.append(opts);
-    }
-    const notes = [];
-    if (priv.rejected) notes.push(priv.rejected);
-    const todo = (priv.instructions || []).map((i) => i.text).filter(Boolean);
-    if (todo.length) notes.push("Fix the board: " + todo.join("; "));
-    for (const line of notes) box.append(Quin.h("div", { class: "error" }, line));
-    box.classList.toggle("hidden", !q && !notes.length);
-  }
-
-  function renderReserve() {
-    const v = state.view;
-    const r = $("reserve");
-    r.innerHTML = "";
-    if (!v) return;
-    const mine = v.reserve[me];
-    r.append(`Your reserve: ${mine.pieces && mine.pieces.length ? mine.pieces.map(Quin.pieceName).join(", ") : "empty"}`);
   }
 
   function notify(notices) {
     for (const n of notices) {
       const d = n.data || {};
-      if (n.kind === "flash" || (n.kind === "time" && d.text)) {
-        Quin.toast(d.text, "flash", 7000);
-      } else if (n.kind === "rejected" && n.audience === me) {
-        showError(d.reason || "not accepted");
-      } else if (n.kind === "result") {
-        Quin.toast(Quin.resultText(d), "", 6000);
-      }
+      if (n.kind === "flash") Quin.toast(Quin.flashText(d, me), "flash", 8000);
+      else if (n.kind === "time" && d.done) Quin.toast(Quin.timeText(d, me), "time", 6000);
     }
   }
 
@@ -226,35 +426,44 @@ document.addEventListener("DOMContentLoaded", async () => {
     state = s;
     const v = s.view;
     $("mode").textContent = (s.mode || "").replace("_", " ") + (s.vision ? " · Vision" : "");
-    $("setup-card").classList.toggle("hidden", s.phase !== "setup");
-    if (s.phase === "setup") {
-      if (s.seat.setup && !draft.clone) draft = JSON.parse(JSON.stringify(s.seat.setup));
-      const rival = me === "white" ? "black" : "white";
-      $("turn").textContent = "Choose your lineup";
-      $("setup-status").textContent = (s.setup_done[me] ? "Sent. You can still change it until both are in. " : "") +
-        `${rival[0].toUpperCase() + rival.slice(1)} is ${s.setup_done[rival] ? "ready" : "still choosing"}.`;
+    const setup = s.phase === "setup";
+    $("setup").classList.toggle("hidden", !setup);
+    $("play").classList.toggle("hidden", setup);
+    $("send-setup").classList.toggle("hidden", !setup);
+    $("turn").textContent = Quin.headline(s, me);
+    board.setCrop(setup ? "own" : null);
+    if (setup) {
+      $("declare").classList.add("hidden");
+      $("bar-status").classList.remove("hidden");
+      if (s.seat.setup && !draft.clone && !draft.removed && !Object.keys(draft.lineup).length) {
+        draft = mine(s.seat.setup);
+        sent = JSON.stringify(draft);
+        spot = firstEmpty();
+      }
+      $("sub").textContent = s.setup_done[rival] ? `${cap(rival)} is ready` : `${cap(rival)} is choosing`;
+      $("result").classList.add("hidden");
       renderSetup();
-      drawSetupBoard();
-      $("question").classList.add("hidden");
-      $("waiting").classList.add("hidden");
+      renderNow();
+      renderSheet();
       return;
     }
-    $("turn").textContent = Quin.turnText(s, me);
+    if (sheet === "saved") sheet = null;
+    $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
     const res = v ? Quin.resultText(v.result) : "";
     $("result").textContent = res;
-    $("result").classList.toggle("hidden", !res);
-    const lines = Quin.describe(s.referee);
-    $("waiting").textContent = lines.join(" · ");
-    $("waiting").classList.toggle("hidden", !lines.length);
-    renderQuestion();
+    $("result").classList.toggle("hidden", !res || res === $("turn").textContent);
+    renderNow();
     renderDeclarations();
+    renderSheet();
     drawPlayBoard();
-    Quin.renderZeroGravity($("zg"), v);
-    renderReserve();
-    Quin.renderLog($("log"), v);
+    Quin.renderZeroGravity($("zg"), v, me);
+    Quin.renderLog($("log"), v, me);
     const n = v ? v.events.length : 0;
     if (lastEvents !== null && n > lastEvents && !notices.some((x) => x.kind === "flash" || x.kind === "time")) {
-      Quin.toast(Quin.eventText(v.events[n - 1]), "flash", 7000);
+      // A flash missed while the phone slept: say it once.
+      const e = v.events[n - 1];
+      const turn = v.history.find((t) => t.turn === e.turn);
+      if (e.type === "flash" && turn) Quin.toast(Quin.flashEventText(e, turn.player, me), "flash", 8000);
     }
     lastEvents = n;
     notify(notices);
@@ -270,9 +479,12 @@ document.addEventListener("DOMContentLoaded", async () => {
     }
     $("conn").textContent = "closed";
     $("turn").textContent = "This seat link no longer works";
-    showError("A new game was started or this seat was re-issued to another phone: scan the new code on the host page.");
+    $("now").className = "now problem";
+    $("now").textContent = "A new game was started or this seat was re-issued to another phone: scan your new code on the host page.";
+    for (const id of ["setup", "play", "sheet"]) $(id).classList.add("hidden");
+    document.querySelector(".actionbar").classList.add("hidden");
     return false;
   }
 
-  Quin.stream(`/events?seat=${encodeURIComponent(SEAT.token)}`, render, $("conn"), stillSeated);
+  Quin.stream(`/events?seat=${encodeURIComponent(SEAT.token)}`, async (st, notices) => { board = board || await boardReady; render(st, notices); }, $("conn"), stillSeated);
 });

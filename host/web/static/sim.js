@@ -1,19 +1,27 @@
-/* The virtual board: tapping a space lifts or places a tower. */
+/* The virtual board: tapping a space lifts or places a tower, as hands do on the real board. */
 "use strict";
 
 document.addEventListener("DOMContentLoaded", async () => {
   const $ = (id) => document.getElementById(id);
+  const { h } = Quin;
+  let state = null;
   let busy = Promise.resolve();
-  const board = await Quin.board($("board"), (space) => {
+  const fail = (e) => { $("error").textContent = e.message; };
+  const toggle = (space) => {
     busy = busy.then(() => Quin.post("/api/board/toggle", { space }))
       .then(() => { $("error").textContent = ""; })
-      .catch((e) => { $("error").textContent = e.message; });
-  });
+      .catch(fail);
+    return busy;
+  };
+  // The board's layout and the live stream load side by side; the first state waits for the board.
+  let board = null;
+  const boardReady = Quin.board($("board"), { onTap: toggle });
 
-  function render(state) {
-    const b = state.board || {};
+  function render(s) {
+    state = s;
+    const b = s.board || {};
     const occupied = new Set(b.occupied || []);
-    const v = state.view;
+    const v = s.view;
     const towers = [];
     const known = new Set();
     for (const t of (v ? v.board : [])) {
@@ -21,23 +29,41 @@ document.addEventListener("DOMContentLoaded", async () => {
       if (occupied.has(t.space)) towers.push({ space: t.space, owner: t.owner, piece: t.piece, revealed: t.revealed });
       else towers.push({ space: t.space, ghost: true });
     }
-    for (const s of occupied) if (!known.has(s)) towers.push({ space: s, unknown: true });
+    for (const sp of occupied) if (!known.has(sp)) towers.push({ space: sp, unknown: true });
     const marks = {};
-    for (const s of b.lift || []) marks[s] = "lift";
-    for (const s of b.place || []) marks[s] = "place";
-    board.render(towers, marks);
-    const lines = Quin.describe(state.referee);
-    if (state.phase === "setup") lines.unshift("Setting up: the players choose their lineups on their phones.");
-    $("waiting").textContent = lines.join(" · ");
-    $("waiting").classList.toggle("hidden", !lines.length);
-    const diff = [];
-    if (b.lift && b.lift.length) diff.push("lift: " + b.lift.join(", "));
-    if (b.place && b.place.length) diff.push("place: " + b.place.join(", "));
-    $("diff").textContent = diff.join(" · ") || "The board matches the game.";
-    Quin.renderLog($("log"), v);
+    for (const sp of b.lift || []) marks[sp] = "lift";
+    for (const sp of b.place || []) marks[sp] = "place";
+    const need = Quin.needs(s, null, Quin.staleness(s, () => render(state)));
+    const last = Quin.lastTurn(v);
+    board.render(towers, Object.assign({}, last.marks, marks), need.kind === "flash" || need.kind === "time" ? need.overlays : last.overlays);
+    $("turn").textContent = Quin.headline(s, null);
+    $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
+    const box = $("now");
+    box.innerHTML = "";
+    const lines = s.phase === "setup" ? ["The players choose their lineups on their phones."] : need.lines;
+    if (need.title) box.append(h("h3", {}, need.title));
+    if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
+    box.className = "now " + (need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : "") + (box.childNodes.length ? "" : " hidden");
+    const lift = b.lift || [], place = b.place || [];
+    $("diff").textContent = lift.length || place.length ? Quin.countText(lift, place) + "." : "The board matches the game.";
+    Quin.renderLog($("log"), v, null);
   }
 
-  $("place-start").addEventListener("click", () => Quin.post("/api/board/set", { start: true }).catch((e) => { $("error").textContent = e.message; }));
-  $("clear-all").addEventListener("click", () => Quin.post("/api/board/set", { occupied: [] }).catch((e) => { $("error").textContent = e.message; }));
-  Quin.stream("/events", render, $("conn"));
+  /* While a game is in play, changing the whole board needs a word of confirmation. */
+  async function wholeBoard(body, what) {
+    // A game is in play once the lineups stood on the board (the referee left its setup phase) and until it ends.
+    const ref = state && state.referee;
+    const playing = !!ref && ref.phase !== "setup" && state.phase === "playing";
+    if (playing && !(await Quin.confirmBox(`A game is in play. ${what}? The referee will then ask for the board to be put back as the game stands.`, what))) return;
+    Quin.post("/api/board/set", body).then(() => { $("error").textContent = ""; }).catch(fail);
+  }
+
+  $("place-start").addEventListener("click", () => wholeBoard({ start: true }, "Set up both lineups"));
+  $("clear-all").addEventListener("click", () => wholeBoard({ occupied: [] }, "Clear the board"));
+  $("toggle-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const space = $("toggle-space").value.trim().toLowerCase();
+    if (space) toggle(space).then(() => { $("toggle-space").value = ""; });
+  });
+  Quin.stream("/events", async (st, notices) => { board = board || await boardReady; render(st, notices); }, $("conn"));
 });

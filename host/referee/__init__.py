@@ -1,0 +1,23 @@
+"""The board referee: sensor snapshots and players' inputs in, refereed actions and notices out.
+
+One room, one concern per module (docs/referee.md):
+
+- ``machine``: the state machine -- its phases as an Enum, one transition table, the
+  :class:`Referee` (``feed``, ``tick``, ``input``, statuses);
+- ``evidence``: the stable flips since a step began, with their timing;
+- ``matching``: every legal action indexed by what the engine says it does to the board;
+  which are complete in the evidence, which could still grow;
+- ``corrections``: correction lists (displaced towers paired by the least total distance);
+- ``inputs``: the players' inputs, their schema and the words they carry;
+- ``wording``: every sentence the referee says;
+- ``notices``: :class:`Notice` and :class:`InputError`.
+"""
+
+from ._compat import evidence_choice
+from .corrections import DISTANCE, corrections
+from .machine import TRANSITIONS, Event, Phase, Referee
+from .matching import Step
+from .notices import KINDS, PUBLIC, InputError, Notice
+
+__all__ = ["Referee", "Notice", "InputError", "Phase", "Event", "TRANSITIONS", "KINDS", "PUBLIC", "corrections",
+           "DISTANCE", "Step", "evidence_choice"]

@@ -1,0 +1,1032 @@
+"""The referee's state machine: sensor snapshots and players' inputs in, actions and notices out.
+
+Sans-I/O: it never reads a clock or a device.  ``feed(snapshot)`` hands it a raw
+reading, ``tick(now)`` lets time pass, ``input(player, data, now)`` hands it a
+player's input; each returns the :class:`Notice` s to send.
+
+The phases are an Enum and every change of phase goes through :data:`TRANSITIONS`
+(as h11 keeps its states).  Each step of play (a turn, or what is left of one after
+a non-ending action) has its legal actions (``matching.Step``) and its evidence
+(``evidence.Evidence``: the stable flips since the step began).  At every settled
+change the referee finds the best reading of the evidence: the first action it
+shows complete, where that action ends in the evidence, and whether what came after
+is already the next step (a rival who did not wait, the rest of a turn).  It commits
+an action when the evidence leaves one game (the engine decides which actions leave
+the same game) and shows it is over; it asks the mover, privately, only when the
+readings lead to different games; it tells the mover what differs when nothing fits.
+See docs/referee.md.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from enum import Enum
+from typing import Any, Callable
+
+from engine.actions import PASS, Action, Time
+from engine.board import PLAYERS, SPACE_NAMES, other
+from engine.game import EMPTY, Game, TimeEvent
+from engine.views import action_seen_by
+from host.debounce import EPS, Debouncer
+from host.sensing import Snapshot
+
+from . import wording
+from .corrections import corrections, say_list
+from .evidence import Evidence, Flip
+from .inputs import Word, check_input, parse_word, why_not
+from .matching import Candidate, Step, could_grow, maybe_void, plain
+from .notices import PUBLIC, InputError, Notice
+
+N = SPACE_NAMES
+INF = float("inf")
+#: a player's words about an action they played this long ago are late, not early (a `done` or
+#: `choose` tapped while the referee had already read the board)
+LATE = 5.0
+
+
+class Phase(str, Enum):
+    """What the referee waits for."""
+
+    SETUP = "setup"  # both lineups to stand on their starting spaces
+    SYNC = "sync"  # a resumed game: the board to show the stored position
+    PLAY = "play"  # the mover's action on the board
+    FLASH = "flash"  # a flash announced: its outcome on the board
+    TIME = "time"  # the Power of Time announced: carried out on the board
+    ASKED = "asked"  # the mover's answer to a private question
+    OVER = "over"
+
+
+class Event(str, Enum):
+    BOARD_SET = "board set"  # the board shows the game: play begins
+    STEP = "step"  # a new step begins
+    STEP_TIMING = "step, Time announced"  # a new step of a turn whose announced Time is still to come
+    FLASH_SEEN = "flash seen"
+    TIME_DECLARED = "time declared"
+    ASK = "ask"
+    LAPSE = "question lapsed"
+    LAPSE_TIMING = "question lapsed, Time announced"
+    GAME_OVER = "game over"
+
+
+P, E = Phase, Event
+#: every change of phase: TRANSITIONS[phase][event] -> the next phase
+TRANSITIONS: dict[Phase, dict[Event, Phase]] = {
+    P.SETUP: {E.BOARD_SET: P.PLAY, E.GAME_OVER: P.OVER},
+    P.SYNC: {E.BOARD_SET: P.PLAY, E.GAME_OVER: P.OVER},
+    P.PLAY: {E.STEP: P.PLAY, E.STEP_TIMING: P.TIME, E.FLASH_SEEN: P.FLASH, E.TIME_DECLARED: P.TIME,
+             E.ASK: P.ASKED, E.GAME_OVER: P.OVER},
+    P.FLASH: {E.STEP: P.PLAY, E.STEP_TIMING: P.TIME, E.GAME_OVER: P.OVER},
+    P.TIME: {E.STEP: P.PLAY, E.STEP_TIMING: P.TIME, E.TIME_DECLARED: P.TIME, E.ASK: P.ASKED,
+             E.GAME_OVER: P.OVER},
+    P.ASKED: {E.STEP: P.PLAY, E.STEP_TIMING: P.TIME, E.LAPSE: P.PLAY, E.LAPSE_TIMING: P.TIME, E.ASK: P.ASKED,
+              E.TIME_DECLARED: P.ASKED, E.FLASH_SEEN: P.FLASH, E.GAME_OVER: P.OVER},
+    P.OVER: {E.GAME_OVER: P.OVER},
+}
+
+
+class Referee:
+    """Referees one game from board snapshots and players' inputs.
+
+    Windows (seconds; docs/referee.md): ``quiet`` -- the spaces of an action must rest this long
+    before it commits (a tower resting a moment on a space during a slide is no placement);
+    ``settle`` -- before a question, a correction list or "nothing fits"; ``word_wait`` -- how long
+    a board that needs the mover's word (which tower came in, was it a Memory Swap) waits for it
+    before asking; ``multi_settle`` -- stillness that ends an action that could still grow (Void
+    Gravity), unless ``done`` or the rival's lift ends it sooner; ``hold`` -- how long a tower may
+    be only lifted before it is a mistake.  ``on_commit(turn, player, action)`` runs after the
+    engine applied an action and before any notice about it is returned (the store makes it
+    durable); if it raises, the action is undone and the error propagates.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        on_commit: Callable[[int, str, Action], Any] | None = None,
+        settle: float = 0.25,
+        *,
+        quiet: float = 0.14,
+        debounce_on: float = 0.05,
+        debounce_off: float = 0.15,
+        word_wait: float = 1.0,
+        multi_settle: float = 1.5,
+        hold: float = 4.0,
+        stats: bool = False,
+    ):
+        if min(settle, quiet, multi_settle, word_wait, hold) < 0:
+            raise ValueError("settle windows must not be negative")
+        self.game = game
+        self.on_commit = on_commit
+        self.settle = settle
+        self.quiet = min(quiet, settle)
+        self.word_wait = max(word_wait, settle)
+        self.multi_settle = max(multi_settle, settle)
+        self.hold = max(hold, settle)
+        self.deb = Debouncer(debounce_on, debounce_off)
+        self.stats: dict[str, list] | None = (
+            {"decisions": [], "latency": [], "builds": [], "commits": [], "kinds": []} if stats else None)
+        self.state = Phase.OVER if game.is_over() else Phase.SETUP if not game.log else Phase.SYNC
+        self.words: dict[str, list[Word]] = {p: [] for p in PLAYERS}
+        self.rejected: dict[str, str | None] = {p: None for p in PLAYERS}
+        self.private_instructions: dict[str, list] = {p: [] for p in PLAYERS}
+        self.public_instructions: list[dict] = []
+        self.last_commit: dict[str, float] = {p: -INF for p in PLAYERS}
+        self.now = -INF
+        self.seen_snapshot = False
+        self._said: dict[tuple[str, str], Any] = {}
+        self._carried: list[Notice] = []
+        self._stretch: dict[int, float] = {}  # space -> when it began changing without a quiet spell
+        self._dirty = True
+        self._wake = INF
+        self.step: Step | None = None
+        self.ev: Evidence | None = None
+        self._time: dict | None = None  # the Power of Time announced this turn, until it is played
+        self._last_same: dict[str, set] = {p: set() for p in PLAYERS}  # each player's last action, and its equals
+        if self.state is not Phase.OVER:
+            self._new_step()
+
+    # --- phases ----------------------------------------------------------------------------------
+
+    def _go(self, event: Event) -> None:
+        """Change phase: the one place it happens."""
+        try:
+            self.state = TRANSITIONS[self.state][event]
+        except KeyError:  # pragma: no cover - a referee bug, never an input's fault
+            raise RuntimeError(f"no transition from {self.state.value} on {event.value}") from None
+
+    @property
+    def phase(self) -> str:
+        """The coarse phase the pages show: setup, sync, play or over."""
+        s = self.state
+        return s.value if s in (Phase.SETUP, Phase.SYNC, Phase.OVER) else Phase.PLAY.value
+
+    # --- the interface ---------------------------------------------------------------------------
+
+    def feed(self, snapshot: Snapshot) -> list[Notice]:
+        """A raw sensor snapshot."""
+        now = max(snapshot.t, self.now)
+        self.now = now
+        deb = self.deb
+        self.seen_snapshot = True
+        if snapshot.occupied != deb.raw:
+            since = deb.since
+            for s in snapshot.occupied ^ deb.raw:
+                if now - since.get(s, -INF) >= self.quiet - EPS:
+                    self._stretch[s] = now  # this space starts changing after a quiet spell
+            flipped = deb.feed(now, frozenset(snapshot.occupied))
+            self._dirty = True
+        else:
+            flipped = deb.advance(now)
+        return self._take_carried() + self._run(now, flipped)
+
+    def tick(self, now: float) -> list[Notice]:
+        """Time passes without a new snapshot."""
+        now = max(now, self.now)
+        self.now = now
+        return self._take_carried() + self._run(now, self.deb.advance(now))
+
+    def input(self, player: str, data: object, now: float) -> list[Notice]:
+        """A player's input (schema in docs/referee.md).  InputError if malformed or impossible."""
+        kind, fields = check_input(player, data)
+        word = parse_word(player, kind, fields, now) if kind != "done" else None
+        out = self.tick(now)
+        try:
+            self._take_input(player, kind, word, out)
+        except InputError:
+            # What happened on the board meanwhile (a commit) is still news: hand it out next time.
+            self._carried = out + self._carried
+            raise
+        return out
+
+    def _take_carried(self) -> list[Notice]:
+        carried, self._carried = self._carried, []
+        return carried
+
+    def next_deadline(self) -> float | None:
+        """The next time at which ``tick`` would change something (None: nothing is due)."""
+        if not self.seen_snapshot or self.state is Phase.OVER:
+            return None
+        due = self.deb.next_due()
+        wake = self._wake if not self._dirty else self.now
+        if due is None:
+            return None if wake == INF else wake
+        return min(due, wake)
+
+    def expected(self) -> frozenset[int]:
+        """The occupancy the board should show once the pending step is done."""
+        if self.state is Phase.FLASH:
+            return self._lock_result
+        info = self._time
+        if info is not None and info.get("result") is not None:
+            return info["result"]
+        return self.game.occupied()
+
+    def public_status(self) -> dict:
+        game = self.game
+        return {
+            "phase": self.phase,
+            "turn": game.turn,
+            "to_move": None if game.is_over() else game.to_move,
+            "result": game.result.to_json() if game.result else None,
+            "flash": dict(self._flash_info) if self._flash_info else None,
+            "time": _public_time(self._time),
+            "instructions": list(self.public_instructions),
+            "expected": sorted(N[s] for s in self.expected()),
+            "board": sorted(N[s] for s in self.deb.stable),
+            "waiting_for": self._waiting_text(),
+        }
+
+    def private_status(self, player: str) -> dict:
+        if player not in PLAYERS:
+            raise ValueError(f"unknown player {player!r}")
+        q = self._asked if self._asked and self._asked["player"] == player else None
+        words = self.words[player]
+        return {
+            "player": player,
+            "question": _question_json(q) if q else None,
+            "rejected": self.rejected[player],
+            "instructions": list(self.private_instructions[player]),
+            "declared": words[0].to_json() if words else None,
+            "words": [w.to_json() for w in words],
+        }
+
+    def is_idle(self) -> bool:
+        """Nothing pending: the board shows the game as it stands and no step is under way."""
+        if self.state is Phase.OVER:
+            return True
+        if self.state in (Phase.SETUP, Phase.SYNC) or self.deb.pending:
+            return False
+        if self.state in (Phase.FLASH, Phase.TIME):
+            return False
+        if self._asked is not None and self._asked["options"] != [PASS]:
+            return False
+        if self.words[self.game.to_move]:
+            return False
+        return self.deb.stable == self.step.base
+
+    def stuck_reason(self) -> str:
+        """What the referee is waiting for, in words (for whoever holds the whole game, e.g. the CLI)."""
+        game = self.game
+        S = self.deb.stable
+        if self.state is Phase.OVER:
+            return "nothing: the game is over"
+        if self.state in (Phase.SETUP, Phase.SYNC):
+            return f"{self._waiting_text()}: {say_list(corrections(S, game.occupied())) or 'a settled board'}"
+        if self.deb.pending:
+            return "the board to settle (sensors " + ", ".join(N[s] for s in sorted(self.deb.pending)) + " still changing)"
+        if self.state is Phase.FLASH:
+            return f"{self._waiting_text()}: {say_list(corrections(S, self._lock_result))}"
+        player = game.to_move
+        if self._asked is not None and self._asked["options"] != [PASS]:
+            opts = ", ".join(str(a) for a in self._asked["options"])
+            return f"{player} to answer a question ({self._asked['text']}): {opts}"
+        if self.state is Phase.TIME:
+            return self._waiting_text()
+        words = self.words[player]
+        if words:
+            return f"{player}'s declared action on the board ({wording.word_text(words[0])})"
+        if S != self.step.base:
+            todo = corrections(S, self.step.base)
+            return f"{player}'s board change to match a legal action (or be put back: {say_list(todo)})"
+        return f"{player} to play"
+
+    # --- inputs ----------------------------------------------------------------------------------
+
+    def _take_input(self, player: str, kind: str, word: Word | None, out: list) -> None:
+        game = self.game
+        if game.is_over():
+            raise InputError("the game is over")
+        if self.state in (Phase.SETUP, Phase.SYNC):
+            raise InputError("the game has not started: both lineups must stand on their starting spaces")
+        if player != game.to_move:
+            self._not_my_step(player, kind, word, out)
+            return
+        if kind == "done":
+            self._done(player, out)
+            return
+        if word.kind != "choose" and self.state is Phase.FLASH:
+            at = N[self._lock[0].flash.at]
+            what = {"reinforce": "a reinforcement", "resurrect": "a Resurrection", "time": "the Power of Time",
+                    "swap": "a Memory Swap"}[word.kind]
+            raise InputError(f"a flash is under way on {at}: finish it before {what}")
+        if (word.kind == "choose" and self.now - self.last_commit[player] <= LATE
+                and self._was_last(player, word.action) and word.action not in game.legal_actions()):
+            out.append(Notice(player, "instruction", {"text": wording.ALREADY}))  # late: it is recorded
+            return
+        if word.kind == "choose" and self.state is Phase.FLASH and word.action not in [c.action for c in self._lock]:
+            raise InputError(f"choose: {word.action} is not the flash under way on {N[self._lock[0].flash.at]}")
+        reason = why_not(game, word)
+        if reason:
+            raise InputError(reason)
+        if word.kind == "time" and (self._time is not None or any(w.kind == "time" for w in self.words[player])):
+            return  # said already
+        self._add_word(word, out)
+        self._evaluate_now(out)
+
+    def _not_my_step(self, player: str, kind: str, word: Word | None, out: list) -> None:
+        """An input from the player not to move: late words about their own last step, or early
+        ones for their next."""
+        recent = self.now - self.last_commit[player] <= LATE
+        if kind == "done":
+            if recent:
+                out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
+                return
+            raise InputError(f"it is {self.game.to_move}'s turn")
+        if word.kind == "choose":
+            if recent and self._was_last(player, word.action):
+                out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
+                return
+            if word.action in self.game.legal_actions():  # the mover's action, not this player's
+                raise InputError(f"it is {self.game.to_move}'s turn")
+        self.words[player].append(word)
+        out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
+
+    def _was_last(self, player: str, action: Action) -> bool:
+        """Is ``action`` what ``player`` last played, or an action that left the same game?"""
+        return action in self._last_same[player]
+
+    def _add_word(self, word: Word, out: list) -> None:
+        player = word.player
+        self.words[player].append(word)
+        self.rejected[player] = None
+        out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.word_text(word)}))
+        if word.kind == "time":
+            self._announce_time(out)
+
+    def _done(self, player: str, out: list) -> None:
+        asked = self._asked
+        if asked is not None and asked["kind"] == "swap":
+            # "Did you swap?" -- "No, I only straightened my towers": forget those touches.
+            self._drop_asked(out, wording.NO_SWAP)
+            self._cut(asked["k"], self.step.base)
+            self._evaluate_now(out)
+            return
+        step, ev = self.step, self.ev
+        if not len(ev) and not self.deb.pending:
+            if step.can_pass and self.state is not Phase.TIME:
+                self._commit_now(step.of(PASS), 0, out)
+                return
+            if self.now - self.last_commit[player] <= LATE:
+                out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
+                return
+        self._done_at = self.now
+        before = len(self.game.log)
+        self._evaluate_now(out)
+        if len(self.game.log) == before and not self.deb.pending:
+            # (while the board still settles, done waits for it: the step's next reading uses it)
+            reason = wording.NOT_FINISHED
+            self.rejected[player] = reason
+            out.append(Notice(player, "rejected", {"input": "done", "reason": reason}))
+
+    def _evaluate_now(self, out: list) -> None:
+        self._dirty = True
+        if self.state not in (Phase.SETUP, Phase.SYNC, Phase.OVER):
+            self._evaluate(self.now, out)
+
+    # --- steps -----------------------------------------------------------------------------------
+
+    def _new_step(self, evidence: Evidence | None = None) -> None:
+        t0 = _time.perf_counter()
+        self.step = Step(self.game)
+        if self.stats is not None:
+            self.stats["builds"].append(_time.perf_counter() - t0)
+        self.ev = evidence if evidence is not None else Evidence(self.step.base)
+        self._after_cache: dict[tuple, tuple[bool, bool]] = {}
+        self._asked = None
+        self._lock: list[Candidate] | None = None
+        self._lock_result: frozenset[int] | None = None
+        self._flash_info: dict | None = None
+        self._done_at: float | None = None
+        self.public_instructions = []
+        self.private_instructions = {p: [] for p in PLAYERS}
+        self._said = {}
+
+    def _cut(self, k: int, base: frozenset[int]) -> None:
+        """Drop the first ``k`` flips of the evidence (they were nothing: the board is back at ``base``)."""
+        self.ev = self.ev.rest(k, base)
+        self.step.forget()
+        self._after_cache = {}
+
+    def _run(self, now: float, flipped: frozenset[int]) -> list[Notice]:
+        out: list[Notice] = []
+        if flipped and self.ev is not None and self.state is not Phase.OVER:
+            deb = self.deb
+            for s in sorted(flipped, key=lambda s: (deb.since[s], s)):
+                self.ev.add(Flip(now, s, s in deb.stable, deb.began.get(s, deb.since[s]), deb.since[s]))
+            self._dirty = True
+        if self.state is Phase.OVER or not self.seen_snapshot:
+            return out
+        self._watch_unsettled(now, out)
+        if self._dirty or now + EPS >= self._wake:
+            self._dirty = False
+            if self.stats is not None and self.state not in (Phase.SETUP, Phase.SYNC):
+                t0 = _time.perf_counter()
+                n = len(self.game.log)
+                self._evaluate(now, out)
+                dt = _time.perf_counter() - t0
+                self.stats["decisions"].append(dt)
+                if len(self.game.log) != n:
+                    self.stats["commits"].append(dt)
+            else:
+                self._evaluate(now, out)
+        return out
+
+    def _watch_unsettled(self, now: float, out: list) -> None:
+        """A sensor that never settles (a flickering reading, a tower wobbling on its magnet)
+        holds everything up: after ``hold`` seconds, say so publicly (it reveals nothing)."""
+        deb = self.deb
+        since = deb.since
+        quiet = self.quiet - EPS
+        for s in [s for s in self._stretch if now - since[s] >= quiet and s not in deb.pending]:
+            del self._stretch[s]  # settled again
+        bad = [s for s, start in self._stretch.items() if now - start >= self.hold - EPS]
+        if bad:
+            spaces = sorted(N[s] for s in bad)
+            self._say(out, PUBLIC, "waiting", {"sensors": spaces, "text": wording.unsettled(spaces)},
+                      sig=tuple(spaces))
+        elif not deb.pending and self._said.get((PUBLIC, "waiting")) is not None:
+            self._said[(PUBLIC, "waiting")] = None
+            out.append(Notice(PUBLIC, "waiting", {"sensors": [], "text": wording.SETTLED}))
+
+    def _later(self, when: float) -> bool:
+        """Is it ``when`` yet?  If not, wake up then."""
+        if self.now + EPS >= when:
+            return True
+        self._wake = min(self._wake, when)
+        return False
+
+    def _say(self, out: list, audience: str, kind: str, data: dict, sig: Any = None) -> None:
+        """Emit a notice unless the same one was the last of its kind for this audience."""
+        key = (audience, kind)
+        sig = data if sig is None else sig
+        if self._said.get(key) == sig:
+            return
+        self._said[key] = sig
+        out.append(Notice(audience, kind, data))
+
+    # --- deciding --------------------------------------------------------------------------------
+
+    def _evaluate(self, now: float, out: list) -> None:
+        self._wake = INF
+        if self.game.is_over():
+            if self.state is not Phase.OVER:
+                self._go(Event.GAME_OVER)
+            return
+        if self.state in (Phase.SETUP, Phase.SYNC):
+            self._evaluate_sync(now, out)
+            return
+        for _ in range(64):  # each pass commits at most one action; the rest is the next step
+            if self.state is Phase.OVER or not self._decide(now, out):
+                return
+
+    def _blocking(self) -> set[int]:
+        """Spaces still settling that could change the reading: all but a rival tower being lifted
+        (the rival starting their turn says nothing about the mover's action)."""
+        board = self.game.state.board
+        mover = self.step.player
+        raw = self.deb.raw
+        return {s for s in self.deb.pending
+                if not (s not in raw and board[s] != EMPTY and self.game.owner[board[s]] != mover)}
+
+    def _allowed(self, c: Candidate) -> bool:
+        """May ``c`` be committed with the words the mover gave?"""
+        if self.state is Phase.TIME and c.ends and type(c.action) is not Time:
+            return False  # the announced Time comes first
+        if c.word is None:
+            return True
+        return any(w.fits(c.action, c.word) for w in self.words[self.step.player])
+
+    def _chosen(self) -> list[Action]:
+        return [w.action for w in self.words[self.step.player] if w.kind == "choose"]
+
+    def _rested(self, c: Candidate, k: int, n: int, blocking: set[int]) -> float | None:
+        """When ``c``'s spaces will have rested ``quiet`` (None: they were disturbed again)."""
+        spaces = c.touched
+        if spaces & blocking:
+            return None
+        if k < n:
+            if self.ev.disturbed_after(k, spaces, self.quiet):
+                return None
+            last = max((f.settled for f in self.ev.flips[:k] if f.space in spaces), default=-INF)
+            return last + self.quiet
+        since = self.deb.since
+        return max((since.get(s, -INF) for s in spaces), default=-INF) + self.quiet
+
+    def _over(self, c: Candidate, k: int, n: int) -> float | None:
+        """For an action that could still grow: when the evidence says it is over (None: not yet).
+
+        Over at once with ``done``, or when the first flip after it is one the action could not
+        use (the rival lifting a tower, a tower put down with none of the mover's in the hand);
+        only the mover lifting another tower that may be a Void keeps it open.  Else after
+        ``multi_settle`` of stillness.  Decided from public facts, as ``could_grow`` is."""
+        if not could_grow(self.game, c):
+            return -INF
+        if self._done_at is not None:
+            return -INF
+        ev = self.ev
+        if k < n:
+            board = self.game.state.board
+            mover = self.step.player
+            sources = {a for a, _ in c.effect.carries}
+            standing = {b: board[a] for a, b in c.effect.carries}  # who stands where once it is done
+            in_hand = 0
+            for f in ev.flips[k:]:
+                tower = standing.get(f.space, EMPTY if f.space in sources else board[f.space])
+                if not f.on and tower != EMPTY and self.game.owner[tower] == mover and maybe_void(self.game, tower):
+                    in_hand += 1  # perhaps the next Void, or one taken back
+                elif f.on and in_hand:
+                    in_hand -= 1
+                else:
+                    return -INF  # a flip the Gravity could not use: the rival's, or a tower from nowhere
+            return None
+        last = ev.flips[-1].at if ev.flips else -INF
+        return last + self.multi_settle
+
+    def _decide(self, now: float, out: list) -> bool:
+        """Read the evidence once; True if an action was committed (then read again)."""
+        step, ev = self.step, self.ev
+        n = len(ev)
+        if n == 0:
+            if not self.deb.pending and self._asked is None and step.can_pass and not step.pass_only:
+                self._ask([step.of(PASS)], 0, wording.ASK_PASS, "pass", out)
+            self._clear_waiting(out)
+            return False
+        pool = self._lock
+        blocking = self._blocking()
+
+        # Every action complete somewhere in the evidence, with how much it leaves unexplained
+        # (towers lifted and put back that it does not touch).
+        options: list[tuple[tuple, int, Candidate]] = []
+        # Actions the whole evidence may still be on the way to: an action complete earlier that one
+        # of them contains is only its first part (a Time tower lifted on the way to a Memory Swap).
+        rem, add = ev.change()
+        moved = rem | add
+        now_full, touched = ev.board(), ev.touched()
+        ahead = [c for c in (pool if pool is not None else step.cands)
+                 if moved <= c.touched and ev.causal(c.effect.carries)
+                 and not (c.emptied & now_full & touched) and not ((c.filled & touched) - now_full)]
+        hurried: list[tuple[int, Candidate]] = []  # complete earlier, but touched again before they rested
+        held: list[tuple] = []  # scores of readings that may still turn out right (a Gravity still open)
+        for k in range(n, 0, -1):
+            comp = step.complete(ev, k)
+            if pool is not None:
+                comp = [c for c in comp if c in pool]
+            if not comp:
+                continue
+            back = ev.lifted_and_back(k) | ev.rested_in_passing(k, self.quiet)
+            for c in comp:
+                score = (len(back - c.touched), -k)  # towers it leaves unexplained, then the longest
+                if k < n and (any(d is not c and c.touched < d.touched for d in ahead)
+                              or could_grow(self.game, c) and self._over(c, k, n) is None):
+                    held.append(score)
+                    continue
+                if k < n and self.ev.disturbed_after(k, c.touched, self.quiet):
+                    hurried.append((k, c))
+                    continue
+                if k < n and not self._next_step(c, k)[0]:
+                    continue  # what came after is no beginning of the next step (a move taken back)
+                options.append((score, k, c))
+        if options:
+            best = min(o[0] for o in options)
+            if held and min(held) < best:
+                # A better reading is still open (the first Void of a Gravity, the rival pushing it
+                # next): never commit a worse one meanwhile.
+                self._nothing_fits(n, blocking, out, forget=False)
+                return False
+            k = best[1] * -1
+            here = [c for score, kk, c in options if score == best]
+            return self._decide_at(k, n, here, blocking, out)
+
+        # Nothing complete.  A flash under way?
+        if pool is None and self._flash_seen(n, blocking, out):
+            return False
+        # A rival who did not wait even a moment (a Time rewind lifting the tower just put down):
+        # an action touched again before its spaces rested is read only if what came after is,
+        # in full, an action of the next step.
+        if not blocking and self._later(ev.flips[-1].at + self.quiet):
+            for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
+                if self._next_step(c, k)[1]:
+                    self._commit_now(c, k, out)
+                    return True
+        self._nothing_fits(n, blocking, out, forget=not (hurried or held))
+        return False
+
+    def _next_step(self, c: Candidate, k: int) -> tuple[bool, bool]:
+        """Would the flips after the first ``k`` be, after ``c``, (the beginning of, a whole) action
+        of the next step?  Asked only of readings that end before the evidence does."""
+        key = (k, c.action, len(self.ev))
+        hit = self._after_cache.get(key)
+        if hit is not None:
+            return hit
+        game = self.game
+        game.push(c.action)
+        try:
+            nxt = Step(game)
+            rest = Evidence(nxt.base, self.ev.flips[k:])
+            rem, add = rest.change()
+            moved = rem | add
+            words = self.words[nxt.player]
+            begun = any(moved <= d.touched and rest.causal(d.effect.carries) for d in nxt.cands)
+            whole = begun and any(d.word is None or any(w.fits(d.action, d.word) for w in words)
+                                  for d in nxt.complete(rest, len(rest)))
+        finally:
+            game.pop()
+        self._after_cache[key] = (begun, whole)
+        return begun, whole
+
+    def _decide_at(self, k: int, n: int, here: list[Candidate], blocking: set[int], out: list) -> bool:
+        step = self.step
+        allowed = [c for c in here if self._allowed(c)]
+        if not allowed:
+            # The board shows an action that needs the mover's word: wait for it, then ask.
+            needing = [c for c in here if c.word is not None]
+            if not needing:
+                return False
+            rested = self._rested(needing[0], k, len(self.ev), blocking)
+            # Towers only lifted (a failing Time's tower off the board): more may come, a slow hand
+            # may be carrying one, so ask only if it lasts.
+            wait = self.hold if all(c.emptied and not c.filled for c in needing) else self.word_wait
+            if rested is None or not self._later(max(rested, self.ev.flips[k - 1].at + wait)):
+                return False
+            words = {c.word for c in needing}
+            classes = step.classes(needing)
+            options = [g[0] for g in classes]
+            if words == {"swap"}:
+                self._ask(options, k, wording.ASK_SWAP, "swap", out)
+            elif words <= {"reinforce", "resurrect"}:
+                self._ask(options, k, wording.ASK_WHICH_TOWER, "word", out)
+            else:
+                self._ask(options, k, wording.ASK_WHICH, "word", out)
+            return False
+        classes = step.classes(allowed)
+        chosen = self._chosen()
+        if len(classes) > 1 and chosen:
+            picked = [g for g in classes if any(c.action in chosen for c in g)]
+            if len(picked) == 1:
+                classes = picked
+        if len(classes) > 1:
+            # Different games: ask, privately -- at the very moment one reading alone would have been
+            # committed, so that a mover who answers at once changes nothing the others see.
+            rests = [self._rested(g[0], k, len(self.ev), blocking) for g in classes]
+            if None not in rests and self._later(max(rests)):
+                self._ask([g[0] for g in classes], k, self._question_text(classes), "choose", out)
+            return False
+        group = classes[0]
+        c = next((c for c in group if c.action in chosen), group[0])
+        rested = self._rested(c, k, len(self.ev), blocking)
+        if rested is None or not self._later(rested):
+            return False
+        over = self._over(c, k, len(self.ev))
+        if over is None or not self._later(over):
+            return False
+        self._commit_now(c, k, out)
+        return True
+
+    def _question_text(self, classes: list[list[Candidate]]) -> str:
+        if all(g[0].flash is not None for g in classes):
+            return wording.ASK_FLASH
+        return wording.ASK_SEVERAL
+
+    def _flash_seen(self, n: int, blocking: set[int], out: list) -> bool:
+        """The mover's tower left its space and a rival tower it may flash was touched, nothing else
+        changed: announce the flash (both towers are revealed) and what to do.  True if one is under way."""
+        step, ev = self.step, self.ev
+        rem, add = ev.change()
+        if add or not rem:
+            return False
+        touched = ev.touched()
+        pairs = []
+        for f in rem:
+            for t in touched:
+                group = [c for c in step.flashes.get((f, t), ()) if self._allowed(c)]
+                if group and rem <= {f, t}:
+                    pairs.append(group)
+        if not pairs:
+            return False
+        spaces = set().union(*({g[0].flash.frm, g[0].flash.at} for g in pairs))
+        if spaces & blocking:
+            return True
+        since = self.deb.since
+        if not self._later(max(since.get(s, -INF) for s in spaces) + self.quiet):
+            return True
+        if len(pairs) > 1:
+            chosen = self._chosen()
+            picked = [g for g in pairs if any(c.action in chosen for c in g)]
+            if len(picked) != 1:  # asked when one flash alone would have been announced
+                self._ask([g[0] for g in pairs], n, wording.ASK_FLASH, "choose", out)
+                return True
+            pairs = picked
+        self._start_flash(sorted(pairs[0], key=plain), out)
+        return True
+
+    def _nothing_fits(self, n: int, blocking: set[int], out: list, forget: bool = True) -> None:
+        step, ev = self.step, self.ev
+        S = ev.board()
+        B = step.base
+        mover = step.player
+        if self._asked is not None and self._asked["kind"] != "pass":
+            # The question's board is gone: put back (the question lapses), or the board moved on.
+            if S == B:
+                self._drop_asked(out, wording.LAPSED_BACK)
+            return
+        if blocking:
+            return
+        last = ev.flips[-1].at
+        if S == B:
+            # Towers lifted and put back, explaining nothing: not an action; forget those touches
+            # (unless the mover declared something: then they may be its first part).
+            # Kept while an action was complete in it: the rival may be undoing it (a Time rewind).
+            if forget and not self.words[mover] and self.state is not Phase.TIME and self._later(last + self.quiet):
+                self._cut(n, B)
+                self._clear_waiting(out)
+            return
+        if self.state is Phase.FLASH:
+            if self._later(last + self.settle):
+                todo = corrections(S, self._lock_result)
+                self.public_instructions = todo
+                self._say(out, PUBLIC, "instruction", {"for": "flash", "at": N[self._lock[0].flash.at],
+                                                        "instructions": todo, "text": say_list(todo)})
+            return
+        info = self._time
+        if self.state is Phase.TIME and info is not None and info.get("result") is not None:
+            if self._later(last + self.settle):
+                todo = corrections(S, info["result"]) or info["instructions"]
+                self.public_instructions = todo
+                self._say(out, PUBLIC, "instruction", {"for": "time", "instructions": todo, "text": say_list(todo)})
+            return
+        rem, add = ev.change()
+        on_the_way = step.on_the_way(ev, self._allowed)
+        if on_the_way and self.words[mover]:
+            self._clear_waiting(out)  # a declared action under way: never nag
+            return
+        if (not add or on_the_way) and not self._later(last + self.hold):
+            self._clear_waiting(out)
+            return
+        if self._later(last + self.settle):
+            self._tell_mismatch(S, B, rem, add, out)
+
+    # --- questions -------------------------------------------------------------------------------
+
+    def _ask(self, cands: list[Candidate], k: int, text: str, kind: str, out: list) -> None:
+        """A private question to the mover about the first ``k`` flips."""
+        options = [c.action for c in cands]
+        asked = self._asked
+        if asked is not None and asked["options"] == options and asked["k"] == k:
+            return  # asked already
+        self._asked = {"player": self.step.player, "options": options, "text": text, "k": k, "kind": kind,
+                       "board": self.ev.board(k)}
+        if kind != "pass":
+            self._go(Event.ASK)
+        self._say(out, self.step.player, "question", _question_json(self._asked))
+
+    def _drop_asked(self, out: list, text: str) -> None:
+        player = self._asked["player"]
+        self._asked = None
+        self._said[(player, "question")] = None
+        out.append(Notice(player, "question", {"options": [], "text": text}))
+        if self.state is Phase.ASKED:
+            self._go(Event.LAPSE_TIMING if self._time is not None else Event.LAPSE)
+
+    # --- flashes and Time ------------------------------------------------------------------------
+
+    def _start_flash(self, group: list[Candidate], out: list) -> None:
+        first = group[0]
+        fl = first.flash
+        mover = self.step.player
+        result = first.result(self.step.base)
+        self._lock = group
+        self._lock_result = result
+        if self._asked is not None:
+            self._drop_asked(out, wording.LAPSED)
+        self._go(Event.FLASH_SEEN)
+        todo = corrections(self.ev.board(), result)
+        self._flash_info = {
+            "turn": self.game.turn, "player": mover, "from": N[fl.frm], "at": N[fl.at],
+            "attacker": fl.attacker, "defender": fl.defender, "outcome": fl.outcome,
+            "text": wording.flash_text(mover, N[fl.frm], N[fl.at], fl.attacker, fl.defender, fl.outcome),
+        }
+        self.public_instructions = todo
+        out.append(Notice(PUBLIC, "flash", dict(self._flash_info, instructions=todo)))
+        self._said[(PUBLIC, "instruction")] = None
+        self._say(out, PUBLIC, "instruction", {"for": "flash", "at": N[fl.at], "instructions": todo,
+                                                "text": say_list(todo)})
+
+    def _announce_time(self, out: list) -> None:
+        game = self.game
+        step = self.step
+        mover = step.player
+        rival = other(mover)
+        fits = [c for c in step.cands if type(c.action) is Time]
+        spaces = sorted({c.action.at for c in fits})
+        if len(spaces) > 1:
+            # Two Time towers (a clone): which one is used shows on the board.  Naming both in
+            # public would reveal the other, so only the mover hears where they stand.
+            names = [N[s] for s in spaces]
+            out.append(Notice(mover, "instruction", {"time_towers": names, "text": wording.lift_time_tower(names)}))
+            public_spaces: list[int] = []
+            where = "its space"
+        else:
+            public_spaces = spaces
+            where = N[spaces[0]]
+        info: dict = {"turn": game.turn, "player": mover, "time_towers": [N[s] for s in public_spaces],
+                      "result": None}
+        if game.third_eye:
+            info["outcome"] = "pushed"
+            info["instructions"] = ([{"do": "clear", "space": N[s], "text": f"clear {N[s]}"} for s in spaces]
+                                    if len(spaces) == 1 else [])
+        else:
+            effect = fits[0].effect
+            info["outcome"] = effect.time_outcome
+            todo: list[dict] = []
+            if len(spaces) == 1:
+                info["result"] = fits[0].result(step.base)
+                todo.append({"do": "clear", "space": N[spaces[0]], "text": wording.time_tower_off(N[spaces[0]], rival)})
+            for a, b in effect.carries:
+                todo.append({"do": "move", "from": N[a], "to": N[b], "text": wording.move_back(N[a], N[b])})
+            for s in effect.leaves[1:]:
+                todo.append({"do": "clear", "space": N[s], "text": wording.back_off_board(N[s], rival)})
+            info["instructions"] = todo
+        info["text"] = wording.time_text(mover, game.third_eye, info["outcome"], where)
+        self._time = info
+        self.public_instructions = info["instructions"]
+        self._go(Event.TIME_DECLARED)
+        out.append(Notice(PUBLIC, "time", _public_time(info)))
+
+    # --- committing ------------------------------------------------------------------------------
+
+    def _commit_now(self, c: Candidate, k: int, out: list) -> None:
+        """Commit ``c``, shown by the first ``k`` flips; the flips after them begin the next step."""
+        game = self.game
+        step = self.step
+        player = step.player
+        turn = game.turn
+        action = c.action
+        if c.flash is not None and self._flash_info is None:
+            fl = c.flash
+            # Played faster than it could be announced: the reveal is still public news.
+            out.append(Notice(PUBLIC, "flash", {
+                "turn": turn, "player": player, "from": N[fl.frm], "at": N[fl.at], "attacker": fl.attacker,
+                "defender": fl.defender, "outcome": fl.outcome, "instructions": [],
+                "text": wording.flash_text(player, N[fl.frm], N[fl.at], fl.attacker, fl.defender, fl.outcome)}))
+        rest = self.ev.flips[k:]
+        seen = action_seen_by(game, action, player, None)
+        n_events = len(game.events)
+        bucket = step.index.get((c.emptied, c.filled), [c])
+        same = {action} | ({b.action for b in bucket if step.key(b.action) == step.key(action)}
+                           if len(bucket) > 1 else set())
+        game.push(action)
+        if self.on_commit is not None:
+            try:
+                self.on_commit(turn, player, action)
+            except BaseException:
+                game.pop()
+                raise
+        if self.stats is not None:
+            since = self.deb.since
+            last = max((since.get(s, -INF) for s in c.touched), default=self.now)
+            self.stats["latency"].append(self.now - last if last > -INF else 0.0)
+            self.stats["kinds"].append(_kind_name(c))
+        self.rejected[player] = None
+        self.last_commit[player] = self.now
+        self._last_same[player] = same
+        self._use_words(player, c)
+        out.append(Notice(PUBLIC, "committed", {"turn": turn, "player": player, "action": seen}))
+        out.append(Notice(player, "committed", {"turn": turn, "player": player, "action": action.to_record()}))
+        for event in game.events[n_events:]:
+            if isinstance(event, TimeEvent):
+                out.append(Notice(PUBLIC, "time", {"turn": turn, "player": player, "outcome": event.outcome,
+                                                   "done": True}))
+        timing = self._time is not None and type(action) is not Time and not c.ends
+        if type(action) is Time or c.ends:
+            self._time = None
+        self._new_step(Evidence(game.occupied(), rest))
+        if game.result is not None:
+            self._go(Event.GAME_OVER)
+            out.append(Notice(PUBLIC, "result", game.result.to_json()))
+            return
+        self._go(Event.STEP_TIMING if timing else Event.STEP)
+        self._begin_step(out)
+
+    def _use_words(self, player: str, c: Candidate) -> None:
+        """The word ``c`` used is spent; at the end of a turn every word left is stale."""
+        words = self.words[player]
+        if c.ends:
+            words.clear()
+            return
+        for i, w in enumerate(words):
+            if (w.kind == "choose" and w.action == c.action) or (c.word is not None and w.fits(c.action, c.word)):
+                del words[i]
+                break
+
+    def _begin_step(self, out: list) -> None:
+        step = self.step
+        if step.pass_only:
+            self._commit_now(step.of(PASS), 0, out)
+            return
+        mover = step.player
+        # Words the mover gave early (while the rival's turn was still settling) count now.
+        kept = []
+        for w in self.words[mover]:
+            reason = why_not(self.game, w)
+            if reason:
+                self.rejected[mover] = reason
+                out.append(Notice(mover, "rejected", {"reason": reason}))
+            else:
+                kept.append(w)
+        self.words[mover] = kept
+        if any(w.kind == "time" for w in kept) and self._time is None:
+            self._announce_time(out)
+        self._dirty = True
+
+    # --- sync, mismatch, text --------------------------------------------------------------------
+
+    def _evaluate_sync(self, now: float, out: list) -> None:
+        want = self.game.occupied()
+        S = self.deb.stable
+        last = self.deb.last_change
+        if S == want and not self.deb.pending:
+            if self._later(last + self.quiet):
+                self._go(Event.BOARD_SET)
+                self.public_instructions = []
+                self._new_step()
+                game = self.game
+                out.append(Notice(PUBLIC, "started", {"turn": game.turn, "to_move": game.to_move,
+                                                      "text": wording.started(game.to_move)}))
+                self._begin_step(out)
+                self._evaluate(now, out)
+            return
+        if self._later(last + self.settle):
+            todo = corrections(S, want)
+            self.public_instructions = todo
+            self._say(out, PUBLIC, "instruction", {"for": self.state.value, "instructions": todo,
+                                                    "text": wording.setup_text(self.state.value, say_list(todo))})
+
+    def _clear_waiting(self, out: list) -> None:
+        player = self.step.player
+        if self.private_instructions[player]:
+            self.private_instructions[player] = []
+            self._say(out, player, "waiting", {"instructions": [], "text": wording.AS_IT_WAS})
+
+    def _tell_mismatch(self, S, B, rem, add, out: list) -> None:
+        """Nothing legal fits: tell the mover (only) what differs and what would put it right."""
+        from engine.actions import Move
+
+        game = self.game
+        step = self.step
+        mover = step.player
+        best, best_d = B, len(S ^ B)
+        for c in step.cands:
+            if c.flash is not None or not self._allowed(c):
+                continue
+            R = c.result(B)
+            d = len(S ^ R)
+            if d < best_d:
+                best, best_d = R, d
+        reason = None
+        board = game.state.board
+        touched = self.ev.touched()
+        if len(rem) == 1 and len(add) == 1:
+            (f,), (t,) = tuple(rem), tuple(add)
+            tower = board[f]
+            if tower != EMPTY and game.owner[tower] == mover:
+                reason = f"move {N[f]}-{N[t]} {game.why_illegal(Move(f, t))}"
+        elif len(rem) == 1 and not add:
+            (f,) = tuple(rem)
+            tower = board[f]
+            hit = [t for t in touched if t != f and board[t] != EMPTY and game.owner[board[t]] != mover]
+            if tower != EMPTY and game.owner[tower] == mover and len(hit) == 1:
+                reason = f"move {N[f]}-{N[hit[0]]} {game.why_illegal(Move(f, hit[0]))}"
+        todo = corrections(S, best)
+        self.private_instructions[mover] = todo
+        self.rejected[mover] = reason
+        text = wording.mismatch(reason, say_list(todo), best == B)
+        self._say(out, mover, "waiting", {"instructions": todo, "reason": reason, "text": text},
+                  sig=(S, tuple(sorted(touched))))
+        if reason:
+            self._say(out, mover, "rejected", {"reason": reason}, sig=(S, reason))
+
+    def _waiting_text(self) -> str:
+        game = self.game
+        if game.is_over():
+            return wording.waiting_for("over", "", None, False)
+        flash_at = self._flash_info["at"] if self._flash_info else None
+        return wording.waiting_for(self.phase, game.to_move, flash_at, self.state is Phase.TIME)
+
+
+def _kind_name(c: Candidate) -> str:
+    name = type(c.action).__name__.lower()
+    if c.flash is not None:
+        return "flash"
+    return name
+
+
+def _question_json(q: dict) -> dict:
+    return {"options": [a.to_record() for a in q["options"]], "text": q["text"]}
+
+
+def _public_time(info: dict | None) -> dict | None:
+    if not info:
+        return None
+    return {k: v for k, v in info.items() if k != "result"}
+
+
+__all__ = ["Referee", "Phase", "Event", "TRANSITIONS"]

@@ -1,0 +1,161 @@
+"""Matching the board's evidence against what each legal action does.
+
+At the start of every step (a turn, or what is left of one after a non-ending
+action) :class:`Step` takes every legal action of the mover with its
+:class:`engine.effects.BoardEffect` and indexes it by the change it makes.  The
+evidence (``host.referee.evidence``) after its first ``k`` flips is then one
+lookup: the actions whose change is the board's, whose touches all happened and
+whose towers were lifted before they were put down are *complete* at ``k``.
+
+Which of them the referee may commit, and when, is decided in
+``host.referee.machine``; this module only answers questions about the board:
+what is complete where, which complete actions leave the same game (the engine
+says), which is the plainest, whether the change so far could still be on its
+way to one, and whether an action could, for all the rival can tell, still grow
+(Void Gravity pulling one more Void).
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action, Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
+from engine.board import GRAVITY_NEIGHBORS, IRIS
+from engine.effects import BoardEffect
+from engine.game import BOTH, EMPTY, Game
+from engine.pieces import VOID
+
+from .evidence import Evidence
+
+#: among actions that leave the same game, the one committed: the plainest
+RANK = {Move: 0, Reflect: 1, Gravity: 2, Swap: 3, Time: 4, Reinforce: 5, Resurrect: 6, Pass: 7}
+
+
+class Candidate:
+    """A legal action and what it does to the board."""
+
+    __slots__ = ("action", "effect", "emptied", "filled", "touched", "word", "flash", "ends", "rank", "index")
+
+    def __init__(self, action: Action, effect: BoardEffect, index: int):
+        self.action = action
+        self.effect = effect
+        self.emptied = effect.emptied
+        self.filled = effect.filled
+        self.touched = effect.touched
+        self.word = effect.word
+        self.flash = effect.flash
+        self.ends = effect.ends_turn
+        self.rank = RANK[type(action)]
+        self.index = index
+
+    def result(self, base: frozenset[int]) -> frozenset[int]:
+        return (base - self.emptied) | self.filled
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"Candidate({self.action})"
+
+
+class Step:
+    """The legal actions of one step, indexed by what they do to the board."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.base = game.occupied()
+        self.player = game.to_move
+        self.legal = game.legal_actions()
+        self.cands = [Candidate(a, game.board_effect(a), i) for i, a in enumerate(self.legal)]
+        self.index: dict[tuple[frozenset, frozenset], list[Candidate]] = {}
+        self.flashes: dict[tuple[int, int], list[Candidate]] = {}
+        for c in self.cands:
+            self.index.setdefault((c.emptied, c.filled), []).append(c)
+            if c.flash is not None:
+                self.flashes.setdefault((c.flash.frm, c.flash.at), []).append(c)
+        self.pass_only = self.legal == [Pass()]
+        self.can_pass = any(type(a) is Pass for a in self.legal)
+        self._keys: dict[Action, tuple] = {}
+        self._complete: dict[int, list[Candidate]] = {}
+
+    def of(self, action: Action) -> Candidate | None:
+        for c in self.cands:
+            if c.action == action:
+                return c
+        return None
+
+    def complete(self, ev: Evidence, k: int) -> list[Candidate]:
+        """Actions the first ``k`` flips show done: their change, their touches, lifts before placements."""
+        hit = self._complete.get(k)
+        if hit is None:
+            touched = ev.touched(k)
+            hit = [c for c in self.index.get(ev.change(k), ())
+                   if c.touched <= touched and ev.causal(c.effect.carries, k)]
+            self._complete[k] = hit
+        return hit
+
+    def forget(self) -> None:
+        """The evidence was cut: what was complete after ``k`` flips no longer holds."""
+        self._complete = {}
+
+    def key(self, action: Action) -> tuple:
+        """The game after ``action``, up to what cannot change a later legal action (the engine's)."""
+        key = self._keys.get(action)
+        if key is None:
+            key = self._keys[action] = self.game.same_game_key_after(action)
+        return key
+
+    def classes(self, cands: list[Candidate]) -> list[list[Candidate]]:
+        """Candidates grouped by the game they leave, the plainest first in each group."""
+        if len(cands) == 1:
+            return [cands]
+        by: dict[tuple, list[Candidate]] = {}
+        for c in cands:
+            by.setdefault(self.key(c.action), []).append(c)
+        return [sorted(g, key=plain) for g in by.values()]
+
+    def on_the_way(self, ev: Evidence, allowed) -> bool:
+        """Could the change so far still be on its way to an action ``allowed`` lets through?"""
+        rem, add = ev.change()
+        moved = rem | add
+        return any(moved <= c.touched for c in self.cands if allowed(c))
+
+
+def plain(c: Candidate) -> tuple:
+    return (c.rank, c.index)
+
+
+def maybe_void(game: Game, tower: int) -> bool:
+    """Could the rival believe this tower is a Void?  (Unrevealed, or revealed as one.)"""
+    return game.state.known[tower] != BOTH or game.piece[tower] == VOID
+
+
+def could_grow(game: Game, c: Candidate) -> bool:
+    """Could ``c``, for all the rival can tell, be Void Gravity that may still pull another Void?
+
+    Decided from public facts only (which towers are revealed, which were swapped this turn,
+    the board), so waiting for a Gravity to be over says nothing about what the towers are.
+    Every Gravity that could really grow passes this test.
+    """
+    if not game.third_eye or c.flash is not None or c.word is not None or not c.ends:
+        return False
+    if type(c.action) not in (Move, Gravity):
+        return False
+    st = game.state
+    board = st.board
+    me = game.to_move
+    frozen = {st.loc[t] for t in st.frozen}
+    sources = {a for a, _ in c.effect.carries}
+    dests = {b for _, b in c.effect.carries}
+    for a in sources:
+        if a in IRIS or a in frozen or not maybe_void(game, board[a]):
+            return False
+    own = [s for s, t in enumerate(board) if t != EMPTY and game.owner[t] == me and maybe_void(game, t)
+           and s not in sources and s not in IRIS]
+    for x in own:
+        near = GRAVITY_NEIGHBORS[x]
+        if not dests <= set(near):
+            continue
+        if not any(board[s] == EMPTY and s not in dests for s in near):
+            continue
+        if any(y != x and y not in frozen for y in own):
+            return True
+    return False
+
+
+__all__ = ["Candidate", "Step", "RANK", "plain", "could_grow", "maybe_void"]

@@ -1,0 +1,503 @@
+"""The web server: one event loop for every connection, a small thread pool for the app.
+
+Why: a live page holds its stream open for as long as it is open.  Served by a
+thread each (as a plain WSGI server does), a TV, a few phones and a curious
+guest can take every thread and lock the referee's own requests out.  Here
+(Tornado's HTTP/1.1 server and asyncio event loop):
+
+- ``GET /events`` streams are served on the event loop itself: an open stream
+  costs a socket and a few objects, no thread.  Frames come from the broker
+  (``host.web.events``) and are written by the loop; a client that stops
+  reading falls behind and is disconnected.
+- Every other request is read by the loop (bounded: :data:`MAX_BODY`), then
+  run by the Flask app on a bounded thread pool, so a request never waits
+  behind a stream.
+- Streams are capped per client address (``streams_per_client``) and in all
+  (``max_streams``); beyond either a client gets a 503 that says why.
+- A body over the limit gets a 413 without being kept (one up to
+  :data:`DISCARD_LIMIT` is read and dropped, so the client sees the answer;
+  a bigger one is answered at once and the connection closed).
+- Nothing is logged per request: paths carry seat tokens.
+
+:class:`WebServer` runs the loop in the calling thread (``quin serve``) or in a
+thread of its own (tests, ``start_in_thread``); ``stop()`` ends every stream,
+stops listening and returns within a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import io
+import json
+import logging
+import socket
+import sys
+import threading
+import time
+from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
+
+from tornado import httputil, netutil
+from tornado.httpserver import HTTPServer
+from tornado.ioloop import PeriodicCallback
+
+from .bodies import MAX_BODY
+
+DISCARD_LIMIT = 16 * 1024 * 1024  # an over-large body up to this size is read (and dropped) before the 413
+STREAMS_PER_CLIENT = 16  # a browser keeps at most six connections to a server; a phone reconnects
+MAX_STREAMS = 2000
+THREADS = 16
+
+SECURITY_HEADERS = (
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Cache-Control", "no-cache, no-store"),
+)
+
+log = logging.getLogger("quin.web")
+
+
+class _OneLine(logging.Handler):
+    """Tornado's own warnings and errors, as one line each: no traceback, no request detail."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        kind = record.exc_info[0].__name__ if record.exc_info and record.exc_info[0] else None
+        text = str(record.msg).splitlines()[0] if record.msg else record.levelname
+        try:
+            sys.stderr.write(f"quin: web server: {text.replace('%s', '…').replace('%r', '…')}"
+                             f"{f' ({kind})' if kind else ''}\n")
+        except Exception:  # noqa: BLE001 - a log line must never break the server
+            pass
+
+
+def _quiet_tornado() -> None:
+    for name in ("tornado.access", "tornado.application", "tornado.general"):
+        logger = logging.getLogger(name)
+        logger.propagate = False
+        logger.handlers[:] = [_OneLine(logging.WARNING)]
+        logger.setLevel(logging.WARNING)
+    logging.getLogger("tornado.access").setLevel(logging.CRITICAL + 1)  # never: paths hold tokens
+
+
+def _json_error(status: int, message: str) -> tuple[int, list[tuple[str, str]], bytes]:
+    body = json.dumps({"error": message, "status": status}).encode()
+    return status, [("Content-Type", "application/json")], body
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed",
+            413: "Content Too Large", 500: "Internal Server Error", 503: "Service Unavailable"}
+
+
+class WebServer:
+    """Serve a Flask app made by ``host.web.create_app`` (its table's broker gives the streams)."""
+
+    def __init__(
+        self,
+        app,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        threads: int = THREADS,
+        max_streams: int = MAX_STREAMS,
+        streams_per_client: int = STREAMS_PER_CLIENT,
+    ):
+        self.app = app
+        self.table = app.extensions["quin.table"]
+        self.broker = self.table.broker
+        self.host = host
+        self.max_streams = max_streams
+        self.streams_per_client = streams_per_client
+        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="quin-web")
+        _quiet_tornado()
+        # SO_REUSEADDR (Tornado sets it): a restart binds at once, even with connections in TIME_WAIT.
+        self.sockets = netutil.bind_sockets(port, host or None, family=socket.AF_INET if host in ("", "0.0.0.0") else socket.AF_UNSPEC)
+        self.port = self.sockets[0].getsockname()[1]
+        self.streams: set[_Stream] = set()
+        self.per_client: dict[str, int] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._pending: list = []
+        self._pending_lock = threading.Lock()
+        self._flush_scheduled = False
+        self.inflight = 0  # app requests being answered (event loop thread)
+
+    # --- running -------------------------------------------------------------------------------
+
+    async def serve(self, until: asyncio.Event | None = None) -> None:
+        """Serve until ``until`` is set (or :meth:`stop`), then shut down cleanly."""
+        self.loop = asyncio.get_running_loop()
+        self._stop = until or asyncio.Event()
+        server = HTTPServer(
+            _Router(self),
+            idle_connection_timeout=75,  # an idle keep-alive connection; streams write keep-alives
+            body_timeout=30,
+            max_header_size=16 * 1024,
+            max_body_size=DISCARD_LIMIT,
+        )
+        server.add_sockets(self.sockets)
+        keepalive = PeriodicCallback(self._keepalive, max(50, min(1000, self.broker.keepalive * 1000 / 3)))
+        keepalive.start()
+        self._ready.set()
+        try:
+            await self._stop.wait()
+        finally:
+            keepalive.stop()
+            server.stop()  # no new connections
+            for stream in list(self.streams):
+                stream.end(close=True)
+            deadline = time.monotonic() + 0.5  # requests under way finish (a game change is kept whole)
+            while self.inflight and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            try:
+                await asyncio.wait_for(server.close_all_connections(), 0.3)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - stopping regardless
+                pass
+
+    def start_in_thread(self) -> "WebServer":
+        """Serve from a thread of its own (tests); returns once listening."""
+
+        def run():
+            asyncio.run(self.serve())
+
+        self._thread = threading.Thread(target=run, name="quin-web-loop", daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def stop(self, timeout: float = 5) -> None:
+        """Stop serving (from any thread)."""
+        if self.loop is not None and self._stop is not None:
+            try:
+                self.loop.call_soon_threadsafe(self._stop.set)
+            except RuntimeError:  # the loop has already ended
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    # --- streams (event loop thread) ----------------------------------------------------------------
+
+    def admit(self, client: str) -> str | None:
+        """Why a new stream from ``client`` is refused (a 503), or None."""
+        if len(self.streams) >= self.max_streams:
+            return f"the server has {self.max_streams} live pages open, its limit: close some and reload"
+        if self.per_client.get(client, 0) >= self.streams_per_client:
+            return (f"this device already has {self.streams_per_client} live pages open, the limit for one "
+                    "device: close some and reload")
+        return None
+
+    def added(self, stream: "_Stream") -> None:
+        self.streams.add(stream)
+        self.per_client[stream.client] = self.per_client.get(stream.client, 0) + 1
+
+    def removed(self, stream: "_Stream") -> None:
+        if stream in self.streams:
+            self.streams.discard(stream)
+            left = self.per_client.get(stream.client, 1) - 1
+            if left > 0:
+                self.per_client[stream.client] = left
+            else:
+                self.per_client.pop(stream.client, None)
+
+    def offer(self, stream: "_Stream", frame: bytes | None) -> None:
+        """From the publishing thread: queue a frame (None: the end) for the loop to write."""
+        with self._pending_lock:
+            self._pending.append((stream, frame))
+            if self._flush_scheduled:
+                return
+            self._flush_scheduled = True
+        try:
+            self.loop.call_soon_threadsafe(self._flush)
+        except RuntimeError:  # the loop has ended: the server is stopping
+            pass
+
+    def _flush(self) -> None:
+        with self._pending_lock:
+            pending, self._pending = self._pending, []
+            self._flush_scheduled = False
+        for stream, frame in pending:
+            if frame is None:
+                stream.end()
+            else:
+                stream.write(frame)
+
+    def _keepalive(self) -> None:
+        now = time.monotonic()
+        for stream in list(self.streams):
+            if now - stream.last_write >= self.broker.keepalive:
+                stream.write(b": keep-alive\n\n")
+
+
+class _Router(httputil.HTTPServerConnectionDelegate):
+    def __init__(self, server: WebServer):
+        self.server = server
+
+    def start_request(self, server_conn, request_conn) -> httputil.HTTPMessageDelegate:
+        return _Request(self.server, request_conn)
+
+
+class _Request(httputil.HTTPMessageDelegate):
+    """One request: a stream (served here, on the loop) or an app request (run on the pool)."""
+
+    def __init__(self, server: WebServer, conn):
+        self.server = server
+        self.conn = conn
+        self.client = getattr(conn.context, "remote_ip", "") or ""
+        self.body: list[bytes] = []
+        self.size = 0
+        self.too_large = False
+        self.answered = False
+        self.gone = False
+        self.start_line = None
+        self.headers = None
+
+    # --- reading ------------------------------------------------------------------------------------
+
+    def headers_received(self, start_line, headers):
+        self.start_line, self.headers = start_line, headers
+        length = headers.get("Content-Length")
+        if length is not None and length.isdigit() and len(length) < 20 and int(length) > MAX_BODY:
+            self.too_large = True
+            if int(length) > DISCARD_LIMIT or headers.get("Expect", "").lower() == "100-continue":
+                # Answer now and close: nobody reads 16 MB to say no.
+                self.conn.set_max_body_size(int(length))
+                self._refuse_too_large(close=True)  # Tornado closes once sent: the body was not read
+        return None
+
+    def data_received(self, chunk: bytes):
+        if self.too_large:
+            return None
+        self.size += len(chunk)
+        if self.size > MAX_BODY:
+            self.too_large = True
+            self.body = []
+        else:
+            self.body.append(chunk)
+        return None
+
+    def on_connection_close(self) -> None:
+        self.gone = True
+
+    def finish(self) -> None:
+        if self.answered:
+            return
+        if self.too_large:
+            self._refuse_too_large()
+            return
+        target = self.start_line.path
+        path = urlsplit(target).path if "://" in target[:16] else target.split("?", 1)[0]
+        if path == "/events":
+            _Stream.open(self)
+            return
+        asyncio.ensure_future(self._run_app())
+
+    def _refuse_too_large(self, close: bool = False) -> None:
+        from .bodies import too_large
+
+        self.respond(*_json_error(413, too_large().message), close=close)
+
+    # --- answering ----------------------------------------------------------------------------------
+
+    def respond(self, status: int, headers: list[tuple[str, str]], body: bytes, reason: str | None = None,
+                close: bool = False) -> None:
+        if self.answered:
+            return
+        self.answered = True
+        out = httputil.HTTPHeaders()
+        for key, value in headers:
+            out.add(key, value)
+        for key, value in SECURITY_HEADERS:
+            if key not in out:
+                out[key] = value
+        head = self.start_line is not None and self.start_line.method == "HEAD"
+        if status not in (204, 304) and "Content-Length" not in out:
+            out["Content-Length"] = str(len(body))
+        if close:
+            out["Connection"] = "close"
+        try:
+            self.conn.write_headers(
+                httputil.ResponseStartLine("HTTP/1.1", status, reason or _REASONS.get(status, "Unknown")),
+                out,
+                b"" if head else body,
+            )
+            self.conn.finish()
+        except Exception:  # noqa: BLE001 - a client gone or a header the app should not have made
+            self.conn.close()
+
+    async def _run_app(self) -> None:
+        environ = self._environ()
+        if environ is None:
+            self.respond(*_json_error(400, "malformed request target"), close=True)
+            return
+        self.server.inflight += 1
+        try:
+            status, headers, body = await asyncio.get_running_loop().run_in_executor(
+                self.server.executor, _call_app, self.server.app, environ
+            )
+        except (RuntimeError, concurrent.futures.CancelledError):  # the pool has shut down: stopping
+            self.conn.close()
+            return
+        finally:
+            self.server.inflight -= 1
+        if self.gone:
+            return
+        code, _, reason = status.partition(" ")
+        self.respond(int(code), headers, body, reason or None)
+
+    def _environ(self) -> dict | None:
+        target = self.start_line.path
+        if "://" in target[:16]:
+            parts = urlsplit(target)
+            path, query = parts.path or "/", parts.query
+        else:
+            path, _, query = target.partition("?")
+        if not path.startswith("/"):
+            return None
+        host, port = self.server.host or "0.0.0.0", str(self.server.port)
+        environ = {
+            "REQUEST_METHOD": self.start_line.method,
+            "SCRIPT_NAME": "",
+            "PATH_INFO": unquote_to_bytes(path).decode("latin-1"),
+            "QUERY_STRING": query,
+            "REMOTE_ADDR": self.client,
+            "SERVER_NAME": host,
+            "SERVER_PORT": port,
+            "SERVER_PROTOCOL": self.start_line.version,
+            "wsgi.version": (1, 0),
+            "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(b"".join(self.body)),
+            "wsgi.errors": io.StringIO(),
+            "wsgi.multithread": True,
+            "wsgi.multiprocess": False,
+            "wsgi.run_once": False,
+            "CONTENT_LENGTH": str(self.size),
+        }
+        for name in set(self.headers):
+            if "_" in name:
+                continue  # X_Seat_Token must not pass for X-Seat-Token
+            value = ", ".join(self.headers.get_list(name))
+            key = name.upper().replace("-", "_")
+            if key == "CONTENT_TYPE":
+                environ["CONTENT_TYPE"] = value
+            elif key != "CONTENT_LENGTH":
+                environ["HTTP_" + key] = value
+        return environ
+
+
+def _call_app(app, environ) -> tuple[str, list, bytes]:
+    """Run the WSGI app (on a pool thread) and collect its whole answer."""
+    answer: dict = {}
+    chunks: list[bytes] = []
+
+    def start_response(status, headers, exc_info=None):
+        answer["status"], answer["headers"] = status, list(headers)
+        return chunks.append
+
+    try:
+        result = app(environ, start_response)
+        try:
+            for chunk in result:
+                chunks.append(chunk)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+        return answer["status"], answer["headers"], b"".join(chunks)
+    except Exception as exc:  # noqa: BLE001 - the app handles its own errors; this is the last net
+        log.error("internal error %s outside the app's handlers", type(exc).__name__)
+        status, headers, body = _json_error(500, "internal error: the game is safe; please try again")
+        return "500 Internal Server Error", headers, body
+
+
+class _Stream:
+    """A live stream on the event loop: written frame by frame, ended by the broker or the client."""
+
+    def __init__(self, request: _Request, audience: str):
+        self.server = request.server
+        self.conn = request.conn
+        self.client = request.client
+        self.audience = audience
+        self.subscription = None
+        self.unflushed = 0
+        self.last_write = time.monotonic()
+        self.ended = False
+
+    @classmethod
+    def open(cls, request: _Request) -> None:
+        server = request.server
+        if request.start_line.method not in ("GET", "HEAD"):
+            request.respond(*_json_error(405, "the live stream is read with GET"))
+            return
+        query = urlsplit(request.start_line.path).query
+        args = parse_qs(query, keep_blank_values=True, max_num_fields=8) if len(query) < 2048 else {}
+        audience = "public"
+        if "seat" in args:
+            player = server.table.seat_of(args["seat"][0])
+            if player is None:
+                request.respond(*_json_error(403, "unknown or revoked seat token"))
+                return
+            audience = player
+        refused = server.admit(request.client)
+        if refused:
+            status, headers, body = _json_error(503, refused)
+            request.respond(status, headers + [("Retry-After", "30")], body)
+            return
+        if request.start_line.method == "HEAD":
+            request.respond(200, [("Content-Type", "text/event-stream")], b"")
+            return
+        last = request.headers.get("Last-Event-ID") or (args.get("last_event_id") or [None])[0]
+        stream = cls(request, audience)
+        request.answered = True
+        server.added(stream)
+        request.conn.set_close_callback(stream.gone)
+        headers = httputil.HTTPHeaders()
+        headers["Content-Type"] = "text/event-stream"
+        headers["X-Accel-Buffering"] = "no"
+        for key, value in SECURITY_HEADERS:
+            headers[key] = value
+        subscription = server.broker.stream(audience, last)
+        stream.subscription = subscription
+        try:
+            request.conn.write_headers(httputil.ResponseStartLine("HTTP/1.1", 200, "OK"), headers)
+        except Exception:  # noqa: BLE001 - the client left already
+            stream.gone()
+            return
+        opening = subscription.attach(lambda frame: server.offer(stream, frame), lambda: server.offer(stream, None))
+        stream.write(opening)
+
+    def write(self, data: bytes) -> None:
+        if self.ended:
+            return
+        if self.unflushed >= self.server.broker.queue_size:
+            self.end(close=True)  # too far behind: its browser resumes with Last-Event-ID
+            return
+        self.unflushed += 1
+        self.last_write = time.monotonic()
+        future = self.conn.write(data)
+        future.add_done_callback(self._written)
+
+    def _written(self, future) -> None:
+        self.unflushed -= 1
+        if future.exception() is not None:
+            self.gone()
+
+    def end(self, close: bool = False) -> None:
+        """End the stream: the browser reconnects (a re-issued seat gets a 403 then)."""
+        if self.ended:
+            return
+        self.ended = True
+        self.server.removed(self)
+        if self.subscription is not None:
+            self.subscription.close()
+        try:
+            if close:
+                self.conn.close()
+            else:
+                self.conn.finish()
+        except Exception:  # noqa: BLE001 - the connection is already gone
+            self.conn.close()
+
+    def gone(self) -> None:
+        """The client closed the connection."""
+        self.end(close=True)

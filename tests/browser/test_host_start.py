@@ -1,0 +1,93 @@
+"""`quin serve` as a real process: what it says at start-up, and a new game started from the host page
+shows its new seat codes there and on the terminal."""
+
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from playwright.sync_api import expect
+
+from conftest import ROOT, TV
+
+QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
+
+
+class Served:
+    def __init__(self, data_dir):
+        self.proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir),
+                                      "--no-qr", "--show-links"], cwd=ROOT, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def until(self, text: str, timeout: float = 20) -> list[str]:
+        seen = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            seen.append(line)
+            if text in line:
+                return seen
+        raise AssertionError(f"quin serve never said {text!r}; it said {seen}")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def url_of(lines, name):
+    for line in lines:
+        if line.strip().startswith(name + ":"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"no {name} line in {lines}")
+
+
+def test_start_up_says_what_to_do_next_and_a_new_game_shows_its_codes_here_and_on_the_terminal(browser, tmp_path):
+    served = Served(tmp_path / "data")
+    try:
+        lines = served.until("Stop with Ctrl-C")
+        text = "\n".join(lines)
+        assert "Put the status page on a screen" in text
+        assert "Each player scans their own seat code" in text
+        assert "The host page starts a new game" in text
+        steps = [line for line in lines if line.strip()[:2] in ("1.", "2.", "3.")]
+        assert len(steps) == 3  # three lines say what to do next
+        host_url, white_url = url_of(lines, "host page"), url_of(lines, "white seat")
+        ctx = browser.new_context(viewport=TV)
+        page = ctx.new_page()
+        page.goto(host_url)
+        link = page.locator('[data-seat="white"] a')
+        assert link.get_attribute("href") == white_url
+        old_qr = page.locator('[data-seat="white"] .qr').inner_html()
+        page.select_option("#mode", "third_eye")
+        page.click("#new-game")
+        page.click('dialog [data-confirm="yes"]')
+        expect(page.locator("#game-title")).to_have_text("Game 2: choosing lineups")
+        expect(page.locator("#host-note")).to_contain_text("New game 2")
+        new_white = link.get_attribute("href")
+        assert new_white != white_url and page.locator('[data-seat="white"] .qr').inner_html() != old_qr
+        after = served.until("black seat")
+        assert any("New game 2 (third_eye" in line for line in after), after
+        assert url_of(after, "white seat") == new_white
+        # The new code opens the new game's seat; the old one no longer does.
+        seat = ctx.new_page()
+        seat.goto(new_white)
+        expect(seat.locator("#turn")).to_have_text("Choose your lineup")
+        assert seat.request.get(white_url).status == 403
+        ctx.close()
+    finally:
+        served.stop()

@@ -1,0 +1,141 @@
+"""The status page (a TV across the table) and the virtual board: icons, the last action and Time on the
+board, short counts instead of lists, present tense, one way to say the result, confirmed board resets."""
+
+import subprocess
+import sys
+
+from playwright.sync_api import expect
+
+from conftest import ROOT
+from scripted import BLACK, WHITE, to_first_flash, to_the_end, wait_for
+
+QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
+
+
+def body_text(page) -> str:
+    return page.evaluate("document.body.innerText")
+
+
+def test_setup_is_present_tense_and_the_board_is_a_short_count_not_a_list(live):
+    status = live.status
+    expect(status.locator("#turn")).to_have_text("Choosing lineups")
+    expect(status.locator("#sub")).to_have_text("White moves first")
+    expect(status.locator("#now")).to_contain_text("White is choosing a lineup on their phone.")
+    live.hands.setup("white", WHITE)
+    expect(status.locator("#now")).to_contain_text("White is ready")
+    live.hands.setup("black", BLACK)
+    for page in (status, live.board):
+        expect(page.locator("#turn")).to_have_text("Set up the board", timeout=10000)
+        expect(page.locator("#now")).to_contain_text("Put 20 towers on the green spaces.")
+        expect(page.locator("svg.board circle.mark-place")).to_have_count(20)
+        assert "put a tower on" not in body_text(page)  # no wall of twenty instructions
+    live.hands.toggle("w19", "w29")
+    expect(status.locator("#now")).to_contain_text("Put 18 towers on the green spaces.")
+    live.hands.start()
+    expect(status.locator("#turn")).to_have_text("White to move", timeout=10000)
+    expect(status.locator("#now")).to_be_hidden()
+    # An empty Zero Gravity reads as such: no "· reserve 7".
+    zg = status.locator("#zg").inner_text()
+    assert "reserve" not in zg and "White's Zero Gravity:\n7 waiting to come in" in zg.replace(": 7", ":\n7")
+
+
+def test_the_last_action_a_time_rewind_a_flash_and_the_result_are_drawn_on_the_board(live):
+    status = live.status
+    seen = {}
+
+    def during_time():
+        expect(status.locator("#turn")).to_have_text("White's Power of Time", timeout=10000)
+        expect(status.locator("#now h3")).to_have_text("White's Time rewinds Black's last move")
+        expect(status.locator("#now")).to_contain_text("Put White's Time tower from w28 on Black's Zero Gravity.")
+        expect(status.locator("#now")).to_contain_text("Move Black's tower on b17 back to b18.")
+        expect(status.locator('svg.board [data-arrow="b17-b18"].arrow-time')).to_have_count(1)
+        expect(live.black.locator("#now")).to_contain_text("Move your tower on b17 back to b18.")
+        seen["time"] = True
+
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    live.hands.start()
+    live.hands.move("w38", "w31")
+    expect(status.locator('svg.board [data-arrow="w38-w31"].arrow-last')).to_have_count(1, timeout=10000)
+    live.hands.move("b18", "b17")
+    expect(status.locator('svg.board [data-arrow="b18-b17"]')).to_have_count(1, timeout=10000)
+    expect(status.locator('svg.board [data-arrow="w38-w31"]')).to_have_count(0)
+    status_, body = live.hands.declare("white", {"type": "time"})
+    assert status_ == 200, body
+    wait_for("the Time announcement", lambda: (live.hands.state()["referee"] or {}).get("time"))
+    during_time()
+    live.hands.finish("w28", "b17", "b18")
+    # The rewind: the Time tower's space tagged, the undone move drawn back, and struck through in the list.
+    expect(status.locator('svg.board [data-tag="w28"]')).to_have_count(1, timeout=10000)
+    expect(status.locator('svg.board [data-arrow="b17-b18"].arrow-time')).to_have_count(1)
+    expect(status.locator("#log li").nth(1).locator("s.rewound")).to_have_text("b18 → b17")
+    expect(status.locator("#log li").nth(1)).to_contain_text("undone by White's Time")
+    expect(live.black.locator("#log li").nth(1)).to_contain_text("undone by White's Time")
+    expect(live.white.locator("#log li").nth(1)).to_contain_text("undone by your Time")
+    live.hands.move("w31", "b35")
+    live.hands.move("b18", "b17")
+    live.hands.flash("b35", "b38")
+    expect(status.locator("#turn")).to_have_text("Flash on b38", timeout=10000)
+    to_the_end(live.hands)
+    expect(status.locator("#turn")).to_have_text("White wins: Black's Light is captured", timeout=10000)
+    # Revealed towers show their faces with one icon per piece type.
+    expect(status.locator('svg.board .tower.revealed[data-tower="b39"] use.face')).to_have_attribute("data-piece", "shadow")
+    expect(status.locator('#zg .chip')).to_have_count(3)  # the captured Peripheral, the Light, and White's Time
+    expect(status.locator('svg.board [data-burst="b39"]')).to_have_count(1)
+    expect(status.locator("#legend svg.icon")).to_have_count(8)
+    for page in live.pages.values():
+        assert "Waiting for" not in body_text(page)
+        assert "the game is over." not in body_text(page)
+    assert seen == {"time": True}
+    assert live.errors == []
+
+
+def test_the_cli_and_the_pages_say_the_result_the_same_way(live, tmp_path):
+    to_first_flash(live.hands)
+    to_the_end(live.hands)
+    said = "White wins: Black's Light is captured"
+    expect(live.status.locator("#turn")).to_have_text(said, timeout=10000)
+    data_dir = str(live.table.store.path.parent)
+    games = subprocess.run([*QUIN, "games", "--data-dir", data_dir], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert said in games.stdout, games.stdout
+    record = tmp_path / "game.json"
+    out = subprocess.run([*QUIN, "export", "1", "--data-dir", data_dir, "-o", str(record)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    replayed = subprocess.run([*QUIN, "replay", str(record)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert replayed.stdout.splitlines()[-1] == f"{said} (7 turns)"
+    history = live.open("/history", {"width": 1280, "height": 800})
+    expect(history.locator("#games")).to_contain_text(said)
+    replay = live.open("/history/1", {"width": 1280, "height": 800})
+    expect(replay.locator("#summary")).to_contain_text(said)
+
+
+def test_resetting_the_virtual_board_mid_game_is_confirmed_and_the_status_page_says_what_it_needs(live):
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    board = live.board
+    board.click("#place-start")  # before the game starts: no question asked
+    expect(live.status.locator("#turn")).to_have_text("White to move", timeout=10000)
+    live.hands.move("w38", "w31")
+    board.click("#clear-all")
+    expect(board.locator("dialog")).to_contain_text("A game is in play")
+    board.click('dialog [data-confirm="no"]')
+    board.wait_for_timeout(300)
+    assert len(live.hands.state()["board"]["occupied"]) == 20  # cancelled: nothing changed
+    board.click("#clear-all")
+    board.click('dialog [data-confirm="yes"]')
+    # A difference that stays (not a move in progress) is shown after a few seconds.
+    expect(live.status.locator("#now")).to_contain_text(
+        "Put 20 towers on the green spaces to put the board back as the game stands.", timeout=15000)
+    expect(live.status.locator("svg.board circle.mark-place")).to_have_count(20)
+    board.click("#place-start")
+    expect(board.locator("dialog")).to_contain_text("Set up both lineups")
+    board.click('dialog [data-confirm="yes"]')
+    # The starting spaces are filled again: w38 has a tower the game does not, w31 misses one.
+    # A move in progress looks the same for a moment; once the difference stays, the page says it.
+    expect(live.status.locator("#now")).to_contain_text(
+        "The board differs from the game: take the tower off the red space and put 1 tower on the green space, "
+        "or finish the move.", timeout=15000)
+    state = live.hands.state()
+    assert state["board"]["lift"] == ["w38"] and state["board"]["place"] == ["w31"]
+    expect(live.status.locator('svg.board circle.mark-lift[data-mark="w38"]')).to_have_count(1)
