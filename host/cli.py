@@ -15,6 +15,7 @@ COMMANDS = [
     "host.commands.serve_cmds",
     "host.commands.setup_cmds",
     "host.commands.store_cmds",
+    "host.commands.opponent_cmds",
 ]
 
 

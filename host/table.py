@@ -53,6 +53,7 @@ class Table:
         settle: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        opponent=None,
     ):
         self.store = store
         self.broker = broker
@@ -72,6 +73,7 @@ class Table:
         self.source_status: dict | None = None
         self.host_key: str | None = None
         self.leds: dict | None = None  # LED colours for a hardware board, from the referee's instructions
+        self.opponent = opponent  # host.opponent.driver.TableOpponent playing one seat, or None
 
     # --- the referee ----------------------------------------------------------------------
 
@@ -187,6 +189,8 @@ class Table:
         given = token.encode("utf-8", "surrogateescape")
         found = None
         for player in PLAYERS:
+            if self.opponent is not None and player == self.opponent.side:
+                continue  # the opponent's seat has no phone: its lineup is nobody's to see
             expected = self.tokens.get(player)
             if expected is not None and hmac.compare_digest(given, expected.encode()):
                 found = player
@@ -282,6 +286,13 @@ class Table:
     def _publish(self, notices: dict[str, list]) -> None:
         self.leds = self._leds()
         self.broker.publish({a: self.state(None if a == "public" else a) for a in ("public", "white", "black")}, notices)
+        if self.opponent is not None:
+            self.opponent.step(self)  # its turn: it decides and declares through self.input
+
+    def refresh(self) -> None:
+        """Publish the current state again (the opponent's plan changed)."""
+        with self.lock:
+            self._publish({})
 
     def state(self, viewer: str | None = None) -> dict:
         """Everything ``viewer`` (a player, or None for the public) may see now."""
@@ -301,6 +312,7 @@ class Table:
                 "committed_at": self.committed_at,
                 "view": view(game, viewer) if game is not None else None,
                 "referee": self._referee_status(),
+                "opponent": self.opponent.public_status() if self.opponent is not None else None,
             }
             if self.resume_error and viewer is None:
                 data["notice"] = self.resume_error
@@ -401,6 +413,8 @@ class Table:
             elif do in ("clear", "fill"):
                 kind = "correction" if fixing else ("remove" if do == "clear" else "place")
                 items.append({"kind": kind, "spaces": [ins["space"]]})
+        if self.opponent is not None:
+            items += self.opponent.led_items()
         if self.game is not None and self.game.log:
             last = self.game.log[-1][2]
             if isinstance(last, (Move, Reflect)):

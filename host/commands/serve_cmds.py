@@ -34,6 +34,10 @@ def add_parser(sub) -> None:
     p.add_argument("--streams-per-client", type=int, default=16, metavar="N",
                    help="live pages one device may hold open (default 16); beyond it a 503")
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
+    p.add_argument("--opponent", choices=("white", "black"),
+                   help="the practice opponent takes this seat: it sets up and decides; you move its towers")
+    p.add_argument("--level", type=int, choices=range(0, 6), default=3, metavar="N",
+                   help="the opponent's strength, 0 (random) to 5 (default 3)")
     p.add_argument("--mdns", metavar="NAME", default="quin",
                    help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
     p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
@@ -360,7 +364,12 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         source = open_source(args.board, Path(args.data_dir) if args.data_dir else None)
     store = _serving_store(folder, out)
     broker = Broker()
-    table = Table(store, broker, board=board)
+    opponent = None
+    if args.opponent:
+        from host.opponent.driver import TableOpponent
+
+        opponent = TableOpponent(args.opponent, args.level)
+    table = Table(store, broker, board=board, opponent=opponent)
     if board is not None:
         table.occupied = board.occupied
     try:
@@ -404,6 +413,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     if board is not None:
         print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
+    if opponent is not None:
+        print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
     secrets_shown = args.show_links or out.isatty()
     if secrets_shown:
         print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)

@@ -31,6 +31,18 @@ document.addEventListener("DOMContentLoaded", async () => {
     box.className = "now " + cls + (title || lines.length ? "" : " hidden");
   }
 
+  /* The practice opponent's turn: what to do with its towers (spaces only, as the public sees its action). */
+  function addOpponent(state, need) {
+    const opp = state.opponent;
+    if (!opp || !opp.text || state.phase === "setup") return;
+    need.lines = [opp.text].concat(need.lines || []);
+    need.marks = need.marks || {};
+    if (opp.plan && !Object.keys(need.marks).length) {
+      for (const s of opp.plan.lift) need.marks[s] = "lift";
+      for (const s of opp.plan.place) need.marks[s] = "place";
+    }
+  }
+
   function subline(state) {
     const v = state.view;
     if (state.phase === "setup") return `${cap(state.first)} moves first`;
@@ -52,6 +64,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("result").classList.toggle("hidden", !res || $("turn").textContent === res);
     document.querySelector(".head").classList.toggle("over", !!res);
     const need = Quin.needs(state, null, Quin.staleness(state, () => render(current, [])));
+    addOpponent(state, need);
     renderNow(state, need);
     const last = Quin.lastTurn(v);
     const marks = Object.assign({}, last.marks, need.marks);

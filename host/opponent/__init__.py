@@ -1,0 +1,1 @@
+"""The practice opponent: a computer player that sees only what its seat may see."""

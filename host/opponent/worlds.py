@@ -1,0 +1,214 @@
+"""Hidden worlds: rival identities sampled consistently with an information state.
+
+A *world* gives every unrevealed rival tower an identity, and the rival's
+clone, removed piece and reserve.  It is drawn so that:
+
+- the rival's 17 towers are one of the 24 legal sets (4 clones x 6 removable
+  pieces), chosen with the weight that set gives to the identities already
+  seen (a set with more Voids makes three revealed Voids likelier);
+- every unrevealed tower gets a piece it can still be (``Token.allowed``: the
+  distances it moved, Void Gravity, no Artificial Light at the start, ...);
+- of two towers that traded places in a rival Memory Swap, one is a Memory.
+
+:func:`build_game` turns (information state, world) into an ``engine.game.Game``
+the search may push and pop.  This module is the one place that writes a
+Game's state directly (``game.state``: board, locations, and the per-turn
+fields the rules need), on top of the engine's public constructor; nothing
+here reads a real game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from math import comb
+
+from engine.board import BLACK, WHITE
+from engine.game import BOTH, CAPTURED, EMPTY, RESERVE, Game
+from engine.game import LastAction as EngineLastAction
+from engine.pieces import CLONES, LIGHT, MEMORY, NOT_REMOVABLE, PIECES, SHADOW, Setup, piece_set
+
+from .infostate import BOARD, CAPTURED as TOKEN_CAPTURED, ALL_PIECES, InfoState
+
+LIGHT_LEAN = 4.0  # each approach to First Sight multiplies a tower's weight as the Light by 4
+RESERVE_LIGHT = 0.5  # weight of each reserve tower as the Light, against 1 for an idle tower on the board
+COMBOS = tuple((c, r) for c in CLONES for r in PIECES if r not in NOT_REMOVABLE)
+TRIES = 40
+
+
+@dataclass(frozen=True)
+class World:
+    clone: str
+    removed: str
+    pieces: tuple[tuple[int, str], ...]  # (rival token, piece) for every unrevealed rival tower on the board
+
+    def piece_of(self) -> dict[int, str]:
+        return dict(self.pieces)
+
+
+class Sampler:
+    """Draws worlds for one information state."""
+
+    def __init__(self, info: InfoState):
+        self.info = info
+        rival = info.rival
+        toks = info.tokens
+        self.known = Counter(
+            t.piece for t in toks if t.owner == rival and t.where in (BOARD, TOKEN_CAPTURED) and t.piece is not None
+        )
+        self.unknown = sorted(info.unknown_rival(), key=lambda i: (len(toks[i].allowed), i))
+        combos, weights = [], []
+        for clone, removed in COMBOS:
+            total = piece_set(clone, removed)
+            if any(n > total[p] for p, n in self.known.items()):
+                continue
+            w = 1
+            for p, n in self.known.items():
+                w *= comb(total[p], n)
+            combos.append((clone, removed))
+            weights.append(w)
+        if not combos:  # cannot happen in a legal game; keep going with every set
+            combos, weights = list(COMBOS), [1] * len(COMBOS)
+        self.combos, self.weights = combos, weights
+        self.pairs = [(a, b) for a, b in info.memory_pairs if toks[a].where == BOARD or toks[b].where == BOARD]
+
+    def sample(self, rng: random.Random) -> World:
+        for attempt in range(TRIES):
+            relaxed = attempt >= TRIES // 2
+            clone, removed = rng.choices(self.combos, self.weights)[0]
+            world = self._assign(rng, clone, removed, relaxed)
+            if world is not None:
+                return world
+        # Last resort (a deduction went wrong): any identities that fit the counts.
+        clone, removed = self.combos[0]
+        world = self._assign(rng, clone, removed, True, ignore_allowed=True)
+        assert world is not None
+        return world
+
+    def _assign(self, rng: random.Random, clone: str, removed: str, relaxed: bool, ignore_allowed: bool = False):
+        remaining = piece_set(clone, removed) - self.known
+        toks = self.info.tokens
+        chosen: dict[int, str] = {}
+        if remaining[LIGHT] and not ignore_allowed:
+            # Which tower is the Light: a tower that kept running towards First
+            # Sight is likelier to be it than one that did not (or the reserve).
+            holders = [i for i in self.unknown if LIGHT in toks[i].allowed]
+            weights = [LIGHT_LEAN ** min(toks[i].approach, 6) for i in holders]
+            holders.append(None)
+            weights.append(RESERVE_LIGHT * self.info.rival_reserve)
+            forced = [i for i in holders[:-1] if toks[i].allowed == {LIGHT}]
+            if forced:  # a tower that can only be the Light is the Light
+                holders, weights = forced[:1], [1.0]
+            if not sum(weights):
+                return None
+            holder = rng.choices(holders, weights)[0]
+            if holder is not None:
+                chosen[holder] = LIGHT
+                remaining[LIGHT] -= 1
+        for i in self.unknown:
+            if i in chosen:
+                continue
+            allowed = ALL_PIECES if ignore_allowed else toks[i].allowed
+            options = [p for p in PIECES if remaining[p] > 0 and p in allowed and p != LIGHT]
+            if ignore_allowed and remaining[LIGHT]:
+                options.append(LIGHT)
+            if not options:
+                return None
+            p = rng.choices(options, [remaining[p] for p in options])[0]
+            remaining[p] -= 1
+            chosen[i] = p
+        if sum(remaining.values()) != self.info.rival_reserve:
+            return None
+        if not relaxed:
+            for a, b in self.pairs:
+                if MEMORY not in (chosen.get(a, toks[a].piece), chosen.get(b, toks[b].piece)):
+                    return None
+        return World(clone, removed, tuple(sorted(chosen.items())))
+
+
+class SearchGame(Game):
+    """A Game for search, where every pushed action comes from ``legal_actions()`` of that very state.
+
+    ``push`` skips the legality check (a search only pushes what it was just
+    offered) and ``pop`` gives back the popped state's legal actions with it,
+    so a search does not generate a node's actions again for every child:
+    about eight times faster.  Everything else is the engine's own code.
+    """
+
+    def push(self, action) -> None:
+        self._stack.append((self.state.copy(), len(self.events), len(self.log), self._legal_cache))
+        self.log.append((self.state.turn, self.state.to_move, action))
+        self._legal_cache = None
+        self._apply(action)
+
+    def pop(self):
+        state, n_events, n_log, legal = self._stack.pop()
+        action = self.log[n_log][2]
+        self.state = state
+        del self.events[n_events:]
+        del self.log[n_log:]
+        self._legal_cache = legal
+        return action
+
+
+def build_game(info: InfoState, world: World) -> tuple[Game, dict[int, int]]:
+    """A Game holding ``world``'s identities in ``info``'s position; also token -> tower."""
+    me, rival = info.me, info.rival
+    setups = {me: info.setup, rival: Setup(rival, world.clone, world.removed, ())}
+    game = SearchGame(setups[WHITE], setups[BLACK], info.mode, False, WHITE)
+    pools: dict[tuple[str, str], list[int]] = {}
+    for t in game.towers:
+        pools.setdefault((game.owner[t], game.piece[t]), []).append(t)
+    for towers in pools.values():
+        towers.reverse()
+    st = game.state
+    n = len(game.owner)
+    st.board = [EMPTY] * len(st.board)
+    st.loc = [RESERVE] * n
+    st.captured_turn = [0] * n
+    st.known = [BOTH] * n
+    st.swaps_left = [2 if game.piece[t] == MEMORY and game.third_eye else 0 for t in range(n)]
+    pieces = world.piece_of()
+    tower_of: dict[int, int] = {}
+    for i, tok in enumerate(info.tokens):
+        if tok.where not in (BOARD, TOKEN_CAPTURED):
+            continue
+        piece = tok.piece or pieces.get(i)
+        pool = pools.get((tok.owner, piece))
+        if not pool:
+            raise ValueError("the world does not fit the player's towers")
+        t = pool.pop()
+        tower_of[i] = t
+        if tok.where == BOARD:
+            st.loc[t] = tok.space
+            st.board[tok.space] = t
+        else:
+            st.loc[t] = CAPTURED
+            st.captured_turn[t] = tok.captured_turn
+        if piece == MEMORY and game.third_eye:
+            used = tok.acted_swaps if tok.owner == me else tok.swaps
+            st.swaps_left[t] = max(0, 2 - used)
+    st.turn = info.turn
+    st.to_move = info.to_move or me
+    st.time_used = info.time_used
+    st.totem_used = [info.totem_used[WHITE], info.totem_used[BLACK]]
+    st.frozen = frozenset(tower_of[i] for i in info.frozen if i in tower_of)
+    ban = info.flash_ban
+    st.flash_ban = (ban[0], tower_of[ban[1]], tower_of[ban[2]]) if ban and ban[1] in tower_of and ban[2] in tower_of else None
+    last = info.last_action
+    st.last_action = None
+    if last is not None:
+        moved = tuple((tower_of[i], a, b) for i, a, b in last.moved if i in tower_of)
+        moved_shadow = any(
+            game.piece[t] == SHADOW and game.owner[t] == last.player and a != b for t, a, b in moved
+        )
+        st.last_action = EngineLastAction(last.player, moved, last.captured, last.on_iris, moved_shadow)
+    st.passes = info.passes
+    st.result = None
+    return game, tower_of
+
+
+def exposed_towers(info: InfoState, tower_of: dict[int, int]) -> frozenset[int]:
+    """Towers of the world whose identity both players know (the rival knows them)."""
+    return frozenset(tower_of[i] for i, t in enumerate(info.tokens) if t.public and i in tower_of)

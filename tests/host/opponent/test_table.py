@@ -1,0 +1,152 @@
+"""The opponent at the table, on the simulated board: it sets up, declares, and a person moves its towers.
+
+The person at the table is simulated from what the product shows them:
+for the opponent's towers, the public plan (lift here, place there) and the
+board the status page expects; for their own towers, the seat as any player.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.board import BLACK, PLAYERS, SPACE_NAMES, START_SPACES, WHITE, parse_space
+from engine.game import Game
+from engine.pieces import PIECES, Setup
+from engine.randplay import random_setup
+from engine.views import action_seen_by, knows
+from host.opponent.driver import TableOpponent
+from host.simboard import SimulatedBoard
+from host.store import Store
+from host.table import Table
+from host.web import create_app
+from host.web.events import Broker
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from webplay import Driver  # noqa: E402
+
+N = SPACE_NAMES
+
+
+def make_table(tmp_path, mode, side=WHITE, level=1):
+    board = SimulatedBoard()
+    opponent = TableOpponent(side, level, seed=5, threaded=False, min_think=0)
+    table = Table(Store(tmp_path / "q.sqlite3"), Broker(), board=board, clock=board.clock, opponent=opponent)
+    table.occupied = board.occupied
+    table.open(mode)
+    app = create_app({"TABLE": table, "DATA_DIR": str(tmp_path)})
+    return table, Driver(app.test_client(), table)
+
+
+def follow_plan(driver: Driver, table: Table) -> None:
+    """Move the opponent's towers as the status page says: the plan first, then the board it expects."""
+    public = table.state(None)
+    plan = public["opponent"]["plan"]
+    n = len(table.game.log)
+    occupied = set(table.board.occupied)
+    lifted = {parse_space(s) for s in plan["lift"]}
+    if plan["do"] == "move" and parse_space(plan["to"]) in occupied:
+        lifted.add(parse_space(plan["to"]))  # a flash: both towers come up
+    if lifted:
+        driver.board(occupied - lifted)
+        driver.wait(0.3)
+    driver.board((occupied - lifted) | {parse_space(s) for s in plan["place"]})
+    driver.wait(0.3)
+    for _ in range(8):
+        if len(table.game.log) > n:
+            return
+        public = table.state(None)
+        # The referee's instructions (a flash's outcome, a rewind): lift what they name, then
+        # make the board look as the status page expects.
+        named = {parse_space(ins[k]) for ins in public["referee"]["instructions"] for k in ("from", "to", "space")
+                 if k in ins}
+        occupied = set(table.board.occupied)
+        if named & occupied:
+            driver.board(occupied - named)
+            driver.wait(0.3)
+        driver.board({parse_space(s) for s in public["board"]["expected"]})
+        driver.wait(0.5)
+    raise AssertionError(f"the opponent's {plan} was not committed: {table.ref.public_status()}")
+
+
+def catch_up(driver: Driver, table: Table) -> None:
+    shadow, game = driver.shadow, table.game
+    while len(shadow.log) < len(game.log):
+        shadow.push(game.log[len(shadow.log)][2])
+
+
+def public_words(table: Table) -> str:
+    return json.dumps({"state": table.state(None), "human": table.state(BLACK)})
+
+
+@pytest.mark.parametrize("mode", ["classic", "third_eye"])
+def test_a_game_against_the_opponent_on_the_simulated_board(tmp_path, mode):
+    table, driver = make_table(tmp_path, mode)
+    assert table.row.setups[WHITE] is not None, "the opponent sends its own setup at once"
+    assert table.seat_of(table.tokens[WHITE]) is None, "nobody may open the opponent's seat"
+    assert table.seat_of(table.tokens[BLACK]) == BLACK
+    human_setup = random_setup(random.Random(2), BLACK)
+    driver.seat_post(BLACK, "setup", human_setup.to_record())
+    game = table.game
+    assert game is not None
+    driver.shadow = Game(Setup.from_record(WHITE, table.row.setups[WHITE]), human_setup, game.mode, game.vision, game.first)
+    # The person sets up both sides: the opponent's towers on its starting spaces, faces unseen.
+    driver.board(set(START_SPACES[WHITE]) | set(START_SPACES[BLACK]))
+    driver.wait(0.5)
+    assert table.ref.phase == "play"
+    rng = random.Random(9)
+    opponent_turns = 0
+    while not game.is_over() and game.turn <= 40:
+        if game.to_move == WHITE:
+            status = table.state(None)["opponent"]
+            assert "plan" in status, status
+            words = public_words(table)
+            n = len(game.log)
+            follow_plan(driver, table)
+            action = game.log[n][2]
+            seen = action_seen_by(game, action, WHITE, None)
+            plan = status["plan"]
+            if plan["do"] == "move":
+                assert (seen["from"], seen["to"]) == (plan["from"], plan["to"])
+            # Nothing the human sees names a piece of the opponent's they have not seen.
+            hidden = {game.piece[t] for t in game.towers_of(WHITE) if not knows(game, BLACK, t)}
+            shown = {game.piece[t] for t in game.towers_of(WHITE) if knows(game, BLACK, t)}
+            for piece in hidden - shown:
+                assert piece not in json.dumps(status), (piece, status)
+            assert json.dumps(table.row.setups[WHITE]["lineup"])[1:-1] not in words  # its lineup never shows
+            opponent_turns += 1
+            catch_up(driver, table)
+        else:
+            action = rng.choice(game.legal_actions())
+            driver.play(action)
+    assert opponent_turns >= 3
+    assert table.store.actions(table.row.id), "the opponent's actions are stored like any other"
+
+
+def test_the_plan_lights_the_board_and_names_no_hidden_piece(tmp_path):
+    table, driver = make_table(tmp_path, "classic", side=BLACK, level=2)
+    human_setup = random_setup(random.Random(4), WHITE)
+    driver.seat_post(WHITE, "setup", human_setup.to_record())
+    game = table.game
+    driver.shadow = Game(human_setup, Setup.from_record(BLACK, table.row.setups[BLACK]), game.mode, game.vision, game.first)
+    driver.board(set(START_SPACES[WHITE]) | set(START_SPACES[BLACK]))
+    driver.wait(0.5)
+    assert table.state(None)["opponent"].get("plan") is None, "White moves first: the opponent waits"
+    driver.play(random.Random(1).choice([a for a in game.legal_actions() if game.ends_turn(a)]))
+    status = table.state(None)["opponent"]
+    plan = status["plan"]
+    lit = table.leds
+    for s in plan["lift"]:
+        assert lit[parse_space(s)] == (255, 0, 0)
+    for s in plan["place"]:
+        assert lit.get(parse_space(s)) in ((0, 255, 0), (255, 0, 0))
+    text = json.dumps(status)
+    for piece in PIECES:
+        if plan["do"] not in ("resurrect", "reinforce"):
+            assert piece not in text
+    assert all(p in status for p in ("side", "level", "text"))
+    assert status["side"] == BLACK and PLAYERS
