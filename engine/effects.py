@@ -230,13 +230,11 @@ def same_game_key(game: "Game") -> tuple:
 
 def key_after(game: "Game", action: Action) -> tuple:
     """:func:`same_game_key` after ``action`` (legal now); the game is left exactly as it was."""
-    cache = game._legal_cache
     game.push(action)
     try:
         return same_game_key(game)
     finally:
         game.pop()
-        game._legal_cache = cache  # the very state it was computed for is back
 
 
 def equivalent(game: "Game", a: Action, b: Action) -> bool:

@@ -237,7 +237,7 @@ class Game:
         state.passes = 0
         state.result = None
         self.state = state
-        self._stack: list[tuple[State, int, int]] = []
+        self._stack: list[tuple[State, int, int, list | None]] = []
         self.events: list[FlashEvent | TimeEvent] = []
         self.log: list[tuple[int, str, Action]] = []  # (turn, player, action)
         self._legal_cache: list[Action] | None = None
@@ -594,11 +594,14 @@ class Game:
 
     # --- applying ------------------------------------------------------------------
 
-    def push(self, action: Action) -> None:
-        """Apply a legal action; IllegalError says why it is not."""
-        if not self.is_legal(action):
+    def push(self, action: Action, *, trusted: bool = False) -> None:
+        """Apply a legal action; IllegalError says why it is not.
+
+        ``trusted``: the action was just taken from ``legal_actions()`` of this very state (a
+        search), so it is not checked again."""
+        if not trusted and not self.is_legal(action):
             raise IllegalError(f"{action} {self.why_illegal(action)}")
-        self._stack.append((self.state.copy(), len(self.events), len(self.log)))
+        self._stack.append((self.state.copy(), len(self.events), len(self.log), self._legal_cache))
         self.log.append((self.state.turn, self.state.to_move, action))
         self._legal_cache = None
         self._apply(action)
@@ -606,15 +609,16 @@ class Game:
     apply = push
 
     def pop(self) -> Action:
-        """Undo the last action exactly."""
+        """Undo the last action exactly (the legal actions of the state it returns to come back
+        with it, if they were generated)."""
         if not self._stack:
             raise IllegalError("there is nothing to undo")
-        state, n_events, n_log = self._stack.pop()
+        state, n_events, n_log, legal = self._stack.pop()
         action = self.log[n_log][2]
         self.state = state
         del self.events[n_events:]
         del self.log[n_log:]
-        self._legal_cache = None
+        self._legal_cache = legal
         return action
 
     def _apply(self, action: Action) -> None:
