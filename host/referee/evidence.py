@@ -101,6 +101,18 @@ class Evidence:
                 return False
         return True
 
+    def could_be_under_way(self, carries) -> bool:
+        """Could an action carrying these towers be under way?  No tower may have arrived where one
+        is carried to before that tower was lifted (a placement needs its lift first)."""
+        for a, b in carries:
+            place = next((f.began for f in reversed(self.flips) if f.space == b and f.on), None)
+            if place is None:
+                continue
+            lift = next((f.began for f in self.flips if f.space == a and not f.on), None)
+            if lift is None or lift > place + CAUSAL_SLACK:
+                return False
+        return True
+
     def rest(self, k: int, base: frozenset[int]) -> "Evidence":
         """The flips after the first ``k``, as the evidence of a step beginning at ``base``."""
         return Evidence(base, self.flips[k:])

@@ -577,7 +577,7 @@ class Referee:
         moved = rem | add
         now_full, touched = ev.board(), ev.touched()
         ahead = [c for c in (pool if pool is not None else step.cands)
-                 if moved <= c.touched and ev.causal(c.effect.carries)
+                 if moved <= c.touched and ev.could_be_under_way(c.effect.carries)
                  and not (c.emptied & now_full & touched) and not ((c.filled & touched) - now_full)]
         hurried: list[tuple[int, Candidate]] = []  # complete earlier, but touched again before they rested
         held: list[tuple] = []  # scores of readings that may still turn out right (a Gravity still open)
