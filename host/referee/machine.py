@@ -787,8 +787,8 @@ class Referee:
         """A private question to the mover about the first ``k`` flips."""
         options = [c.action for c in cands]
         asked = self._asked
-        if asked is not None and asked["options"] == options and asked["k"] == k:
-            return  # asked already
+        if asked is not None and asked["k"] == k and set(options) <= set(asked["options"]):
+            return  # asked already (the board may have ruled out some of its options since)
         self._asked = {"player": self.step.player, "options": options, "text": text, "k": k, "kind": kind,
                        "board": self.ev.board(k)}
         if kind != "pass":
@@ -924,15 +924,18 @@ class Referee:
         self._begin_step(out)
 
     def _use_words(self, player: str, c: Candidate) -> None:
-        """The word ``c`` used is spent; at the end of a turn every word left is stale."""
+        """The words ``c`` used are spent (a ``choose`` naming it, one declaration of its kind); at the
+        end of a turn every word left is stale."""
         words = self.words[player]
         if c.ends:
             words.clear()
             return
-        for i, w in enumerate(words):
-            if (w.kind == "choose" and w.action == c.action) or (c.word is not None and w.fits(c.action, c.word)):
-                del words[i]
-                break
+        same = self._last_same[player]
+        chosen = [w for w in words if w.kind == "choose" and w.action in same]
+        declared = next((w for w in words if c.word is not None and w.kind != "choose" and w.fits(c.action, c.word)),
+                        None)
+        for w in chosen[:1] + ([declared] if declared is not None else []):
+            words.remove(w)
 
     def _begin_step(self, out: list) -> None:
         step = self.step

@@ -333,6 +333,8 @@ def test_a_third_eye_memory_swapping_with_a_memory_is_a_private_question():
     play.say("white", {"type": "choose", "action": swap("w25", "w35").to_record()})
     assert play.played() == [swap("w25", "w35")]
     assert play.ref.private_status("white")["question"] is None
+    # both words are spent: the declaration and the answer (none is left to be refused later)
+    assert play.ref.private_status("white")["words"] == [] and not [n for n in play.notices if n.kind == "rejected"]
 
 
 def test_an_answer_settles_the_board_it_was_asked_about_and_what_came_after_is_read_next():
