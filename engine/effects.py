@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from .actions import Action, Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
 from .board import SPACE_NAMES
+from .errors import IllegalError
 from .flash import CAPTURE, SWAP
 from .pieces import MEMORY
 
@@ -230,7 +231,9 @@ def same_game_key(game: "Game") -> tuple:
 
 def key_after(game: "Game", action: Action) -> tuple:
     """:func:`same_game_key` after ``action`` (legal now); the game is left exactly as it was."""
-    game.push(action)
+    if not game.is_legal(action):
+        raise IllegalError(f"{action} {game.why_illegal(action)}")
+    game.push(action, trusted=True)  # checked: the legal actions here come back with pop
     try:
         return same_game_key(game)
     finally:

@@ -598,10 +598,12 @@ class Game:
         """Apply a legal action; IllegalError says why it is not.
 
         ``trusted``: the action was just taken from ``legal_actions()`` of this very state (a
-        search), so it is not checked again."""
+        search, which comes back here with ``pop``), so it is not checked again and this state's
+        legal actions are kept for ``pop`` to give back."""
         if not trusted and not self.is_legal(action):
             raise IllegalError(f"{action} {self.why_illegal(action)}")
-        self._stack.append((self.state.copy(), len(self.events), len(self.log), self._legal_cache))
+        self._stack.append((self.state.copy(), len(self.events), len(self.log),
+                            self._legal_cache if trusted else None))
         self.log.append((self.state.turn, self.state.to_move, action))
         self._legal_cache = None
         self._apply(action)
@@ -609,8 +611,8 @@ class Game:
     apply = push
 
     def pop(self) -> Action:
-        """Undo the last action exactly (the legal actions of the state it returns to come back
-        with it, if they were generated)."""
+        """Undo the last action exactly (after a trusted push, the legal actions of the state it
+        returns to come back with it)."""
         if not self._stack:
             raise IllegalError("there is nothing to undo")
         state, n_events, n_log, legal = self._stack.pop()
