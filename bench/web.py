@@ -240,7 +240,7 @@ def timed(server: Server, kind: str) -> float:
         assert status == 200, status
     else:
         rival = server.tokens[BLACK if server.to_move == WHITE else WHITE]
-        status, _ = server.request("POST", f"/api/seat/{rival}/input", {"type": "time"}, {"X-Seat-Token": rival})
+        status, _ = server.request("POST", f"/api/seat/{rival}/input", {"type": "done"}, {"X-Seat-Token": rival})
         assert status == 400, status  # refused by the referee (not the rival's turn), and logged
     return (time.perf_counter() - started) * 1000
 

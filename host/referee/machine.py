@@ -42,6 +42,8 @@ INF = float("inf")
 #: a player's words about an action they played this long ago are late, not early (a `done` or
 #: `choose` tapped while the referee had already read the board)
 LATE = 5.0
+#: words one player may have waiting at once (a turn needs a few: Time, Resurrection, a swap, a choice)
+MAX_WORDS = 8
 
 
 class Phase(str, Enum):
@@ -315,7 +317,7 @@ class Referee:
         if word.kind == "choose" and self.state is Phase.FLASH and word.action not in [c.action for c in self._lock]:
             raise InputError(f"choose: {word.action} is not the flash under way on {N[self._lock[0].flash.at]}")
         reason = why_not(game, word)
-        if reason and len(self.ev) and word.kind != "choose":
+        if reason and len(self.ev) and word.kind != "choose" and len(self.words[player]) < MAX_WORDS:
             # Not possible yet, but the board shows something not read yet (the Time tower just
             # resurrected): the word waits for the rest of the turn, and is refused then if still
             # impossible.
@@ -344,7 +346,13 @@ class Referee:
                 return
             if word.action in self.game.legal_actions():  # the mover's action, not this player's
                 raise InputError(f"it is {self.game.to_move}'s turn")
-        self.words[player].append(word)
+        queue = self.words[player]
+        if any(w.to_json() == word.to_json() for w in queue):
+            out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
+            return  # said already
+        if len(queue) >= MAX_WORDS:
+            raise InputError(f"{len(queue)} inputs already wait for your turn: wait for it")
+        queue.append(word)
         out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
 
     def _was_last(self, player: str, action: Action) -> bool:
@@ -353,7 +361,12 @@ class Referee:
 
     def _add_word(self, word: Word, out: list) -> None:
         player = word.player
-        self.words[player].append(word)
+        words = self.words[player]
+        if any(w.to_json() == word.to_json() for w in words):
+            return  # said already
+        if len(words) >= MAX_WORDS:
+            raise InputError(f"{len(words)} of your inputs already wait to be used: play them on the board first")
+        words.append(word)
         self.rejected[player] = None
         out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.word_text(word)}))
         if word.kind == "time":

@@ -702,6 +702,20 @@ def test_the_next_players_word_while_the_turn_settles_is_kept_for_their_turn():
     assert play.played() == [mv("b35", "b33"), Time(S("w38"))]
 
 
+def test_the_words_kept_for_a_players_turn_are_few_and_said_once():
+    game = classic({"w38": "T", "b35": "p"}, "black", reserve={"white": ["V", "T", "A", "A"]})
+    play = Play(game)
+    for _ in range(3):
+        play.say("white", {"type": "time"})  # the same word again and again: kept once
+    assert play.ref.private_status("white")["words"] == [{"type": "time"}]
+    for pieces in (["void"], ["time"], ["artificial_light"], ["artificial_light"] * 2, ["void", "time"], ["time"] * 2,
+                   ["void"] * 2):
+        play.say("white", {"type": "reinforce", "pieces": pieces})
+    assert len(play.ref.private_status("white")["words"]) == 8
+    with pytest.raises(InputError, match="wait"):
+        play.say("white", {"type": "swap"})
+
+
 def test_a_late_done_from_the_player_who_just_moved_is_acknowledged_not_refused():
     game = classic({"w35": "S", "b35": "s"})
     play = Play(game)
