@@ -2,7 +2,7 @@
 
 ``quin serve`` holds an exclusive ``fcntl.flock`` on ``quin.lock`` in its data
 folder for as long as it runs, and writes into that file a small JSON run
-record ``{"pid", "host", "port", "data_dir", "started"}``.  A second server on
+record ``{"pid", "host", "port", "data_dir", "started", "opponent"}``.  A second server on
 the same folder fails at once with one line naming the first one's pid and
 port.  The kernel drops the lock when the process ends, however it ends
 (kill -9 included), so a stale file never blocks a restart.
@@ -16,7 +16,7 @@ salvage``) hold the same exclusive lock as the server.
 API::
 
     lock = hold(folder)                  # FolderBusy if another process holds it
-    lock.publish(host, port)             # the run record, once the port is known
+    lock.publish(host, port, opponent)   # the run record, once the port is known
     lock.release()                       # (also on process exit)
     record = running(folder)             # RunRecord of the holder, or None
 """
@@ -43,6 +43,7 @@ class RunRecord:
     port: int | None
     data_dir: str
     started: float | None = None
+    opponent: str | None = None  # the seat the practice opponent plays (it has no phone link)
 
     def describe(self) -> str:
         pid = f"pid {self.pid}" if self.pid else "pid unknown"
@@ -71,9 +72,9 @@ class FolderLock:
         self.record = RunRecord(os.getpid(), None, None, str(folder), time.time())
         self._write()
 
-    def publish(self, host: str, port: int) -> RunRecord:
-        """Record where the server listens (read by `quin links` and `quin doctor`)."""
-        self.record = RunRecord(os.getpid(), host, port, str(self.folder), self.record.started)
+    def publish(self, host: str, port: int, opponent: str | None = None) -> RunRecord:
+        """Record where the server listens and which seat its opponent plays (read by `quin links`, `quin doctor`)."""
+        self.record = RunRecord(os.getpid(), host, port, str(self.folder), self.record.started, opponent)
         self._write()
         return self.record
 
@@ -116,7 +117,8 @@ def _read(fd: int, folder: Path) -> RunRecord:
 
     host = data.get("host") if isinstance(data.get("host"), str) else None
     started = data.get("started") if isinstance(data.get("started"), (int, float)) else None
-    return RunRecord(number("pid"), host, number("port"), str(folder), started)
+    opponent = data.get("opponent") if data.get("opponent") in ("white", "black") else None
+    return RunRecord(number("pid"), host, number("port"), str(folder), started, opponent)
 
 
 def hold(folder: str | Path) -> FolderLock:

@@ -173,6 +173,8 @@ class Table:
         """A new seat token for ``player`` (a lost phone); the old one stops working at once."""
         if player not in PLAYERS:
             raise TableError(f"player: expected 'white' or 'black', got {player!r}")
+        if self.opponent is not None and player == self.opponent.side:
+            raise TableError(f"{player} is played by the practice opponent: its seat has no phone to re-issue")
         with self.lock:
             token = new_token()
             self.store.reissue_seat(self.row.id, player, token)
@@ -181,6 +183,11 @@ class Table:
             return token
 
     # --- seats ----------------------------------------------------------------------------
+
+    def phone_seats(self) -> dict[str, str]:
+        """The seats a phone joins, with their tokens: the practice opponent's seat is not one."""
+        robot = self.opponent.side if self.opponent is not None else None
+        return {player: token for player, token in self.tokens.items() if player != robot}
 
     def seat_of(self, token: object) -> str | None:
         """The player a token seats, compared in constant time; None for a bad token."""

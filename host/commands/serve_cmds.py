@@ -253,10 +253,13 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
                 table.set_source_status({"ok": False, "message": f"the board's lights: {exc}"})
 
 
-def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True) -> None:
-    """The host page and both seats' join links, each seat with its QR code."""
+def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, opponent: str | None = None) -> None:
+    """The host page and the phone seats' join links, each with its QR code (the opponent's seat has none)."""
     print(f"  host page:     {base}/host/{host_key}", file=out)
     for player in ("white", "black"):
+        if player == opponent:
+            print(f"  {player} seat:    played by the practice opponent: no phone, no link", file=out)
+            continue
         url = f"{base}/seat/{tokens[player]}"
         print(f"  {player} seat:    {url}", file=out)
         if qr:
@@ -267,9 +270,19 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True) ->
 
 NEXT_STEPS = """Next:
   1. Put the status page on a screen the whole table can see.
-  2. Each player scans their own seat code with their phone, out of sight of the other.
+  2. {scan}
   3. The host page starts a new game (mode, who moves first) and re-issues a lost phone's seat.
 Stop with Ctrl-C; the game is saved as it is played."""
+
+
+def next_steps(opponent: str | None) -> str:
+    """What to do now, in three lines; against the opponent only one seat needs a phone."""
+    if opponent is None:
+        scan = "Each player scans their own seat code with their phone, out of sight of the other."
+    else:
+        scan = (f"Scan your seat code with your phone; the opponent plays {opponent} and needs none "
+                "(set its towers out as the status page shows).")
+    return NEXT_STEPS.format(scan=scan)
 
 
 @_reading
@@ -299,7 +312,7 @@ def cmd_links(args) -> int:
         base = announced
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
-    print_links(sys.stdout, base, key, store.seats(row.id), qr=not args.no_qr)
+    print_links(sys.stdout, base, key, store.seats(row.id), qr=not args.no_qr, opponent=record.opponent)
     return 0
 
 
@@ -383,7 +396,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.port
-    lock.publish(args.host, port)
+    lock.publish(args.host, port, args.opponent)
     from host.system import mdns
 
     announcement, no_mdns = (None, "--no-mdns") if args.no_mdns else mdns.announce(int(port), args.host, args.mdns)
@@ -417,16 +430,16 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
     secrets_shown = args.show_links or out.isatty()
     if secrets_shown:
-        print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)
+        print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr, opponent=args.opponent)
     else:
         print("  seat and host links are not printed here (not a terminal): run `quin links`", file=out)
-    print(NEXT_STEPS, file=out)
+    print(next_steps(args.opponent), file=out)
     out.flush()
 
     def new_seats(reason: str) -> None:  # the host page started a game or re-issued a seat
         print(reason, file=out)
         if secrets_shown:
-            print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr)
+            print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr, opponent=args.opponent)
         out.flush()
 
     app.config["ON_NEW_SEATS"] = new_seats

@@ -34,10 +34,13 @@ def _check(key: str, header: bool = False) -> None:
 
 
 def seat_links(table) -> dict:
-    """Each seat's join URL and QR code (on the server's network address when `quin serve` knows it)."""
+    """Each phone seat's join URL and QR code (on the server's network address when `quin serve` knows it).
+
+    The practice opponent's seat has no phone, so it has no link: its token opens nothing.
+    """
     base = current_app.config.get("PUBLIC_URL")
     out = {}
-    for player, token in table.tokens.items():
+    for player, token in table.phone_seats().items():
         path = url_for("seats.seat_page", token=token)
         url = base.rstrip("/") + path if base else url_for("seats.seat_page", token=token, _external=True)
         out[player] = {"url": url, "qr": segno.make(url, error="m").svg_inline(scale=4, border=2)}
@@ -48,7 +51,9 @@ def seat_links(table) -> dict:
 def host_page(key: str):
     _check(key)
     table = get_table()
-    return render_template("host.html", key=key, seats=seat_links(table), state=table.state(None))
+    opponent = table.opponent
+    return render_template("host.html", key=key, players=PLAYERS, seats=seat_links(table), state=table.state(None),
+                           opponent={"side": opponent.side, "level": opponent.level} if opponent else None)
 
 
 @bp.post("/api/host/<key>/new")
@@ -65,7 +70,8 @@ def host_new(key: str):
         raise bad_request(str(exc)) from None
     table = get_table()
     _announce(f"New game {game_id} ({table.row.mode}{', Vision Mode' if table.row.vision else ''}, "
-              f"{table.row.first} moves first): each player scans their new seat code")
+              f"{table.row.first} moves first): "
+              f"{'scan your new seat code' if table.opponent else 'each player scans their new seat code'}")
     return jsonify({"game": game_id, "state": table.state(None), "seats": seat_links(table)})
 
 

@@ -41,18 +41,21 @@ class Serve:
         )
         self.lines = []
         self.urls = {}
+        self.rows = {}  # every "name: text" row it printed
         deadline = time.monotonic() + 20
-        while "black seat" not in self.urls:
+        while "black seat" not in self.rows:
             assert time.monotonic() < deadline, f"quin serve printed no URLs: {self.lines}"
             line = self.proc.stdout.readline()
             assert line, f"quin serve exited: {self.proc.stderr.read()}"
             self.lines.append(line.rstrip())
-            if ":" in line and "http://" in line:
-                name, _, url = line.strip().partition(":")
-                self.urls[name.strip()] = url.strip()
+            if ":" in line:
+                name, _, text = line.strip().partition(":")
+                self.rows[name.strip()] = text.strip()
+                if "http://" in text:
+                    self.urls[name.strip()] = text.strip()
         self.ready_after = time.monotonic() - self.started
         self.base = self.urls["status page"].rstrip("/")
-        self.tokens = {p: self.urls[f"{p} seat"].rsplit("/", 1)[1] for p in ("white", "black")}
+        self.tokens = {p: self.urls[f"{p} seat"].rsplit("/", 1)[1] for p in ("white", "black") if f"{p} seat" in self.urls}
 
     def state(self):
         status, body = get_json(self.base + "/api/state")
@@ -254,6 +257,21 @@ def test_quin_links_says_when_no_server_runs_or_the_port_is_another_servers(tmp_
     s.stop()
     out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
     assert out.returncode == 2 and "no quin serve is running" in out.stderr
+
+
+def test_against_the_opponent_only_the_humans_seat_gets_a_link(tmp_path, serve_factory):
+    """The opponent's seat opens nothing, so neither `quin serve` nor `quin links` prints a link for it."""
+    s = serve_factory("--opponent", "white", "--level", "0")
+    assert set(s.tokens) == {"black"}
+    assert s.rows["white seat"] == "played by the practice opponent: no phone, no link"
+    rest = []
+    while not rest or not rest[-1].startswith("Stop with Ctrl-C"):
+        rest.append(s.proc.stdout.readline().rstrip())
+    assert any("Scan your seat code" in line and "opponent plays white" in line for line in rest), rest
+    out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
+    assert out.returncode == 0, out.stderr
+    assert "white seat:    played by the practice opponent: no phone, no link" in out.stdout
+    assert f"/seat/{s.tokens['black']}" in out.stdout and out.stdout.count("/seat/") == 1
 
 
 def test_export_of_an_unknown_game_is_one_line(tmp_path):

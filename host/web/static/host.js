@@ -33,7 +33,8 @@ document.addEventListener("DOMContentLoaded", () => {
       .then((r) => {
         showSeats(r.seats);
         $("game-title").textContent = `Game ${r.game}: ${PHASE[r.state.phase] || r.state.phase}`;
-        $("host-note").textContent = `New game ${r.game}: each player scans their new code below.`;
+        const who = document.querySelector("[data-opponent]") ? "scan your" : "each player scans their";
+        $("host-note").textContent = `New game ${r.game}: ${who} new code below.`;
         $("error").textContent = "";
       }).catch(fail);
   });

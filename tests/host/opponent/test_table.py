@@ -150,3 +150,25 @@ def test_the_plan_lights_the_board_and_names_no_hidden_piece(tmp_path):
             assert piece not in text
     assert all(p in status for p in ("side", "level", "text"))
     assert status["side"] == BLACK and PLAYERS
+
+
+def test_the_host_page_offers_no_code_for_the_opponents_seat(tmp_path):
+    """The opponent's token opens nothing (seat_of), so the host page must not hand it out as a join code."""
+    table, driver = make_table(tmp_path, "classic", side=WHITE, level=2)
+    client = driver.client
+    key = table.host_key
+    page = client.get(f"/host/{key}").get_data(as_text=True)
+    assert table.tokens[WHITE] not in page, "a dead join link for the opponent's seat"
+    assert table.tokens[BLACK] in page
+    assert 'data-opponent="white"' in page and "practice opponent (level 2)" in page
+    assert 'data-reissue="white"' not in page and 'data-reissue="black"' in page
+    # Re-issuing the opponent's seat is refused in one line, and changes nothing.
+    before = dict(table.tokens)
+    r = client.post(f"/api/host/{key}/reissue", json={"player": "white"}, headers={"X-Host-Key": key})
+    assert r.status_code == 400 and "practice opponent" in r.get_json()["error"]
+    assert table.tokens == before
+    # A new game's answer carries the human's new code only.
+    r = client.post(f"/api/host/{key}/new", json={"mode": "third_eye"}, headers={"X-Host-Key": key})
+    assert r.status_code == 200
+    assert set(r.get_json()["seats"]) == {BLACK}
+    assert table.tokens[WHITE] not in json.dumps(r.get_json())
