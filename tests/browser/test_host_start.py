@@ -16,9 +16,9 @@ QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(m
 
 
 class Served:
-    def __init__(self, data_dir):
+    def __init__(self, data_dir, *extra):
         self.proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir),
-                                      "--no-qr", "--show-links"], cwd=ROOT, stdout=subprocess.PIPE,
+                                      "--no-qr", "--show-links", *extra], cwd=ROOT, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -88,6 +88,33 @@ def test_start_up_says_what_to_do_next_and_a_new_game_shows_its_codes_here_and_o
         seat.goto(new_white)
         expect(seat.locator("#turn")).to_have_text("Choose your lineup")
         assert seat.request.get(white_url).status == 403
+        ctx.close()
+    finally:
+        served.stop()
+
+
+def test_against_the_opponent_the_host_page_gives_a_code_for_the_human_seat_only(browser, tmp_path):
+    served = Served(tmp_path / "data", "--opponent", "white", "--level", "0")
+    try:
+        lines = served.until("Stop with Ctrl-C")
+        host_url, black_url = url_of(lines, "host page"), url_of(lines, "black seat")
+        ctx = browser.new_context(viewport=TV)
+        page = ctx.new_page()
+        page.goto(host_url)
+        expect(page.locator('[data-opponent="white"]')).to_contain_text("Played by the practice opponent (level 0)")
+        assert page.locator('[data-seat="white"]').count() == 0 and page.locator(".qr").count() == 1
+        link = page.locator('[data-seat="black"] a')
+        assert link.get_attribute("href") == black_url
+        page.click("#new-game")
+        page.click('dialog [data-confirm="yes"]')
+        expect(page.locator("#host-note")).to_have_text("New game 2: scan your new code below.")
+        expect(page.locator("#error")).to_have_text("")
+        new_black = link.get_attribute("href")
+        assert new_black != black_url
+        after = served.until("black seat")
+        assert any("New game 2" in line and "scan your new seat code" in line for line in after), after
+        assert url_of(after, "black seat") == new_black
+        assert any(line.strip() == "white seat:    played by the practice opponent: no phone, no link" for line in after)
         ctx.close()
     finally:
         served.stop()
