@@ -195,11 +195,9 @@ class Table:
             return None
         given = token.encode("utf-8", "surrogateescape")
         found = None
-        for player in PLAYERS:
-            if self.opponent is not None and player == self.opponent.side:
-                continue  # the opponent's seat has no phone: its lineup is nobody's to see
-            expected = self.tokens.get(player)
-            if expected is not None and hmac.compare_digest(given, expected.encode()):
+        # The opponent's seat has no phone: its lineup is nobody's to see.
+        for player, expected in self.phone_seats().items():
+            if hmac.compare_digest(given, expected.encode()):
                 found = player
         return found
 

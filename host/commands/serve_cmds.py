@@ -253,11 +253,14 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
                 table.set_source_status({"ok": False, "message": f"the board's lights: {exc}"})
 
 
-def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, opponent: str | None = None) -> None:
-    """The host page and the phone seats' join links, each with its QR code (the opponent's seat has none)."""
+def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True) -> None:
+    """The host page and the phone seats' join links, each with its QR code.
+
+    ``tokens`` holds the phone seats only: a seat without one is the practice opponent's.
+    """
     print(f"  host page:     {base}/host/{host_key}", file=out)
     for player in ("white", "black"):
-        if player == opponent:
+        if player not in tokens:
             print(f"  {player} seat:    played by the practice opponent: no phone, no link", file=out)
             continue
         url = f"{base}/seat/{tokens[player]}"
@@ -312,7 +315,8 @@ def cmd_links(args) -> int:
         base = announced
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
-    print_links(sys.stdout, base, key, store.seats(row.id), qr=not args.no_qr, opponent=record.opponent)
+    phones = {player: token for player, token in store.seats(row.id).items() if player != record.opponent}
+    print_links(sys.stdout, base, key, phones, qr=not args.no_qr)
     return 0
 
 
@@ -430,7 +434,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
     secrets_shown = args.show_links or out.isatty()
     if secrets_shown:
-        print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr, opponent=args.opponent)
+        print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr)
     else:
         print("  seat and host links are not printed here (not a terminal): run `quin links`", file=out)
     print(next_steps(args.opponent), file=out)
@@ -439,7 +443,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     def new_seats(reason: str) -> None:  # the host page started a game or re-issued a seat
         print(reason, file=out)
         if secrets_shown:
-            print_links(out, base, table.host_key, table.tokens, qr=not args.no_qr, opponent=args.opponent)
+            print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr)
         out.flush()
 
     app.config["ON_NEW_SEATS"] = new_seats
