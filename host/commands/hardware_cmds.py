@@ -11,6 +11,7 @@ from pathlib import Path
 from host.cli import UserError
 
 DEFAULT_WAIT = 3.0
+SILENCE = 5.0  # a board that sends nothing this long while towers are placed has stopped
 
 
 def add_parser(subparsers) -> None:
@@ -248,9 +249,16 @@ def _record_placed(link, cal, args):
         flush=True,
     )
     deadline = time.monotonic() + args.timeout
+    heard = time.monotonic()
     while recorder.remaining and not finished.is_set() and time.monotonic() < deadline:
         frame = link.next_frame(0.1)
-        if frame is None or frame.kind != protocol.RAW:
+        if frame is None:
+            if time.monotonic() - heard > SILENCE:
+                raise UserError(f"the board at {link.port_name} stopped sending frames for {SILENCE:g} s while "
+                                "towers were placed; nothing was saved: run `quin doctor`", 1)
+            continue
+        heard = time.monotonic()
+        if frame.kind != protocol.RAW:
             continue
         for s in recorder.feed(frame.data):
             total = len(SPACE_NAMES)

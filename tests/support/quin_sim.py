@@ -166,13 +166,13 @@ class _PtyPort:
 class PtyBoard:
     """The simulated firmware speaking the real protocol on a pty at ``path``."""
 
-    def __init__(self, directory, board=None, settings=None):
+    def __init__(self, directory, board=None, settings=None, paused=False):
         self.path = str(Path(directory) / "quin-board")
         self.board = board or SimBoard()
         self.settings = dict({"rate_hz": 100, "leds": 99, "oversample": 2}, **(settings or {}))
         self.hw = FakeHardware(self.board, realtime=True)
         self.drop_frames = 0
-        self.paused = False  # a hung firmware: plugged in but silent
+        self.paused = paused  # a hung firmware: plugged in but silent (from the start if given)
         self.firmware = None
         self._fds = None
         self._thread = None

@@ -119,11 +119,34 @@ def test_doctor_without_a_board(tmp_path, data, capsys):
 
 
 def test_calibrate_with_a_silent_board(tmp_path, data, monkeypatch, capsys):
-    with PtyBoard(tmp_path) as board:
-        board.paused = True
+    # Silent from the moment it is plugged in: pausing it after `plug()` let a busy machine's
+    # first frames through, and the calibration went on to wait for towers.
+    with PtyBoard(tmp_path, paused=True) as board:
         code = main(["calibrate", "--port", board.path, "--seconds", "0.2"])
     assert code == 1
     assert "no frames from the board" in capsys.readouterr().err
+    assert not (data / "calibration.json").exists()
+
+
+def test_calibrate_stops_when_the_board_goes_silent_while_towers_are_placed(tmp_path, data, monkeypatch, capsys):
+    """A firmware that hangs after the empty board was recorded: one line, nothing saved, no 15-minute wait."""
+    from host.commands import hardware_cmds
+
+    with PtyBoard(tmp_path) as board:
+        real = hardware_cmds._raw_frames
+
+        def then_hang(link, seconds, *rest):
+            got = real(link, seconds, *rest)
+            board.paused = True
+            return got
+
+        monkeypatch.setattr(hardware_cmds, "_raw_frames", then_hang)
+        monkeypatch.setattr(hardware_cmds, "SILENCE", 0.5)
+        code = main(["calibrate", "--port", board.path, "--seconds", "0.2"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    assert err == [f"quin: the board at {board.path} stopped sending frames for 0.5 s while towers were placed; "
+                   "nothing was saved: run `quin doctor`"]
     assert not (data / "calibration.json").exists()
 
 
