@@ -249,16 +249,12 @@ def _record_placed(link, cal, args):
         flush=True,
     )
     deadline = time.monotonic() + args.timeout
-    heard = time.monotonic()
     while recorder.remaining and not finished.is_set() and time.monotonic() < deadline:
         frame = link.next_frame(0.1)
-        if frame is None:
-            if time.monotonic() - heard > SILENCE:
+        if frame is None or frame.kind != protocol.RAW:
+            if link.silence() > SILENCE:  # since the last frame of any kind (the empty board's, at first)
                 raise UserError(f"the board at {link.port_name} stopped sending frames for {SILENCE:g} s while "
                                 "towers were placed; nothing was saved: run `quin doctor`", 1)
-            continue
-        heard = time.monotonic()
-        if frame.kind != protocol.RAW:
             continue
         for s in recorder.feed(frame.data):
             total = len(SPACE_NAMES)
