@@ -144,11 +144,6 @@ def cmd_games(args) -> int:
     return 0
 
 
-def _result_text(result: dict) -> str:
-    winner, reason = result.get("winner"), result.get("reason")
-    return f"{winner} won ({reason})" if winner else f"drawn ({reason})"
-
-
 @_reading
 def cmd_export(args) -> int:
     from host.store import StoreError
