@@ -84,7 +84,6 @@ def host_reissue(key: str):
         get_table().reissue(player)
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    player = data["player"]
     _announce(f"{player.capitalize()}'s seat is re-issued: the old link no longer works")
     return jsonify({"ok": True, "seats": seat_links(get_table())})
 
