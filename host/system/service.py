@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from host import hardware_files
+from host.sources.serial_source import STABLE_NAME
 
 UNIT_NAME = "quin.service"
 UNIT_FILE = "etc/systemd/system/quin.service"
@@ -33,7 +34,6 @@ RULE_FILE = "etc/udev/rules.d/99-quin.rules"
 STATE_FILE = "var/lib/quin/setup.json"
 MARK = "written by `quin setup`"  # in every file it writes (the unit and rule templates carry it)
 BOARD_GROUPS = {"serial": ("dialout",), "gpio": ("gpio",), "blinka": ("gpio", "spi")}
-DEFAULT_SERIAL_PORT = "/dev/quin-board"  # the udev rule's name for the Pico's data port
 CALIBRATED_BOARDS = ("serial", "blinka")  # the service cannot start on these before `quin calibrate`
 
 
@@ -142,7 +142,7 @@ def unit_text(account: Account, opts: Options, data_dir: str) -> str:
     """The unit file for ``account`` and ``opts`` (the template with its placeholders filled in)."""
     template = (hardware_files.hardware_dir() / "quin.service.in").read_text(encoding="utf-8")
     if opts.board == "serial":
-        environment = f"Environment=QUIN_SERIAL_PORT={opts.serial_port or DEFAULT_SERIAL_PORT}\n"
+        environment = f"Environment=QUIN_SERIAL_PORT={opts.serial_port or STABLE_NAME}\n"
     else:
         environment = ""
     values = {
