@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from quin_sim import TOWER, PtyBoard, SimBoard  # noqa: E402
 from web import call_json as call  # noqa: E402
-from web import read_urls  # noqa: E402
+from web import memory_mb, read_urls  # noqa: E402
 
 from engine.actions import Move  # noqa: E402
 from engine.board import BLACK, WHITE  # noqa: E402
@@ -65,15 +65,6 @@ def get(url):
 def cpu_seconds(pid):
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
-
-
-def memory_mb(pid):
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            out[key] = int(value.split()[0]) / 1024
-    return out
 
 
 class Page:

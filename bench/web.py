@@ -84,6 +84,16 @@ def read_urls(proc) -> dict:
     return urls
 
 
+def memory_mb(pid: int) -> dict:
+    """A process's resident memory now and at its peak (VmRSS, VmHWM), in MB."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = round(int(value.split()[0]) / 1024, 1)
+    return out
+
+
 def stop_server(proc) -> None:
     proc.send_signal(signal.SIGTERM)
     try:
@@ -138,12 +148,7 @@ class Server:
         return Game(setups[WHITE], setups[BLACK], first=first)
 
     def memory_mb(self) -> dict:
-        out = {}
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                out[key] = round(int(value.split()[0]) / 1024, 1)
-        return out
+        return memory_mb(self.proc.pid)
 
     def stop(self) -> dict:
         started = time.monotonic()
