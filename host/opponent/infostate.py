@@ -400,10 +400,8 @@ class _Tracker:
             placements = sorted(act["to"].items())
             for name, piece in placements:
                 space = SPACE_IDS[name]
-                if actor == self.me:
-                    tok = self._new(actor, piece, space)
-                else:
-                    tok = self._new(actor, piece, space)
+                tok = self._new(actor, piece, space)
+                if actor == self.rival:
                     self.rival_reserve -= 1
                 moved.append((tok, RESERVE_SPACE, space))
         elif kind == "resurrect":
