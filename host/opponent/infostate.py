@@ -26,7 +26,6 @@ used, the towers swapped this turn, when each tower was captured).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 from engine.board import (
@@ -105,13 +104,11 @@ class InfoState:
 
     me: str
     mode: str
-    vision: bool
     turn: int
     to_move: str | None
     over: bool
     setup: Setup  # my own setup
     tokens: list[Token]
-    my_reserve: Counter  # my pieces on my Zero Gravity, not yet played
     rival_reserve: int  # how many rival towers wait in reserve
     totem_used: dict[str, bool]
     time_used: bool = False
@@ -127,15 +124,8 @@ class InfoState:
     def rival(self) -> str:
         return other(self.me)
 
-    @property
-    def third_eye(self) -> bool:
-        return self.mode == THIRD_EYE
-
     def on_board(self, owner: str | None = None) -> list[int]:
         return [i for i, t in enumerate(self.tokens) if t.where == BOARD and (owner is None or t.owner == owner)]
-
-    def captured(self, owner: str) -> list[int]:
-        return [i for i, t in enumerate(self.tokens) if t.where == CAPTURED and t.owner == owner]
 
     def unknown_rival(self) -> list[int]:
         return [i for i in self.on_board(self.rival) if self.tokens[i].piece is None]
@@ -514,18 +504,15 @@ def info_state(view: dict) -> InfoState:
     except (HistoryMismatch, KeyError, ValueError):
         tr = _Tracker(view, from_start=False)  # without the history: the board as the view shows it
         from_history = False
-    my_reserve = Counter(view["reserve"][me].get("pieces", []))
     result = view["result"]
     return InfoState(
         me=me,
         mode=view["mode"],
-        vision=bool(view["vision"]),
         turn=view["turn"],
         to_move=view["to_move"],
         over=result["status"] != "ongoing",
         setup=tr.setup,
         tokens=tr.tokens,
-        my_reserve=my_reserve,
         rival_reserve=tr.rival_reserve,
         totem_used=dict(view["totem_used"]),
         time_used=tr.time_used,
