@@ -150,9 +150,7 @@ def build_game(info: InfoState, world: World) -> tuple[Game, dict[int, int]]:
     n = len(game.owner)
     st.board = [EMPTY] * len(st.board)
     st.loc = [RESERVE] * n
-    st.captured_turn = [0] * n
-    st.known = [BOTH] * n
-    st.swaps_left = [2 if game.piece[t] == MEMORY and game.third_eye else 0 for t in range(n)]
+    st.known = [BOTH] * n  # the fresh game's captured_turn and swaps_left stand until a token says otherwise
     pieces = world.piece_of()
     tower_of: dict[int, int] = {}
     for i, tok in enumerate(info.tokens):
