@@ -142,11 +142,9 @@ def choose_from(info: InfoState, level: int, seed: int) -> Action:
         shallow[a] -= STACKED  # a win or a position as good without spending a power: take it plainly
     root = ending + stacking
     back = info.my_last_move
-    if back is not None:
-        # Shuffling a tower back and forth draws games: taking back my last move costs a little.
-        for a in root:
-            if type(a) in (Move, Reflect) and (a.frm, a.to) == (back[1], back[0]):
-                shallow[a] -= UNDO
+    for a in root:
+        if _takes_back(a, back):
+            shallow[a] -= UNDO
     ranked = sorted(root, key=lambda a: -shallow[a])
     if params.depth <= 1:
         return ranked[0]
@@ -156,11 +154,17 @@ def choose_from(info: InfoState, level: int, seed: int) -> Action:
         for w in worlds:
             total += _deep(w, a, me, params, rng)
         deep[a] = total / len(worlds) + rng.random() * 1e-6
-        if back is not None and type(a) in (Move, Reflect) and (a.frm, a.to) == (back[1], back[0]):
+        if _takes_back(a, back):
             deep[a] -= UNDO
         if not g0.ends_turn(a):
             deep[a] -= STACKED
     return max(deep, key=lambda a: deep[a])
+
+
+def _takes_back(action: Action, back: tuple[int, int] | None) -> bool:
+    """Does ``action`` take back my previous move ``back`` (from, to)?  Shuffling a tower back and
+    forth draws games, so it costs a little."""
+    return back is not None and type(action) in (Move, Reflect) and (action.frm, action.to) == (back[1], back[0])
 
 
 def _mean(worlds: list[_World], value) -> float:
