@@ -287,7 +287,7 @@ class _Tracker:
         self.ev += 1
         return e
 
-    def _relocate(self, actor: str, a: int, b: int, moved: list) -> bool:
+    def _relocate(self, a: int, b: int, moved: list) -> bool:
         """A tower from a to b, flashing a rival there.  True if anything was captured."""
         tok = self.occ.pop(a)
         self.tokens[tok].space = -1
@@ -349,7 +349,7 @@ class _Tracker:
                 self.occ.pop(a)
                 self._place(tok, b)
                 return
-            captured = self._relocate(actor, a, b, moved)
+            captured = self._relocate(a, b, moved)
             on_iris = kind == "move" and b in IRIS
             if actor == self.me:
                 self.my_last = (a, b)
