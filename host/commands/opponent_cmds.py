@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import sys
 
+from engine.board import PLAYERS
 from engine.record import ReplayError
 from host.cli import UserError
 from host.commands.engine_cmds import run_record
-
-PLAYERS = ("white", "black")
 
 
 def _level(text: str) -> int:
