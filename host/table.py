@@ -317,7 +317,7 @@ class Table:
                 "committed_at": self.committed_at,
                 "view": view(game, viewer) if game is not None else None,
                 "referee": self._referee_status(),
-                "opponent": self.opponent.public_status() if self.opponent is not None else None,
+                "opponent": self.opponent.public_status(self) if self.opponent is not None else None,
             }
             if self.resume_error and viewer is None:
                 data["notice"] = self.resume_error
@@ -419,7 +419,7 @@ class Table:
                 kind = "correction" if fixing else ("remove" if do == "clear" else "place")
                 items.append({"kind": kind, "spaces": [ins["space"]]})
         if self.opponent is not None:
-            items += self.opponent.led_items()
+            items += self.opponent.led_items(self)
         if self.game is not None and self.game.log:
             last = self.game.log[-1][2]
             if isinstance(last, (Move, Reflect)):

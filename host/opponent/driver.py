@@ -121,27 +121,50 @@ class TableOpponent:
 
     # --- what the table shows --------------------------------------------------------------
 
-    def public_status(self) -> dict:
+    # Both read the table as it is now, not what the last step left: the table publishes before
+    # it steps the opponent, so a plan for an action already played, or a turn not yet seen as
+    # the opponent's, would otherwise go out until the next change.
+
+    @staticmethod
+    def _at(table) -> tuple | None:
+        """The step the table is at, (game id, actions played); None outside a game in play."""
+        game = table.game
+        if table.phase == "setup" or game is None or table.ref is None or game.is_over():
+            return None
+        return (table.row.id, len(game.log))
+
+    def _current_plan(self, table) -> dict | None:
+        at = self._at(table)
+        return self._plan if at is not None and self._key == at else None
+
+    def public_status(self, table) -> dict:
         """For every audience: who the opponent is and what to do with its towers now."""
-        out = {"side": self.side, "level": self.level, "thinking": self._thinking is not None and self._plan is None}
-        if self._plan is not None:
-            out["plan"] = {k: v for k, v in self._plan.items() if k != "_action"}
-            out["text"] = "Opponent: " + self._plan["text"]
-        elif out["thinking"]:
+        plan = self._current_plan(table)
+        at = self._at(table)
+        thinking = plan is None and at is not None and (
+            self._thinking == at  # deciding
+            or (table.game.to_move == self.side and getattr(table.ref, "phase", "play") == "play")  # about to
+        )
+        out = {"side": self.side, "level": self.level, "thinking": thinking}
+        if plan is not None:
+            out["plan"] = {k: v for k, v in plan.items() if k != "_action"}
+            out["text"] = "Opponent: " + plan["text"]
+        elif thinking:
             out["text"] = f"Opponent ({self.side}, level {self.level}) is thinking"
         if self._error:
             out["error"] = self._error
         return out
 
-    def led_items(self) -> list[dict]:
+    def led_items(self, table) -> list[dict]:
         """LED guidance for the plan: lift (red), place (green)."""
-        if self._plan is None:
+        plan = self._current_plan(table)
+        if plan is None:
             return []
         items = []
-        if self._plan["lift"]:
-            items.append({"kind": "remove", "spaces": list(self._plan["lift"])})
-        if self._plan["place"]:
-            items.append({"kind": "place", "spaces": list(self._plan["place"])})
+        if plan["lift"]:
+            items.append({"kind": "remove", "spaces": list(plan["lift"])})
+        if plan["place"]:
+            items.append({"kind": "place", "spaces": list(plan["place"])})
         return items
 
     # --- driven by the table -------------------------------------------------------------------

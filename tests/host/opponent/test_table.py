@@ -152,6 +152,52 @@ def test_the_plan_lights_the_board_and_names_no_hidden_piece(tmp_path):
     assert status["side"] == BLACK and PLAYERS
 
 
+def test_what_the_status_page_is_sent_is_the_opponents_status_now(tmp_path):
+    """The table publishes before it steps the opponent: a plan already played stayed on the status
+    page and the LEDs until the next change, and "is thinking" was never sent at all."""
+    import time
+
+    board = SimulatedBoard()
+    opponent = TableOpponent(BLACK, 1, seed=5, threaded=True, min_think=0.3)
+    table = Table(Store(tmp_path / "q.sqlite3"), Broker(), board=board, clock=board.clock, opponent=opponent)
+    table.occupied = board.occupied
+    table.open("classic")
+    driver = Driver(create_app({"TABLE": table, "DATA_DIR": str(tmp_path)}).test_client(), table)
+    human_setup = random_setup(random.Random(4), WHITE)
+    driver.seat_post(WHITE, "setup", human_setup.to_record())
+    game = table.game
+    driver.shadow = Game(human_setup, Setup.from_record(BLACK, table.row.setups[BLACK]), game.mode, game.vision,
+                         game.first)
+    driver.board(set(START_SPACES[WHITE]) | set(START_SPACES[BLACK]))
+    driver.wait(0.5)
+    rng = random.Random(3)
+    for _ in range(3):
+        driver.play(rng.choice([a for a in game.legal_actions() if game.ends_turn(a)]))
+        sent = table.broker.current("public")["opponent"]
+        assert sent["thinking"] is True and "plan" not in sent, sent
+        assert "is thinking" in sent["text"]
+        deadline = time.monotonic() + 20
+        while "plan" not in table.broker.current("public")["opponent"]:
+            assert time.monotonic() < deadline, "the opponent's plan was never sent"
+            time.sleep(0.02)
+        with table.lock:
+            plan = table.broker.current("public")["opponent"]["plan"]
+            lit = dict(table.leds)
+        assert all(lit[parse_space(x)] == (255, 0, 0) for x in plan["lift"])
+        n = len(game.log)
+        follow_plan(driver, table)
+        assert len(game.log) > n
+        catch_up(driver, table)
+        # Its action is played: what was sent last asks nothing more of the person, and the
+        # board no longer lights what the plan lifted (at most as the blue last move).
+        sent = table.broker.current("public")["opponent"]
+        assert "plan" not in sent and sent["thinking"] is False, sent
+        assert all(table.leds.get(parse_space(x)) != (255, 0, 0) for x in plan["lift"]), table.leds
+        assert sent == table.state(None)["opponent"]
+        if game.is_over():
+            break
+
+
 def test_the_host_page_offers_no_code_for_the_opponents_seat(tmp_path):
     """The opponent's token opens nothing (seat_of), so the host page must not hand it out as a join code."""
     table, driver = make_table(tmp_path, "classic", side=WHITE, level=2)
