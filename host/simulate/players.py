@@ -163,8 +163,7 @@ class Hands:
             for j, action in enumerate(actions):
                 self.plan.append(Planned(len(self.plan), player, action, j == 0))
         # what the players know of each action once they begin it
-        self.before: list[tuple] = []  # canonical forms before and after each played action
-        self.after: list[tuple] = []
+        self.after: list[tuple] = []  # the canonical form after each played action
         self.kinds: list[str] = []
         self.in_sync = True  # the referee's game is the played game so far
         self.events: list = []  # every snapshot and input, as sent
@@ -384,7 +383,6 @@ class Hands:
         only_pass = kind is Pass and game.legal_actions() == [action]
         n_events = len(game.events)
         self.kinds.append(kind_of(action, board))
-        self.before.append(canonical(game))
         effect = physical_effect(game, action, keep=True)
         self.after.append(canonical(game))
         news = game.events[n_events:]
