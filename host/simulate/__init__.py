@@ -34,7 +34,7 @@ from .loop import LoopRun, run_closed_loop
 from .oracle import canonical, canonical_after, outcomes, same_game
 from .players import FAULTS, Hands
 from .timing import LEVELS, NOISE, PACE_NAMES, PACES, Noise, Pace
-from .truth import _path, physical_effect
+from .truth import physical_effect
 
 
 def simulate(record: Record | dict | Game, seed: int = 0, noise: str = "medium", faults: dict | None = None, *,
@@ -87,4 +87,4 @@ class Simulator:
 
 __all__ = ["simulate", "Simulator", "Hands", "run_closed_loop", "LoopRun", "NOISE", "LEVELS", "Noise", "PACES",
            "PACE_NAMES", "Pace", "FAULTS", "canonical", "canonical_after", "same_game", "outcomes",
-           "physical_effect", "_path"]
+           "physical_effect"]

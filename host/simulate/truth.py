@@ -130,18 +130,6 @@ def straight_path(board: list[int], frm: int, to: int) -> list[int] | None:
     return best
 
 
-def _path(frm: int, to: int) -> list[int] | None:
-    """Spaces a straight move from ``frm`` to ``to`` passes over (the shortest), or None if it is
-    not straight.  Pure geometry."""
-    best = None
-    for _, ray, _ in RAYS[frm]:
-        if to in ray:
-            i = ray.index(to)
-            if best is None or i < len(best):
-                best = list(ray[:i])
-    return best
-
-
 def _adjacency() -> tuple[tuple[int, ...], ...]:
     near: list[list[int]] = [[] for _ in SPACES]
     for a, b, _ in EDGES:
@@ -194,4 +182,4 @@ def illegal_move(game: Game, rng: random.Random) -> tuple[int, int] | None:
 
 
 __all__ = ["Effect", "physical_effect", "declaration", "look_alikes", "straight_path", "nearest",
-           "illegal_move", "ADJACENT", "_path"]
+           "illegal_move", "ADJACENT"]
