@@ -669,8 +669,7 @@ class Hands:
             return
         f, to = found
         self.fault_log.append((k, kind, (f, to)))
-        tower, lifted = tb.lift(f, t)
-        _, end = tb.place(to, tower, lifted + rng.uniform(*self.pace.carry))
+        end = self._carry(f, to, t)
         end = yield from self._await_fix(k, "illegal", player, {("move", N[to], N[f])}, {f, to}, end,
                                          lambda t0: self._carry(to, f, t0))
         self.t_end = max(end, self.machine.now)
