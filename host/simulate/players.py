@@ -505,11 +505,7 @@ class Hands:
         if kind is Reinforce or kind is Resurrect:
             moves = list(effect.moves)
             rng.shuffle(moves)
-            first = end = None
-            for tower, _, b in moves:
-                down, end = tb.place(b, tower, t)
-                first = first if first is not None else down
-                t = end + rng.uniform(*pace.hands)
+            first, down, end = self._put_down([(tower, b) for tower, _, b in moves], t)
             self._bump(down, effect)
             return end, first
         if kind is Swap:
@@ -560,12 +556,18 @@ class Hands:
             t = end + rng.uniform(*self.pace.hands)
         if lifts and places:
             t = end + rng.uniform(*self.pace.carry)
-        first = None
-        for tower, _, b in places:
-            down, end = tb.place(b, tower, t)
-            first = first if first is not None else down
-            t = end + rng.uniform(*self.pace.hands)
+        first, _, end = self._put_down([(tower, b) for tower, _, b in places], t, end)
         return first, end
+
+    def _put_down(self, places, t, end=None) -> tuple[float | None, float | None, float | None]:
+        """Each (tower, space) of ``places`` put down in turn from ``t``: (the first touch-down, the
+        last, when the last reading holds); with no places, (None, None, ``end``)."""
+        first = down = None
+        for tower, b in places:
+            down, end = self.table.place(b, tower, t)
+            first = first if first is not None else down
+            t = end + self.rng.uniform(*self.pace.hands)
+        return first, down, end
 
     def _bump(self, t: float | None, effect: Effect) -> None:
         if t is not None and self.rng.random() < self.table.noise.bump:
@@ -599,11 +601,7 @@ class Hands:
                                              lambda t0: self._carry(f, to, t0))
             tb.index = k
             return end, down
-        first, end = None, e2
-        for tower, b in places:
-            down, end = tb.place(b, tower, t)
-            first = first if first is not None else down
-            t = end + rng.uniform(*pace.hands)
+        first, _, end = self._put_down(places, t, e2)
         self._bump(end, effect)
         return end, first if first is not None else e2
 
