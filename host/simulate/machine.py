@@ -153,7 +153,3 @@ class Machine:
             if request.match(notice):
                 del self._waiting[aid]
                 self._schedule(aid, t, (t, notice))
-
-    @property
-    def busy(self) -> bool:
-        return bool(self._heap)

@@ -149,7 +149,7 @@ class Hands:
             if kind not in FAULTS:
                 raise ValueError(f"faults: action {k}: expected one of {', '.join(FAULTS)}, got {kind!r}")
         self.header, turns = header_and_turns(record)
-        self.seed, self.noise_name, self.pace_name = seed, noise, pace
+        self.seed = seed
         self.pace = PACES[pace]
         self.faults = faults
         self.open_loop = open_loop
@@ -171,7 +171,6 @@ class Hands:
         self.questions: list[dict] = []
         self.pass_prompts = 0
         self.unprompted_passes = 0
-        self.skipped_taps = 0
         self.refusals: list[dict] = []
         self.rejections: list[dict] = []
         self.spurious: list[dict] = []  # corrections of a board that was right
@@ -314,8 +313,7 @@ class Hands:
         or shows a question (the player answers that instead)."""
         yield t
         if len(self.mirror.log) > k or self.open_question[player] is not None:
-            self.skipped_taps += 1  # committed already, or a question on the screen to answer instead
-            return
+            return  # committed already, or a question on the screen to answer instead
         self._say(t, player, data, k)
 
     def _answer(self, player: str, entry: dict, answer: dict, now: float):
@@ -549,10 +547,9 @@ class Hands:
         places = [m for m in moves if m[2] is not None]
         rng.shuffle(lifts)
         rng.shuffle(places)
-        held = {}
         end = None
-        for tower, a, _ in lifts:
-            held[tower], end = tb.lift(a, t)
+        for _, a, _ in lifts:
+            _, end = tb.lift(a, t)
             t = end + rng.uniform(*self.pace.hands)
         if lifts and places:
             t = end + rng.uniform(*self.pace.carry)
