@@ -41,7 +41,7 @@ from engine.randplay import random_game  # noqa: E402
 from engine.record import to_record  # noqa: E402
 from host.referee import Referee  # noqa: E402
 from host.simulate import FAULTS, LEVELS, PACE_NAMES, Hands, run_closed_loop  # noqa: E402
-from host.trace import referee_trace  # noqa: E402
+from host.trace import TraceHeader, referee_trace  # noqa: E402
 
 MODES = ("classic", "third_eye")
 SPACE = re.compile(r"\b(?:[wb]\d\d|h[we]\d|[wb]i|fs)\b")
@@ -49,7 +49,7 @@ SPACE = re.compile(r"\b(?:[wb]\d\d|h[we]\d|[wb]i|fs)\b")
 
 def fault_at(played, kind: str) -> int | None:
     """An action number (from the 7th on) where a fault of ``kind`` can be staged."""
-    game = played.__class__(played.setups["white"], played.setups["black"], played.mode, played.vision, played.first)
+    game = TraceHeader.of_game(played).new_game()
     for i, (_, _, action) in enumerate(played.log):
         flash = type(action) is Move and game.state.board[action.to] != EMPTY
         if i >= 6:
