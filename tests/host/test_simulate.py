@@ -33,8 +33,8 @@ def snaps(trace):
     return [e for e in trace.events if isinstance(e, SnapshotLine)]
 
 
-def run_open(played, seed, noise, pace="relaxed"):
-    hands = Hands(played, seed, noise, pace, open_loop=True)
+def run_open(played, seed, noise, pace="relaxed", faults=None):
+    hands = Hands(played, seed, noise, pace, faults, open_loop=True)
     while hands.next_time() is not None:
         hands.step()
     return hands
@@ -235,9 +235,7 @@ def test_a_staged_illegal_move_lifts_an_own_tower_onto_an_empty_space_no_legal_a
     for seed, mode in ((30003, "classic"), (8, "third_eye"), (9, "classic")):
         played = random_game(seed, mode, 40)
         for k in range(4, 40, 5):
-            hands = Hands(played, seed, "none", "relaxed", {k: "illegal"}, open_loop=True)
-            while hands.next_time() is not None:
-                hands.step()
+            hands = run_open(played, seed, "none", "relaxed", {k: "illegal"})
             ((number, kind, (f, t)),) = hands.fault_log
             game = TraceHeader.of_game(played).new_game()
             for _, _, action in played.log[:k]:
