@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from engine.actions import Action, Reinforce, Resurrect, Time, action_from_record
 from engine.board import GATEWAYS, PLAYERS, SPACES, other
 from engine.errors import InvalidError
-from engine.game import EMPTY, Game
+from engine.game import EMPTY
 from engine.pieces import parse_piece
 
+from .matching import Step
 from .notices import InputError
 
 # What an input may hold: type -> (required fields, optional fields)
@@ -111,16 +112,16 @@ def parse_word(player: str, kind: str, data: dict, now: float) -> Word:
     return Word(player, kind, now)
 
 
-def why_not(game: Game, word: Word) -> str:
-    """Why no legal action of the mover fits ``word`` now, in words for the mover only (it may
-    name their own pieces).  Empty if one does."""
-    legal = game.legal_actions()
+def why_not(step: Step, word: Word) -> str:
+    """Why no legal action of the mover fits ``word`` now (``step``: the legal actions of this very
+    state, with their board effects), in words for the mover only (it may name their own pieces).
+    Empty if one does."""
+    game = step.game
     if word.kind == "choose":
-        if word.action in legal:
+        if word.action in step.legal:
             return ""
         return f"choose: {word.action} {game.why_illegal(word.action)}"
-    effects = [(a, game.board_effect(a).word) for a in legal]
-    if any(word.fits(a, w) for a, w in effects):
+    if any(word.fits(c.action, c.word) for c in step.cands):
         return ""
     me = game.to_move
     board = game.state.board

@@ -316,7 +316,7 @@ class Referee:
             return
         if word.kind == "choose" and self.state is Phase.FLASH and word.action not in [c.action for c in self._lock]:
             raise InputError(f"choose: {word.action} is not the flash under way on {N[self._lock[0].flash.at]}")
-        reason = why_not(game, word)
+        reason = why_not(self.step, word)
         if reason and len(self.ev) and word.kind != "choose" and len(self.words[player]) < MAX_WORDS:
             # Not possible yet, but the board shows something not read yet (the Time tower just
             # resurrected): the word waits for the rest of the turn, and is refused then if still
@@ -959,7 +959,7 @@ class Referee:
         # Words the mover gave early (while the rival's turn was still settling) count now.
         kept = []
         for w in self.words[mover]:
-            reason = why_not(self.game, w)
+            reason = why_not(self.step, w)
             if reason:
                 self.rejected[mover] = reason
                 out.append(Notice(mover, "rejected", {"reason": reason}))
