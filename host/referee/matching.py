@@ -47,7 +47,8 @@ class Candidate:
         self.index = index
 
     def result(self, base: frozenset[int]) -> frozenset[int]:
-        return (base - self.emptied) | self.filled
+        """The occupancy after the action (the engine's ``BoardEffect.after``)."""
+        return self.effect.after(base)
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Candidate({self.action})"
