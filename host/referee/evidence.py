@@ -84,12 +84,6 @@ class Evidence:
                 out.add(f.space)
         return frozenset(out)
 
-    def last_flip(self, space: int, k: int | None = None) -> Flip | None:
-        for f in reversed(self.flips[: len(self.flips) if k is None else k]):
-            if f.space == space:
-                return f
-        return None
-
     def causal(self, carries, k: int | None = None) -> bool:
         """A tower is lifted before it is put down: each carried tower's lift from ``a`` began no
         later than the placement on ``b`` that holds it at the end (give or take the sensors)."""

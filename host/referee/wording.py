@@ -7,7 +7,6 @@ texts for one player may name that player's own pieces.
 
 from __future__ import annotations
 
-from engine.actions import Action, Swap
 from engine.board import other
 from engine.flash import CAPTURE, SWAP
 
@@ -80,19 +79,8 @@ NONE_OF_THEM = "none of them: the board is read again"
 LAPSED_BACK = "the question lapsed: the board is back as it was"
 LAPSED = "the question lapsed: the board now shows something else"
 NOT_FINISHED = "the board does not show a finished action yet"
-STILL_MOVING = "the board is still moving"
 SETTLED = "the board has settled"
 AS_IT_WAS = "the board is as it was"
-
-
-def asked_text(options: list[Action]) -> str:
-    swaps = all(type(a) is Swap for a in options)
-    return ", ".join(str(a) for a in options) + (" (choose one, or send done if you did not swap)" if swaps
-                                                 else " (choose one)")
-
-
-def answer_first(options: list[Action]) -> str:
-    return "answer the question first: " + asked_text(options)
 
 
 def unsettled(spaces: list[str]) -> str:
