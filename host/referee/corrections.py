@@ -10,16 +10,12 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.board import EDGES, SPACE_NAMES, SPACES
+from engine.board import NEIGHBORS, SPACE_NAMES, SPACES
 
 N = SPACE_NAMES
 
 
 def _distances() -> tuple[tuple[int, ...], ...]:
-    nbrs: list[list[int]] = [[] for _ in SPACES]
-    for a, b, _ in EDGES:
-        nbrs[a].append(b)
-        nbrs[b].append(a)
     table = []
     for s in SPACES:
         dist = [len(SPACES)] * len(SPACES)
@@ -27,7 +23,7 @@ def _distances() -> tuple[tuple[int, ...], ...]:
         queue = deque([s])
         while queue:
             u = queue.popleft()
-            for v in nbrs[u]:
+            for v, _ in NEIGHBORS[u]:
                 if dist[v] > dist[u] + 1:
                     dist[v] = dist[u] + 1
                     queue.append(v)
