@@ -25,6 +25,7 @@ from typing import Any, Callable
 
 from engine.actions import PASS, Action, Time
 from engine.board import PLAYERS, SPACE_NAMES, other
+from engine.effects import Flash
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
 from host.debounce import EPS, Debouncer
@@ -829,11 +830,7 @@ class Referee:
             self._drop_asked(out, wording.LAPSED)
         self._go(Event.FLASH_SEEN)
         todo = corrections(self.ev.board(), result)
-        self._flash_info = {
-            "turn": self.game.turn, "player": mover, "from": N[fl.frm], "at": N[fl.at],
-            "attacker": fl.attacker, "defender": fl.defender, "outcome": fl.outcome,
-            "text": wording.flash_text(mover, N[fl.frm], N[fl.at], fl.attacker, fl.defender, fl.outcome),
-        }
+        self._flash_info = _flash_json(self.game.turn, mover, fl)
         self.public_instructions = todo
         out.append(Notice(PUBLIC, "flash", dict(self._flash_info, instructions=todo)))
         self._said[(PUBLIC, "instruction")] = None
@@ -891,12 +888,8 @@ class Referee:
         turn = game.turn
         action = c.action
         if c.flash is not None and self._flash_info is None:
-            fl = c.flash
             # Played faster than it could be announced: the reveal is still public news.
-            out.append(Notice(PUBLIC, "flash", {
-                "turn": turn, "player": player, "from": N[fl.frm], "at": N[fl.at], "attacker": fl.attacker,
-                "defender": fl.defender, "outcome": fl.outcome, "instructions": [],
-                "text": wording.flash_text(player, N[fl.frm], N[fl.at], fl.attacker, fl.defender, fl.outcome)}))
+            out.append(Notice(PUBLIC, "flash", dict(_flash_json(turn, player, c.flash), instructions=[])))
         rest = self.ev.flips[k:]
         seen = action_seen_by(game, action, player, None)
         n_events = len(game.events)
@@ -1050,6 +1043,12 @@ def _kind_name(c: Candidate) -> str:
     if c.flash is not None:
         return "flash"
     return name
+
+
+def _flash_json(turn: int, player: str, fl: Flash) -> dict:
+    """A flash as the public hears it: both towers revealed, the outcome in words."""
+    return {"turn": turn, "player": player, **fl.to_json(),
+            "text": wording.flash_text(player, N[fl.frm], N[fl.at], fl.attacker, fl.defender, fl.outcome)}
 
 
 def _question_json(q: dict) -> dict:
