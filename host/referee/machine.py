@@ -649,7 +649,7 @@ class Referee:
         if hit is not None:
             return hit
         game = self.game
-        game.push(c.action)
+        game.push(c.action, trusted=True)  # one of this state's legal actions: pop gives them back
         try:
             nxt = Step(game)
             rest = Evidence(nxt.base, self.ev.flips[k:])
