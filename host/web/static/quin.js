@@ -83,7 +83,7 @@ const Quin = (() => {
     const L = await layout();
     const R = L.space_radius;
     const C = L.size / 2;
-    let flip = !!opts.flip;
+    const flip = !!opts.flip;
     const pos = (name) => {
       const [x, y] = L.spaces[name];
       return flip ? [L.size - x, L.size - y] : [x, y];
@@ -104,27 +104,22 @@ const Quin = (() => {
       svg.classList.toggle("cropped", crop === "own");
     }
 
-    function drawBase() {
-      base.innerHTML = "";
-      hits.innerHTML = "";
-      el("circle", { cx: C, cy: C, r: Math.min(L.gateway_ring + 26, C - 1), class: "felt" }, base);
-      const edges = el("g", { class: "edges", transform: flip ? `rotate(180 ${C} ${C})` : "" }, base);
-      for (const d of L.edges) el("path", { d, class: "edge" }, edges);
-      for (const name of Object.keys(L.spaces)) {
-        const [x, y] = pos(name);
-        let cls = "space";
-        if (startOf[name]) cls += " start-" + startOf[name];
-        if (name[0] === "h") cls += " horizon";
-        if (name === "wi" || name === "bi") cls += " iris";
-        if (name === "fs") cls += " fs";
-        el("circle", { cx: x, cy: y, r: R * 0.62, class: cls, "data-space": name }, base);
-        el("text", { x, y: y + R + 8, class: "label" }, base).textContent = name;
-        const c = el("circle", { cx: x, cy: y, r: R + 6, class: "hit", "data-space": name }, hits);
-        if (opts.onTap) c.addEventListener("click", () => opts.onTap(name));
-      }
-    }
     setView(opts.crop);
-    drawBase();
+    el("circle", { cx: C, cy: C, r: Math.min(L.gateway_ring + 26, C - 1), class: "felt" }, base);
+    const edges = el("g", { class: "edges", transform: flip ? `rotate(180 ${C} ${C})` : "" }, base);
+    for (const d of L.edges) el("path", { d, class: "edge" }, edges);
+    for (const name of Object.keys(L.spaces)) {
+      const [x, y] = pos(name);
+      let cls = "space";
+      if (startOf[name]) cls += " start-" + startOf[name];
+      if (name[0] === "h") cls += " horizon";
+      if (name === "wi" || name === "bi") cls += " iris";
+      if (name === "fs") cls += " fs";
+      el("circle", { cx: x, cy: y, r: R * 0.62, class: cls, "data-space": name }, base);
+      el("text", { x, y: y + R + 8, class: "label" }, base).textContent = name;
+      const c = el("circle", { cx: x, cy: y, r: R + 6, class: "hit", "data-space": name }, hits);
+      if (opts.onTap) c.addEventListener("click", () => opts.onTap(name));
+    }
 
     function arrow(kind, from, to, cls) {
       const [x1, y1] = pos(from), [x2, y2] = pos(to);
@@ -137,10 +132,7 @@ const Quin = (() => {
     }
 
     return {
-      get flip() { return flip; },
-      setFlip(value) { if (value !== flip) { flip = value; drawBase(); } },
       setCrop: setView,
-      position: pos,
       /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]
          marks: {space: "lift"|"place"|"hint"|"selected"|"flash"|"last"|"time"|"new"}
          overlays: [{arrow: kind, from, to, cls} | {burst: kind, at} | {tag: text, at, kind}] */
