@@ -55,7 +55,7 @@ const Quin = (() => {
     s.style.position = "absolute";
     let defs = "";
     for (const [p, body] of Object.entries(ICONS)) defs += `<symbol id="q-${p}" viewBox="-12 -12 24 24">${body}</symbol>`;
-    for (const kind of ["last", "flash", "time", "todo"]) {
+    for (const kind of ["last", "flash", "time"]) {
       defs += `<marker id="q-head-${kind}" class="head-${kind}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10Z"/></marker>`;
     }
     s.innerHTML = `<defs>${defs}</defs>`;
@@ -134,7 +134,7 @@ const Quin = (() => {
     return {
       setCrop: setView,
       /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]
-         marks: {space: "lift"|"place"|"hint"|"selected"|"flash"|"last"|"time"|"new"}
+         marks: {space: "lift"|"place"|"hint"|"selected"|"time"|"new"}
          overlays: [{arrow: kind, from, to, cls} | {burst: kind, at} | {tag: text, at, kind}] */
       render(list, markMap, overlays) {
         towers.innerHTML = "";
