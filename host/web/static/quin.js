@@ -558,6 +558,15 @@ const Quin = (() => {
     return t;
   }
 
+  /* The stream's notices as toasts for this viewer: a flash, and the Power of Time once carried out. */
+  function notify(notices, viewer) {
+    for (const n of notices) {
+      const d = n.data || {};
+      if (n.kind === "flash") toast(flashText(d, viewer), "flash", 8000);
+      else if (n.kind === "time" && d.done) toast(timeText(d, viewer), "time", 6000);
+    }
+  }
+
   /* A confirmation in the page (a <dialog>): resolves true when confirmed. */
   function confirmBox(text, ok) {
     return new Promise((resolve) => {
@@ -572,7 +581,7 @@ const Quin = (() => {
     });
   }
 
-  return { board, icon, sprite, stream, post, toast, confirmBox, h, cap, other, whose, pieceName, actionText,
+  return { board, icon, sprite, stream, post, toast, notify, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn,
            rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

@@ -414,14 +414,6 @@ document.addEventListener("DOMContentLoaded", async () => {
     send("input", input).catch(() => {});
   }
 
-  function notify(notices) {
-    for (const n of notices) {
-      const d = n.data || {};
-      if (n.kind === "flash") Quin.toast(Quin.flashText(d, me), "flash", 8000);
-      else if (n.kind === "time" && d.done) Quin.toast(Quin.timeText(d, me), "time", 6000);
-    }
-  }
-
   function render(s, notices) {
     state = s;
     const v = s.view;
@@ -466,7 +458,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       if (e.type === "flash" && turn) Quin.toast(Quin.flashEventText(e, turn.player, me), "flash", 8000);
     }
     lastEvents = n;
-    notify(notices);
+    Quin.notify(notices, me);
   }
 
   /* A revoked seat (a new game, or the seat re-issued to another phone) stops here, with a word why. */

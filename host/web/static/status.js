@@ -74,11 +74,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     Quin.renderZeroGravity($("zg"), v, null);
     Quin.renderLog($("log"), v, null);
     $("no-moves").classList.toggle("hidden", !!(v && v.history.length));
-    for (const n of notices) {
-      const d = n.data || {};
-      if (n.kind === "flash") Quin.toast(Quin.flashText(d, null), "flash", 8000);
-      else if (n.kind === "time" && d.done) Quin.toast(Quin.timeText(d, null), "time", 6000);
-    }
+    Quin.notify(notices, null);
   }
 
   function boardLabel(state) {
