@@ -309,6 +309,15 @@ const Quin = (() => {
     return cap(parts.join(" and "));
   }
 
+  /* The referee's instructions as marks: red where a tower comes off, green where one goes. */
+  function stepMarks(todo, marks) {
+    for (const i of todo) {
+      if (i.do === "move") { marks[i.from] = "lift"; marks[i.to] = "place"; }
+      else marks[i.space] = i.do === "clear" ? "lift" : "place";
+    }
+    return marks;
+  }
+
   /* What the board needs now, for the public or a seat: {title, lines, marks, overlays}. */
   function needs(state, viewer, stale) {
     const ref = state.referee, v = state.view, b = state.board || {};
@@ -332,10 +341,7 @@ const Quin = (() => {
       out.overlays.push({ burst: "flash", at: f.at }, { arrow: "flash", from: f.from, to: f.at });
       const todo = ref.instructions || [];
       out.lines = todo.map((i) => cap(stepText(i, { flash: f }, viewer, v)) + ".");
-      for (const i of todo) {
-        if (i.do === "move") { out.marks[i.from] = "lift"; out.marks[i.to] = "place"; }
-        else out.marks[i.space] = i.do === "clear" ? "lift" : "place";
-      }
+      stepMarks(todo, out.marks);
       return out;
     }
     if (ref.time) {
@@ -345,10 +351,8 @@ const Quin = (() => {
       const todo = ref.instructions || [];
       out.lines = todo.map((i) => cap(stepText(i, { time: t }, viewer, v)) + ".");
       if (t.outcome === "pushed") out.lines.push(cap(`then push one of ${whose(other(t.player), viewer)} towers 1 to 3 spaces back along its Sight Line.`));
-      for (const i of todo) {
-        if (i.do === "move") { out.marks[i.from] = "lift"; out.marks[i.to] = "place"; out.overlays.push({ arrow: "time", from: i.from, to: i.to }); }
-        else out.marks[i.space] = i.do === "clear" ? "lift" : "place";
-      }
+      stepMarks(todo, out.marks);
+      for (const i of todo) if (i.do === "move") out.overlays.push({ arrow: "time", from: i.from, to: i.to });
       for (const s of t.time_towers || []) out.overlays.push({ tag: "Time", at: s, kind: "time" });
       return out;
     }
@@ -583,5 +587,5 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn,
-           rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
+           stepMarks, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

@@ -250,11 +250,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     const priv = state.seat.private || {};
     const need = Quin.needs(state, me);
     const last = Quin.lastTurn(v);
-    const marks = Object.assign({}, last.marks, need.marks);
-    for (const i of priv.instructions || []) {
-      if (i.do === "move") { marks[i.from] = "lift"; marks[i.to] = "place"; }
-      else marks[i.space] = i.do === "clear" ? "lift" : "place";
-    }
+    const marks = Quin.stepMarks(priv.instructions || [], Object.assign({}, last.marks, need.marks));
     const hints = state.seat.hints;
     if (selected) {
       marks[selected] = "selected";
