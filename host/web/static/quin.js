@@ -428,6 +428,15 @@ const Quin = (() => {
     return out;
   }
 
+  /* What a page draws: the last turn under what the board needs now (a flash or a Time replaces the
+     last turn's drawings).  marks: the page's own instead of the needs' marks. */
+  function scene(view, need, marks) {
+    const last = lastTurn(view);
+    const focus = need.kind === "flash" || need.kind === "time";
+    return { marks: Object.assign({}, last.marks, marks || need.marks),
+             overlays: focus ? need.overlays : last.overlays.concat(need.overlays) };
+  }
+
   function movedBy(a) {
     if (!a) return [];
     if (a.type === "move" || a.type === "reflect") return [[a.from, a.to]];
@@ -586,6 +595,6 @@ const Quin = (() => {
   }
 
   return { board, icon, sprite, stream, post, toast, notify, confirmBox, h, cap, other, whose, pieceName, actionText,
-           resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn,
+           resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
            stepMarks, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

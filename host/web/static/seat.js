@@ -248,17 +248,15 @@ document.addEventListener("DOMContentLoaded", async () => {
   function drawPlayBoard() {
     const v = state.view;
     const priv = state.seat.private || {};
-    const need = Quin.needs(state, me);
-    const last = Quin.lastTurn(v);
-    const marks = Quin.stepMarks(priv.instructions || [], Object.assign({}, last.marks, need.marks));
+    const drawn = Quin.scene(v, Quin.needs(state, me));
+    const marks = Quin.stepMarks(priv.instructions || [], drawn.marks);
     const hints = state.seat.hints;
     if (selected) {
       marks[selected] = "selected";
       if (hints && hints[selected]) for (const s of hints[selected]) marks[s] = "hint";
     }
-    const overlays = need.kind === "flash" || need.kind === "time" ? need.overlays : last.overlays.concat(need.overlays);
     const towers = v ? v.board.map((t) => ({ space: t.space, owner: t.owner, piece: t.piece, revealed: t.revealed, own: t.owner === me })) : [];
-    board.render(towers, marks, overlays);
+    board.render(towers, marks, drawn.overlays);
   }
 
   /* The panel under the headline: a flash, the Power of Time, a refusal, what to put right. */

@@ -34,8 +34,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     for (const sp of b.lift || []) marks[sp] = "lift";
     for (const sp of b.place || []) marks[sp] = "place";
     const need = Quin.needs(s, null, Quin.staleness(s, () => render(state)));
-    const last = Quin.lastTurn(v);
-    board.render(towers, Object.assign({}, last.marks, marks), need.kind === "flash" || need.kind === "time" ? need.overlays : last.overlays);
+    const drawn = Quin.scene(v, need, marks);  // the sensed difference, not the needs' marks
+    board.render(towers, drawn.marks, drawn.overlays);
     $("turn").textContent = Quin.headline(s, null);
     $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
     const box = $("now");

@@ -66,10 +66,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     const need = Quin.needs(state, null, Quin.staleness(state, () => render(current, [])));
     addOpponent(state, need);
     renderNow(state, need);
-    const last = Quin.lastTurn(v);
-    const marks = Object.assign({}, last.marks, need.marks);
-    const overlays = need.kind === "flash" || need.kind === "time" ? need.overlays : last.overlays.concat(need.overlays);
-    board.render(v ? v.board : [], marks, overlays);
+    const drawn = Quin.scene(v, need);
+    board.render(v ? v.board : [], drawn.marks, drawn.overlays);
     $("board").setAttribute("aria-label", boardLabel(state));
     Quin.renderZeroGravity($("zg"), v, null);
     Quin.renderLog($("log"), v, null);
