@@ -580,21 +580,26 @@ const Quin = (() => {
     }
   }
 
-  /* A confirmation in the page (a <dialog>): resolves true when confirmed. */
-  function confirmBox(text, ok) {
+  /* A question in the page (a <dialog>): resolves answer() when confirmed, `no` when cancelled or
+     closed.  A text field in it opens selected. */
+  function dialog(label, body, ok, answer, no) {
     return new Promise((resolve) => {
-      const dlg = h("dialog", { class: "confirm", "aria-label": "confirm" },
-        h("p", {}, text),
+      const dlg = h("dialog", { class: "confirm", "aria-label": label }, ...body,
         h("div", { class: "buttons" },
-          h("button", { class: "primary", "data-confirm": "yes", onclick: () => { dlg.close(); resolve(true); } }, ok || "Yes"),
-          h("button", { "data-confirm": "no", onclick: () => { dlg.close(); resolve(false); } }, "Cancel")));
-      dlg.addEventListener("close", () => { dlg.remove(); resolve(false); });
+          h("button", { class: "primary", "data-confirm": "yes", onclick: () => { const v = answer(); dlg.close(); resolve(v); } }, ok),
+          h("button", { "data-confirm": "no", onclick: () => { dlg.close(); resolve(no); } }, "Cancel")));
+      dlg.addEventListener("close", () => { dlg.remove(); resolve(no); });
       document.body.appendChild(dlg);
       dlg.showModal();
+      const field = dlg.querySelector("input");
+      if (field) field.select();
     });
   }
 
-  return { board, icon, sprite, stream, post, toast, notify, confirmBox, h, cap, other, whose, pieceName, actionText,
+  /* A confirmation in the page: resolves true when confirmed. */
+  function confirmBox(text, ok) { return dialog("confirm", [h("p", {}, text)], ok || "Yes", () => true, false); }
+
+  return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
            stepMarks, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

@@ -217,18 +217,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   }
 
   function askName(suggested) {
-    return new Promise((resolve) => {
-      const input = h("input", { type: "text", id: "lineup-name", value: suggested, maxlength: "40" });
-      const dlg = h("dialog", { class: "confirm", "aria-label": "name this lineup" },
-        h("label", { for: "lineup-name" }, "Name this lineup"), input,
-        h("div", { class: "buttons" },
-          h("button", { class: "primary", "data-confirm": "yes", onclick: () => { const v = input.value.trim(); dlg.close(); resolve(v); } }, "Save"),
-          h("button", { "data-confirm": "no", onclick: () => { dlg.close(); resolve(""); } }, "Cancel")));
-      dlg.addEventListener("close", () => { dlg.remove(); resolve(""); });
-      document.body.appendChild(dlg);
-      dlg.showModal();
-      input.select();
-    });
+    const input = h("input", { type: "text", id: "lineup-name", value: suggested, maxlength: "40" });
+    return Quin.dialog("name this lineup", [h("label", { for: "lineup-name" }, "Name this lineup"), input], "Save",
+                       () => input.value.trim(), "");
   }
 
   // --- play ------------------------------------------------------------------------------------
