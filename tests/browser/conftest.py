@@ -14,6 +14,11 @@ PHONE = {"width": 390, "height": 844}
 TV = {"width": 1280, "height": 800}
 
 
+def body_text(page) -> str:
+    """What a person reads on the page."""
+    return page.evaluate("document.body.innerText")
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright

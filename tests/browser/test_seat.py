@@ -5,12 +5,8 @@ import json
 
 from playwright.sync_api import expect
 
-from conftest import PHONE
+from conftest import PHONE, body_text
 from scripted import BLACK, WHITE, wait_for
-
-
-def body_text(page) -> str:
-    return page.evaluate("document.body.innerText")
 
 
 def in_view(page, selector) -> bool:

@@ -6,14 +6,10 @@ import sys
 
 from playwright.sync_api import expect
 
-from conftest import ROOT
+from conftest import ROOT, TV, body_text
 from scripted import BLACK, WHITE, to_first_flash, to_the_end, wait_for
 
 QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
-
-
-def body_text(page) -> str:
-    return page.evaluate("document.body.innerText")
 
 
 def test_setup_is_present_tense_and_the_board_is_a_short_count_not_a_list(live):
@@ -104,9 +100,9 @@ def test_the_cli_and_the_pages_say_the_result_the_same_way(live, tmp_path):
     assert out.returncode == 0, out.stderr
     replayed = subprocess.run([*QUIN, "replay", str(record)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert replayed.stdout.splitlines()[-1] == f"{said} (7 turns)"
-    history = live.open("/history", {"width": 1280, "height": 800})
+    history = live.open("/history", TV)
     expect(history.locator("#games")).to_contain_text(said)
-    replay = live.open("/history/1", {"width": 1280, "height": 800})
+    replay = live.open("/history/1", TV)
     expect(replay.locator("#summary")).to_contain_text(said)
 
 
