@@ -11,8 +11,8 @@ import time
 from playwright.sync_api import expect
 
 from conftest import ROOT, TV
+from quin_cmd import QUIN
 
-QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
 
 
 class Served:

@@ -7,9 +7,9 @@ import sys
 from playwright.sync_api import expect
 
 from conftest import ROOT, TV, body_text
+from quin_cmd import QUIN
 from scripted import BLACK, WHITE, to_first_flash, to_the_end, wait_for
 
-QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
 
 
 def test_setup_is_present_tense_and_the_board_is_a_short_count_not_a_list(live):

@@ -12,8 +12,10 @@ import pytest
 
 from host.commands.engine_cmds import result_text
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from quin_cmd import QUIN  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
 RECORD = ROOT / "examples" / "classic-game.json"
 TRACE = ROOT / "examples" / "classic-game.trace"
 THIRD_EYE = ROOT / "examples" / "third-eye-game.json"

@@ -17,11 +17,10 @@ from engine.game import Game
 from engine.randplay import random_setup
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from quin_cmd import QUIN  # noqa: E402
 from webtools import SSE, get_json, post_json  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-# The `quin` console script, run with this interpreter (works without installing the package).
-QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
 
 
 def quin(*args, timeout=30):

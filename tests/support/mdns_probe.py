@@ -11,11 +11,11 @@ import sys
 import time
 import urllib.request
 
+from quin_cmd import QUIN  # this script's folder is first on its path
 from zeroconf import AddressResolverIPv4, IPVersion, Zeroconf
 
 ROOT, DATA = sys.argv[1], sys.argv[2]
 EXTRA = sys.argv[3:]
-QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
 
 
 def resolve(zc, name, timeout_ms=3000):

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from quin_cmd import QUIN
 from quin_sim import TOWER, PtyBoard, SimBoard
 
 from engine.board import SPACE_IDS
@@ -24,7 +25,6 @@ from host.cli import main
 from host.system import holder
 
 ROOT = Path(__file__).resolve().parents[3]
-QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
 BASE = 30000
 
 
