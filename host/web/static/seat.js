@@ -46,7 +46,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (v && v.to_move !== me) return `Wait for ${cap(rival)}'s move.`;
     if (ref && ref.flash) return "Finish the flash on the board first.";
     if (ref && ref.time) return "Carry out the Power of Time on the board first.";
-    if (/finished action|still moving/.test(text)) return "Finish your move on the board, then tap Done.";
+    if (/finished action/.test(text)) return "Finish your move on the board, then tap Done.";
     return "Move a tower on the board, or choose another declaration.";
   }
   const sentence = (t) => { t = String(t || "").trim(); return t ? cap(t) + (/[.!?]$/.test(t) ? "" : ".") : ""; };
