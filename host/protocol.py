@@ -315,7 +315,10 @@ def encode(frame):
     payload = _payload(frame.kind, frame.data)  # first: it refuses an unknown kind before the header packs it
     body = struct.pack(HEADER, VERSION, frame.kind, frame.seq, frame.time_us) + payload
     body += struct.pack("<I", crc32(body))
-    return cobs_encode(body) + b"\x00"
+    wire = cobs_encode(body)
+    if len(wire) > MAX_FRAME:  # the receiver would drop it as garbage (e.g. more than 250 LEDs)
+        raise FrameError("frame too long: %d bytes encoded, at most %d" % (len(wire), MAX_FRAME))
+    return wire + b"\x00"
 
 
 def decode_body(body):

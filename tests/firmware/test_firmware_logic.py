@@ -176,15 +176,15 @@ def fake_circuitpython(monkeypatch):
 def test_pico_hardware_drives_select_and_enable_lines(fake_circuitpython):
     quin_hw, pins, written, mods = fake_circuitpython
     hw = quin_hw.PicoHardware(leds=99)
-    assert all(pins[n].value is True for n in quin_hw.ENABLE_PINS)  # all disabled at start
+    assert all(pins[p.name].value is True for p in quin_hw.ENABLE_PINS)  # all disabled at start
     hw.select(0b1010)
-    assert [pins[n].value for n in quin_hw.SELECT_PINS] == [False, True, False, True]
+    assert [pins[p.name].value for p in quin_hw.SELECT_PINS] == [False, True, False, True]
     hw.enable(3)
-    assert [pins[n].value for n in quin_hw.ENABLE_PINS] == [True, True, True, False, True, True, True]
+    assert [pins[p.name].value for p in quin_hw.ENABLE_PINS] == [True, True, True, False, True, True, True]
     hw.enable(5)
-    assert [pins[n].value for n in quin_hw.ENABLE_PINS] == [True, True, True, True, True, False, True]
+    assert [pins[p.name].value for p in quin_hw.ENABLE_PINS] == [True, True, True, True, True, False, True]
     hw.enable(None)
-    assert all(pins[n].value for n in quin_hw.ENABLE_PINS)
+    assert all(pins[p.name].value for p in quin_hw.ENABLE_PINS)
     assert hw.read_adc() == 12345
     hw.show(b"\x01\x02\x03")
     assert written == [("GP22", b"\x01\x02\x03")]
