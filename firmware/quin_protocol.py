@@ -42,11 +42,8 @@ import struct
 
 try:
     from binascii import crc32 as _crc32
-except ImportError:  # pragma: no cover - a CircuitPython build without binascii
-    try:
-        from zlib import crc32 as _crc32
-    except ImportError:
-        _crc32 = None
+except ImportError:  # pragma: no cover - a small CircuitPython build without binascii (an RP2040 has it)
+    _crc32 = None
 
 VERSION = 1
 
