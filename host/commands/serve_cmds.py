@@ -183,7 +183,10 @@ def open_source(kind: str, folder: Path | None = None, serial_port: str | None =
             if port is None:
                 raise UserError("no board found on USB (set QUIN_SERIAL_PORT or plug the board in)")
             cal, channels, keeper = _calibration(kind, folder)
-            return SerialSource(SerialLink(port), cal, channels, keeper=keeper)
+            # QUIN_SERIAL_RAW=1: the host decides from full-rate raw frames, as before the board could
+            # (for comparison and diagnosis: bench/serve_cost.py measures both)
+            return SerialSource(SerialLink(port), cal, channels, keeper=keeper,
+                                board_decides=os.environ.get("QUIN_SERIAL_RAW") != "1")
         if kind == "gpio":
             from host.sources.gpio_source import GpioSource
 

@@ -355,7 +355,8 @@ class SerialSource:
         self._thresholds_at = float("-inf")
         self._gone: tuple[str, float] | None = None  # (unplugged|silent, since when) while away
         self._back: tuple[str, float, float] | None = None  # (how, for how long, back when)
-        self._bad_seen = 0
+        self._bad_seen: tuple[int, int] | None = None  # (bad frames, stray bytes) at the last look
+        self._reconnects_seen = 0
         self._bad_at: float | None = None
         if not link.connected:
             link._try_open()
@@ -449,7 +450,8 @@ class SerialSource:
         if self._gone is not None:  # it is back
             how, since = self._gone
             self._gone = None
-            self._back = (how, now - since, now)
+            back = self.link.opened_at if how == "unplugged" and self.link.opened_at else now
+            self._back = (how, max(0.0, back - since), now)
         if self._back is not None:
             how, lasted, at = self._back
             if now - at < NOTICE_FOR:
@@ -459,12 +461,15 @@ class SerialSource:
         restarted = self.link.restarted_at
         if restarted is not None and now - restarted < NOTICE_FOR:
             out.append("the board's firmware restarted; it has its thresholds and lights back and play goes on")
-        bad = details.get("crc_errors", 0) + details.get("malformed", 0)
-        if bad > self._bad_seen:
-            self._bad_seen = bad
+        # corrupted frames, and stray bytes outside any frame (but not the tail of a frame cut by a reconnect)
+        bad = (details.get("crc_errors", 0) + details.get("malformed", 0), details.get("skipped_bytes", 0))
+        seen, self._bad_seen = self._bad_seen, bad
+        reconnects, self._reconnects_seen = self._reconnects_seen, details.get("reconnects", 0)
+        if seen is not None and (bad[0] > seen[0] or (bad[1] > seen[1] and reconnects == self._reconnects_seen)):
             self._bad_at = now
         if self._bad_at is not None and now - self._bad_at < NOTICE_FOR:
-            out.append(f"corrupted data from the board ({bad} bad frames so far, dropped): check the USB cable")
+            out.append(f"corrupted data from the board ({bad[0]} bad frames, {bad[1]} stray bytes so far; dropped, "
+                       "nothing was taken from them): check the USB cable")
         return out
 
     def close(self) -> None:

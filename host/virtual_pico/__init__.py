@@ -29,6 +29,7 @@ import os
 import random
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -115,7 +116,8 @@ class Field:
         return out
 
     def message(self) -> bytes:
-        return ("F %d %s\n" % (self.noise, " ".join(map(str, self.levels())))).encode()
+        """What the Pico's ADC is told (host/virtual_pico/pico_main.py): b"F", noise, 112 levels (uint16)."""
+        return b"F" + struct.pack("<H%dH" % CHANNELS, min(self.noise, 0xFFFF), *self.levels())
 
     def changed(self) -> None:
         for listener in list(self._listeners):
@@ -167,6 +169,7 @@ class VirtualPico:
         self.leds = b""
         self.boots = 0  # times code.py started
         self.crashed = ""  # MicroPython's last words, if the firmware died by itself
+        self.exit_codes: list[int] = []
         self._stderr = stderr
         self._master = self._slave = None
         self._field_w = None
@@ -219,7 +222,8 @@ class VirtualPico:
 
     def close(self) -> None:
         self.unplug()
-        self.field._listeners.remove(self._send_field) if self._send_field in self.field._listeners else None
+        if self._send_field in self.field._listeners:
+            self.field._listeners.remove(self._send_field)
         shutil.rmtree(self._workdir, ignore_errors=True)
 
     def stall(self, seconds: float) -> None:
@@ -291,11 +295,13 @@ class VirtualPico:
                    QUIN_VPICO_REPORT_FD=str(report_w), QUIN_VPICO_FIRMWARE=str(work))
         self._field_w = field_w
         self._write_field(self.field.message())
-        self.proc = subprocess.Popen(
-            [self.micropython, "-X", "heapsize=" + self.heap, str(MAIN)],
-            env=env, pass_fds=(self._master, field_r, report_w), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-        )
+        self._log = work / "stderr.log"  # MicroPython's tracebacks, if the firmware dies
+        with open(self._log, "wb") as log:
+            self.proc = subprocess.Popen(
+                [self.micropython, "-X", "heapsize=" + self.heap, str(MAIN)],
+                env=env, pass_fds=(self._master, field_r, report_w), stdin=subprocess.DEVNULL,
+                stdout=log, stderr=log, start_new_session=True,  # MicroPython prints tracebacks on stdout
+            )
         os.close(field_r)
         os.close(report_w)
         self._reader = threading.Thread(target=self._read_reports, args=(self.proc, report_r), daemon=True,
@@ -344,14 +350,26 @@ class VirtualPico:
                         elif line == b"R":
                             self.boots += 1
                     self._changed.notify_all()
-        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-        proc.stderr.close()
-        if proc.wait() not in (0, -signal.SIGKILL) and err:
+        code = proc.wait()
+        try:
+            err = self._log.read_text(errors="replace")
+        except OSError:
+            err = ""
+        self.exit_codes.append(code)
+        if code != -signal.SIGKILL and err:
             self.crashed = err.strip().splitlines()[-1]
             if self._stderr is not None:
                 print(f"virtual Pico: the firmware stopped: {self.crashed}", file=self._stderr, flush=True)
         with self._changed:
             self._changed.notify_all()
+
+    def last_words(self) -> str:
+        """What MicroPython printed (a traceback, if the firmware died), and how it ended."""
+        try:
+            text = self._log.read_text(errors="replace").strip()
+        except (OSError, AttributeError):
+            text = ""
+        return f"exit codes {self.exit_codes}: {text[-2000:] or 'nothing printed'}"
 
     # --- what the board shows -----------------------------------------------------------------
 

@@ -7,8 +7,9 @@
 # of towers the harness (host/virtual_pico/__init__.py) sends down QUIN_VPICO_FIELD_FD.
 # What the firmware writes to the LED chain goes back up QUIN_VPICO_REPORT_FD.
 #
-# Field messages, one line each: "F <noise> <level of channel 0> ... <channel 111>"
-# (16-bit levels; each ADC sample adds uniform noise of +-noise counts).
+# Field messages, FIELD_SIZE bytes each: b"F", the noise (uint16 little-endian: each ADC
+# sample adds uniform noise of +-noise counts), then the level of channels 0..111 (uint16).
+# They are read into one preallocated buffer: the firmware has the 128K heap to itself.
 # Reports, one line each: "L <hex of the GRB bytes>" whenever the LEDs change, and
 # "R" once code.py is about to run.
 
@@ -29,37 +30,37 @@ FIRMWARE = os.getenv("QUIN_VPICO_FIRMWARE")
 CHANNELS = 112  # seven 16-channel multiplexers
 POLL_EVERY = 64  # ADC samples between looks at the field pipe (about 8 a scan)
 
+FIELD_SIZE = 3 + 2 * CHANNELS
 levels = [0] * CHANNELS
 noise = [0, 1]  # amplitude, 2 * amplitude + 1
 _field_in = open(FIELD_FD, "rb")
 _report = open(REPORT_FD, "wb")
 _poller = select.poll()
 _poller.register(FIELD_FD, select.POLLIN)
-_pending = b""
+_fbuf = bytearray(FIELD_SIZE)
+_fview = memoryview(_fbuf)
+_have = [0]
 _count = [0]
 
 
 def _take_field():
-    global _pending
     while _poller.poll(0):
-        chunk = _field_in.read(4096)
-        if not chunk:
-            if chunk == b"":  # the harness is gone: so is the board's power
-                sys.exit(0)
-            break
-        _pending += chunk
-    end = _pending.rfind(b"\n")
-    if end < 0:
-        return
-    start = _pending.rfind(b"\n", 0, end) + 1
-    words = _pending[start:end].split()
-    _pending = _pending[end + 1 :]
-    if len(words) == CHANNELS + 2 and words[0] == b"F":
-        n = int(words[1])
-        noise[0] = n
-        noise[1] = 2 * n + 1
-        for ch in range(CHANNELS):
-            levels[ch] = int(words[ch + 2])
+        n = _field_in.readinto(_fview[_have[0] :])
+        if n is None:  # nothing after all
+            return
+        if n == 0:  # the harness is gone: so is the board's power
+            print("power off: the field pipe closed", file=sys.stderr)
+            sys.exit(0)
+        _have[0] += n
+        if _have[0] == FIELD_SIZE:
+            _have[0] = 0
+            b = _fbuf
+            if b[0] == 0x46:  # "F"
+                n = b[1] | b[2] << 8
+                noise[0] = n
+                noise[1] = 2 * n + 1
+                for ch in range(CHANNELS):
+                    levels[ch] = b[3 + 2 * ch] | b[4 + 2 * ch] << 8
 
 
 def field(channel):
@@ -81,7 +82,8 @@ def field(channel):
 def _say(line):
     try:
         _report.write(line)
-    except OSError:
+    except OSError as exc:
+        print("power off: the report pipe closed", exc, file=sys.stderr)
         sys.exit(0)
 
 
@@ -97,8 +99,14 @@ def _neopixel_write(digitalinout, buf):
         _say(b"L " + data.hex().encode() + b"\n")
 
 
+RX_FIFO = 1024  # bytes the USB CDC receive buffer holds; the host waits while it is full
+
+
 class PtySerial:
-    """usb_cdc.Serial on the pty's master end: what the host writes is read here, and back."""
+    """usb_cdc.Serial on the pty's master end: what the host writes is read here, and back.
+
+    Received bytes wait in a fixed buffer, like the USB stack's receive FIFO, so nothing
+    here takes from the heap what the firmware would have on the device."""
 
     def __init__(self, fd):
         self._in = open(fd, "rb")
@@ -107,25 +115,27 @@ class PtySerial:
         self._poll.register(fd, select.POLLIN)
         self._poll_out = select.poll()
         self._poll_out.register(fd, select.POLLOUT)
-        self._buf = b""
+        self._buf = bytearray(RX_FIFO)
+        self._view = memoryview(self._buf)
+        self._n = 0
         self.timeout = 1.0
         self.write_timeout = None
         self.connected = True
 
     def _fill(self):
-        while self._poll.poll(0):
+        while self._n < RX_FIFO and self._poll.poll(0):
             try:
-                chunk = self._in.read(4096)
+                got = self._in.readinto(self._view[self._n :])
             except OSError:  # nobody holds the other end (EIO): nothing to read
                 return
-            if not chunk:
+            if not got:
                 return
-            self._buf += chunk
+            self._n += got
 
     @property
     def in_waiting(self):
         self._fill()
-        return len(self._buf)
+        return self._n
 
     @property
     def out_waiting(self):
@@ -133,10 +143,12 @@ class PtySerial:
 
     def read(self, size=-1):
         self._fill()
-        if size < 0:
-            size = len(self._buf)
-        out = self._buf[:size]
-        self._buf = self._buf[size:]
+        n = self._n if size < 0 or size > self._n else size
+        out = bytes(self._view[:n])
+        rest = self._n - n
+        if rest:
+            self._buf[:rest] = self._view[n : self._n]
+        self._n = rest
         return out
 
     def write(self, buf):
@@ -162,7 +174,7 @@ class PtySerial:
 
     def reset_input_buffer(self):
         self._fill()
-        self._buf = b""
+        self._n = 0
 
     def reset_output_buffer(self):
         pass
@@ -181,4 +193,8 @@ def main():
     exec(open("code.py").read(), {"__name__": "__main__"})
 
 
-main()
+try:
+    main()
+except BaseException as exc:  # noqa: B036 - the board's last words, wherever they can go
+    sys.print_exception(exc)
+    raise
