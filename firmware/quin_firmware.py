@@ -5,8 +5,9 @@ Two ways to report, chosen by the host (docs/protocol.md):
 * raw (at power-up, for `quin calibrate` and `quin doctor`): a raw frame every scan;
 * thresholds (what `quin serve` asks for once calibrated): the board decides each
   space's occupancy with the host's thresholds and sends an occupancy frame the scan
-  it changes, plus a raw frame and an occupancy frame every ``period`` for drift
-  tracking and health.  Nothing moving costs the host a few frames a second.
+  it changes (and every scan for HOT_US after), plus a raw frame and an occupancy
+  frame every ``period`` for drift tracking and health.  Nothing moving costs the
+  host a few frames a second.
 
 Everything here talks to the hardware through a small interface, so it runs
 unchanged on the Pico and, in the tests, on CPython with fakes:
@@ -24,8 +25,11 @@ port (usb_cdc.data or a fake)
 
 import quin_protocol as protocol
 
-FIRMWARE_VERSION = (1, 0, 0)
+FIRMWARE_VERSION = (1, 1, 0)  # 1.1: THRESHOLDS (the board decides occupancy)
 CHANNELS_PER_MUX = 16
+# after a space changes, an occupancy frame every scan for this long: the host's debounce and
+# settle windows (50-250 ms) then end on a frame, as with raw frames, not on its next timer tick
+HOT_US = 600000
 
 DEFAULTS = {
     "channels": 101,  # 99 spaces + half-supply + ground (hardware/channel-map.csv)
@@ -105,6 +109,7 @@ class Firmware:
         self.occ = bytearray()  # 1 where entries[i]'s space reads occupied
         self.raw_period_us = 0
         self.last_raw = self.started_us
+        self.hot_until = self.started_us  # occupancy every scan until then (a space changed lately)
         self.show({})
 
     def _send(self, wire):
@@ -119,9 +124,10 @@ class Firmware:
         if self.entries is None:
             self._send(protocol.raw_frame(self.seq, now, readings))
         else:
-            changed = self.decide(readings)
+            if self.decide(readings):
+                self.hot_until = now + HOT_US
             due = now - self.last_raw >= self.raw_period_us
-            if changed or due:
+            if due or now < self.hot_until:  # every scan while things move, so the host's clock runs
                 self._send(protocol.occupancy_frame(self.seq, now, self.occupied()))
             if due:
                 self.last_raw = now

@@ -9,11 +9,11 @@ the calibration and reports faults through :meth:`SerialSource.status`.
 
 Once calibrated, :class:`SerialSource` hands the board its thresholds (a
 THRESHOLDS frame, docs/protocol.md): the Pico then decides occupancy itself and
-sends an occupancy frame the scan a space changes, plus a raw frame five times a
-second for drift tracking and health, instead of 60-100 raw frames a second for
-the Pi to decode.  The link re-sends the thresholds (and the LEDs) whenever the
-board comes back: after an unplug, and after the firmware restarted (its clock
-went back), so play carries on by itself.
+sends an occupancy frame the scan a space changes (and every scan for a moment
+after), plus a raw frame twice a second for drift tracking and health, instead
+of 60-100 raw frames a second for the Pi to decode.  The link re-sends the
+thresholds (and the LEDs) whenever the board comes back: after an unplug, and
+after the firmware restarted (its clock went back), so play carries on by itself.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ BY_ID_PATTERNS = (
     "/dev/serial/by-id/*Pico*-if02",
 )
 FAULT_AFTER = 1.0  # seconds without a frame before the link is reported faulty
-RAW_PERIOD_MS = 200  # with thresholds on the board: a raw frame this often, for drift and health
+RAW_PERIOD_MS = 500  # with thresholds on the board: a raw frame this often, for drift and health
+HEARTBEAT_QUIET = 1.0  # seconds after a change from which an unchanged occupancy frame is no news
 RESEND_AFTER = 1.0  # seconds without the board acknowledging its thresholds before sending them again
 DRIFT_RESEND = 8.0  # counts a baseline must drift before the board gets the new thresholds
 DRIFT_RESEND_EVERY = 2.0  # seconds between two such updates at most
@@ -319,8 +320,10 @@ def _now_us() -> int:
 class SerialSource:
     """A sensing Source and LedSink over a :class:`SerialLink`.
 
-    Each raw frame (50 Hz or more) becomes one Snapshot; ``t`` is the host's
-    monotonic clock at receipt.  ``status()`` is not ok while the board is
+    With ``board_decides`` (the default) the board gets the calibration's thresholds and its
+    occupancy frames become Snapshots (the heartbeat ones only near a change); until it
+    acknowledges them, or without it, each raw frame (50 Hz or more) becomes one Snapshot.
+    ``t`` is the host's monotonic clock at receipt.  ``status()`` is not ok while the board is
     unplugged, silent for more than a second, its reference channels are off,
     or a sensor reads at a rail (dead).  With a ``keeper``, the baselines'
     drift is saved back to the calibration file now and then and at close.
@@ -353,6 +356,8 @@ class SerialSource:
         self._clock = clock
         self._sent_baselines: list[float] = []
         self._thresholds_at = float("-inf")
+        self._last_occupied: frozenset[int] | None = None
+        self._changed_at = float("-inf")
         self._gone: tuple[str, float] | None = None  # (unplugged|silent, since when) while away
         self._back: tuple[str, float, float] | None = None  # (how, for how long, back when)
         self._bad_seen: tuple[int, int] | None = None  # (bad frames, stray bytes) at the last look
@@ -401,7 +406,13 @@ class SerialSource:
             if not (self.board_decides and self.link.config_acked):
                 return None  # decided with thresholds we did not give it (yet): not ours to trust
             self.converter.tracker.note_occupied(frame.data)
-            return Snapshot(self._clock(), self.converter.alive(frozenset(frame.data)))
+            occupied = self.converter.alive(frozenset(frame.data))
+            now = self._clock()
+            if occupied != self._last_occupied:
+                self._last_occupied, self._changed_at = occupied, now
+            elif now - self._changed_at > HEARTBEAT_QUIET:
+                return None  # the slow heartbeat, long after the last change: nothing for the referee
+            return Snapshot(now, occupied)
         if frame.kind != protocol.RAW:
             return None
         if self.board_decides and self.link.config_acked:
@@ -410,7 +421,12 @@ class SerialSource:
             self._drifted()
             return None
         occupied = self.converter.convert(frame.data)  # full-rate raw: we decide
-        return None if occupied is None else Snapshot(self._clock(), occupied)
+        if occupied is None:
+            return None
+        now = self._clock()
+        if occupied != self._last_occupied:  # what the referee saw last, whoever decided it
+            self._last_occupied, self._changed_at = occupied, now
+        return Snapshot(now, occupied)
 
     def show(self, leds: dict[int, tuple[int, int, int]]) -> None:
         self.link.show(leds)

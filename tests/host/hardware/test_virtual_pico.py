@@ -100,7 +100,7 @@ def test_calibrate_then_doctor_against_the_virtual_pico(pico, tmp_path, monkeypa
     code = main(["doctor", "--port", pico.path, "--seconds", "1", "--svg", str(tmp_path / "heat.svg")])
     report = out.getvalue()
     assert code == 0, report
-    assert "firmware 1.0.0: 101 channels" in report and "All sensors and the link are healthy." in report
+    assert "firmware 1.1.0: 101 channels" in report and "All sensors and the link are healthy." in report
     assert (tmp_path / "heat.svg").read_text().count("*") >= 1  # hw2 marked occupied on the heat map
 
 
