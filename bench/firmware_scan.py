@@ -110,10 +110,22 @@ flat = [30000] * 101
 
 
 def per(n, f, *args):
+    # the collector apart: a batch starts on a collected heap and runs with it off (its cost is measured below)
+    gc.collect()
+    gc.disable()
     t = time.ticks_us()
     for _ in range(n):
         f(*args)
-    return time.ticks_diff(time.ticks_us(), t) / n
+    t = time.ticks_diff(time.ticks_us(), t) / n
+    gc.enable()
+    return t
+
+
+def collect_us():
+    fw.step()  # a frame's garbage on the heap
+    t = time.ticks_us()
+    gc.collect()
+    return time.ticks_diff(time.ticks_us(), t)
 
 
 def add_test(p):  # the published benchmark's loop, unchanged
@@ -128,24 +140,26 @@ def add_us(n):
 
 
 gc.collect()
-rounds = {"step": [], "scan": [], "encode_flat": [], "encode_real": [], "poll": [], "add": []}
+rounds = {"step": [], "scan": [], "encode_flat": [], "encode_real": [], "poll": [], "add": [], "gc": []}
 for r in range(%(rounds)d):  # interleaved: the peer and the firmware share every stretch of load
     before = add_us(%(add)d)
-    rounds["step"].append(per(20, fw.step))
+    rounds["step"].append(per(3, fw.step))
     rounds["add"].append((before + add_us(%(add)d)) / 2)  # the peer on both sides of the step it scales
-    rounds["scan"].append(per(20, fw.scanner.scan))
-    rounds["encode_flat"].append(per(50, quin_protocol.raw_frame, 1, 123456789, flat))
-    rounds["encode_real"].append(per(50, quin_protocol.raw_frame, 1, 123456789, realistic))
-    rounds["poll"].append(per(50, fw.poll))
+    rounds["scan"].append(per(3, fw.scanner.scan))
+    rounds["encode_flat"].append(per(10, quin_protocol.raw_frame, 1, 123456789, flat))
+    rounds["encode_real"].append(per(10, quin_protocol.raw_frame, 1, 123456789, realistic))
+    rounds["poll"].append(per(20, fw.poll))
+    rounds["gc"].append(collect_us())
 gc.collect()
 live = gc.mem_alloc()
+free = gc.mem_free()
 gc.disable()
 before = gc.mem_alloc()
 fw.step()
 per_frame = gc.mem_alloc() - before
 gc.enable()
 print("ROUNDS", rounds)
-print("HEAP", live, per_frame)
+print("HEAP", live, per_frame, free)
 """
 )
 
@@ -163,6 +177,12 @@ print("OK")
 """
 )
 
+IMPORT_ONLY = """
+import analogio, board, digitalio, neopixel_write, time, usb_cdc
+import quin_firmware, quin_hw, quin_protocol
+print("OK")
+"""
+
 STANDINS_ONLY = """
 import gc
 import analogio, board, digitalio, neopixel_write, time, usb_cdc
@@ -171,31 +191,31 @@ print(gc.mem_alloc())
 """
 
 
-def run(script: str, heap: str = mpy.HEAP, check: bool = True):
-    return mpy.run(script, heap=heap, check=check, timeout=600)
+def run(script: str, firmware: Path, heap: str = mpy.HEAP, check: bool = True):
+    return mpy.run(script, heap=heap, check=check, timeout=600, path=(mpy.STANDINS, firmware))
 
 
-def smallest_heap(oversample: int) -> int:
-    """The smallest -X heapsize (KiB) the firmware runs 300 frames in."""
+def smallest_heap(script: str, firmware: Path) -> int:
+    """The smallest -X heapsize (KiB) ``script`` runs in."""
     lo, hi = 4, 128  # lo fails, hi works
-    assert run(HEAP % {"oversample": oversample}, heap="%dK" % hi).stdout.strip() == b"OK"
+    assert run(script, firmware, heap="%dK" % hi).stdout.strip() == b"OK"
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        ok = run(HEAP % {"oversample": oversample}, heap="%dK" % mid, check=False).returncode == 0
+        ok = run(script, firmware, heap="%dK" % mid, check=False).returncode == 0
         lo, hi = (lo, mid) if ok else (mid, hi)
     return hi
 
 
-def measure(oversample: int, rounds: int, adc_us: float, pin_us: float) -> dict:
-    counts = json.loads(run(COUNT % {"oversample": oversample}).stdout)
-    out = run(TIME % {"oversample": oversample, "rounds": rounds, "add": ADD_ITERATIONS}).stdout.decode()
+def measure(oversample: int, rounds: int, adc_us: float, pin_us: float, firmware: Path) -> dict:
+    counts = json.loads(run(COUNT % {"oversample": oversample}, firmware).stdout)
+    out = run(TIME % {"oversample": oversample, "rounds": rounds, "add": ADD_ITERATIONS}, firmware).stdout.decode()
     timing = {}
     heap_live = heap_per_frame = None
     for line in out.splitlines():
         if line.startswith("ROUNDS "):
             timing = json.loads(line[7:].replace("'", '"'))
         elif line.startswith("HEAP "):
-            heap_live, heap_per_frame = map(int, line.split()[1:])
+            heap_live, heap_per_frame, heap_free = map(int, line.split()[1:])
     med = {k: statistics.median(v) for k, v in timing.items()}
     add_ms_1m = med["add"] * (1_000_000 / ADD_ITERATIONS) / 1000
     # each round's step scaled by the peer measured around it (the load on this machine cancels), then the median
@@ -207,7 +227,12 @@ def measure(oversample: int, rounds: int, adc_us: float, pin_us: float) -> dict:
     interp_ms = statistics.median(per_round)
     ratio = PUBLISHED_ADD_MS / add_ms_1m
     hw_ms = (counts["adc_samples"] * adc_us + counts["pin_writes"] * pin_us) / 1000
-    frame_ms = interp_ms + hw_ms
+    # the collector: one collection scaled like the bytecode (a rough guess: it is C walking memory),
+    # spread over the frames that fill the free heap with garbage
+    gc_ms = statistics.median(timing["gc"]) * ratio / 1000
+    frames_per_collection = heap_free / heap_per_frame
+    frame_ms = interp_ms + hw_ms + gc_ms / frames_per_collection
+    frame_ms_slow_calls = frame_ms + hw_ms  # if each hardware call cost twice the assumption
     return {
         "oversample": oversample,
         "calls_per_frame": counts,
@@ -217,15 +242,19 @@ def measure(oversample: int, rounds: int, adc_us: float, pin_us: float) -> dict:
             "encode_raw_flat": round(med["encode_flat"], 1),
             "encode_raw_realistic": round(med["encode_real"], 1),
             "poll_idle": round(med["poll"], 1),
+            "gc_collect": round(med["gc"], 1),
             "peer_add_1M_ms": round(add_ms_1m, 1),
         },
         "device_ratio": round(ratio, 1),
         "device_ms": {
             "interpreter": round(interp_ms, 2),
             "hardware_calls": round(hw_ms, 2),
+            "gc_collect": round(gc_ms, 2),
+            "gc_every_frames": round(frames_per_collection, 1),
             "frame": round(frame_ms, 2),
         },
         "device_max_hz": round(1000 / frame_ms, 1),
+        "device_max_hz_if_calls_cost_double": round(1000 / frame_ms_slow_calls, 1),
         "holds_50hz": frame_ms < 20.0,
         "holds_60hz": frame_ms < 1000 / 60,
         "heap_bytes": {"live_after_start": heap_live, "allocated_per_frame": heap_per_frame},
@@ -239,12 +268,15 @@ def main() -> None:
     ap.add_argument("--adc-us", type=float, default=5.0, help="device cost of one ADC sample beyond a plain attribute")
     ap.add_argument("--pin-us", type=float, default=3.0, help="device cost of one pin write beyond a plain attribute")
     ap.add_argument("--no-heap-search", action="store_true")
+    ap.add_argument("--firmware", type=Path, default=mpy.FIRMWARE, help="the firmware folder to measure")
     args = ap.parse_args()
-    results = [measure(n, args.rounds, args.adc_us, args.pin_us) for n in args.oversample]
+    fw = args.firmware.resolve()
+    results = [measure(n, args.rounds, args.adc_us, args.pin_us, fw) for n in args.oversample]
     for r in results:
         if not args.no_heap_search:
-            r["heap_bytes"]["smallest_heap_kib"] = smallest_heap(r["oversample"])
-    standins = int(run(STANDINS_ONLY).stdout)
+            r["heap_bytes"]["smallest_heap_kib"] = smallest_heap(HEAP % {"oversample": r["oversample"]}, fw)
+    standins = int(run(STANDINS_ONLY, fw).stdout)
+    import_kib = None if args.no_heap_search else smallest_heap(IMPORT_ONLY, fw)
     print(
         json.dumps(
             {
@@ -258,6 +290,7 @@ def main() -> None:
                     "adc_us_per_sample": args.adc_us,
                     "pin_us_per_write": args.pin_us,
                     "heap_of_standins_bytes": standins,
+                    "smallest_heap_to_import_kib": import_kib,
                     "usb_write": "not counted (the CDC write of 221 bytes queues into TinyUSB's buffer)",
                 },
                 "results": results,

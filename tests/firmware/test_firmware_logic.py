@@ -37,7 +37,8 @@ def test_scan_reads_every_channel_discarding_the_stale_first_sample():
     assert readings == [board.value(ch) for ch in range(101)]
     # one discarded sample plus four averaged per channel
     assert hw.reads == 101 * 5
-    assert hw.mux is None  # every multiplexer disabled after the scan
+    assert hw.mux is None and not hw.enabled  # every multiplexer disabled after the scan
+    assert hw.contentions == 0  # never two on the ADC at once
 
 
 def test_without_the_discard_the_stale_sample_would_show():
@@ -54,7 +55,9 @@ def test_select_lines_change_only_sixteen_times_a_scan():
     original = hw.select
     hw.select = lambda n: (selects.append(n), original(n))
     quin_firmware.Scanner(hw, 101, 1).scan()
-    assert selects == list(range(16))
+    assert sorted(selects) == list(range(16))
+    # in Gray code order: one select line flips at each change
+    assert all(bin(a ^ b).count("1") == 1 for a, b in zip(selects, selects[1:]))
 
 
 def test_oversampling_averages_noise():
@@ -179,13 +182,9 @@ def test_pico_hardware_drives_select_and_enable_lines(fake_circuitpython):
     assert all(pins[p.name].value is True for p in quin_hw.ENABLE_PINS)  # all disabled at start
     hw.select(0b1010)
     assert [pins[p.name].value for p in quin_hw.SELECT_PINS] == [False, True, False, True]
-    hw.enable(3)
-    assert [pins[p.name].value for p in quin_hw.ENABLE_PINS] == [True, True, True, False, True, True, True]
-    hw.enable(5)
-    assert [pins[p.name].value for p in quin_hw.ENABLE_PINS] == [True, True, True, True, True, False, True]
-    hw.enable(None)
-    assert all(pins[p.name].value for p in quin_hw.ENABLE_PINS)
-    assert hw.read_adc() == 12345
+    # the scanner drives the enable lines itself, in multiplexer order
+    assert [pins[p.name] for p in quin_hw.ENABLE_PINS] == hw.enable_pins
+    assert hw.adc.value == 12345
     hw.show(b"\x01\x02\x03")
     assert written == [("GP22", b"\x01\x02\x03")]
     port = quin_hw.data_port()
