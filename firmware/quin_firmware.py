@@ -55,9 +55,7 @@ class Scanner:
         self.hw = hardware
         self.channels = channels
         self.oversample = oversample
-        # samples are read four to a statement (a loop turn per sample costs more than the sample)
-        self.fours = range(oversample // 4)
-        self.ones = range(oversample % 4)
+        self.samples = range(oversample)
         # visit channels select-major so the select lines change only 16 times a scan, in Gray
         # code order so each change flips one line; for each select value, the (enable pin,
         # channel index) of every multiplexer that has it
@@ -78,21 +76,25 @@ class Scanner:
         adc = hw.adc
         readings = [0] * self.channels
         n = self.oversample
-        half = n // 2
-        fours = self.fours
-        ones = self.ones
         for sel, group in self.groups:
             hw.select(sel)  # every multiplexer is disabled here
-            for pin, index in group:
-                pin.value = False  # enable this multiplexer alone
-                stale = adc.value  # noqa: F841  the first sample after a switch still carries the last channel's charge
-                total = 0
-                for _ in fours:
-                    total += adc.value + adc.value + adc.value + adc.value
-                for _ in ones:
-                    total += adc.value
-                pin.value = True
-                readings[index] = (total + half) // n
+            if n == 4:  # the default, spelled out: on the device a loop turn costs more than a sample
+                for pin, index in group:
+                    pin.value = False  # enable this multiplexer alone
+                    stale = adc.value  # noqa: F841  the first sample after a switch still carries the last channel's charge
+                    readings[index] = (adc.value + adc.value + adc.value + adc.value + 2) >> 2
+                    pin.value = True
+            else:
+                half = n // 2
+                samples = self.samples
+                for pin, index in group:
+                    pin.value = False
+                    stale = adc.value  # noqa: F841
+                    total = 0
+                    for _ in samples:
+                        total += adc.value
+                    readings[index] = (total + half) // n
+                    pin.value = True
         return readings
 
 
