@@ -81,7 +81,8 @@ class Scanner:
             if n == 4:  # the default, spelled out: on the device a loop turn costs more than a sample
                 for pin, index in group:
                     pin.value = False  # enable this multiplexer alone
-                    stale = adc.value  # noqa: F841  the first sample after a switch still carries the last channel's charge
+                    # the first sample after a switch still carries the last channel's charge: dropped
+                    stale = adc.value  # noqa: F841
                     readings[index] = (adc.value + adc.value + adc.value + adc.value + 2) >> 2
                     pin.value = True
             else:

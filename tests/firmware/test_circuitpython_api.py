@@ -28,10 +28,7 @@ CIRCUITPYTHON = "9.2.9"
 FIRMWARE_DIR = ROOT / "firmware"
 OWN_MODULES = {"quin_protocol", "quin_firmware", "quin_hw", "quin_settings"}  # quin_settings: the user's, optional
 
-PICO_PINS = {f"GP{i}" for i in range(29)} - {"GP23", "GP24", "GP25"} | {
-    "GP23",  # SMPS_MODE
-    "GP24",  # VBUS_SENSE
-    "GP25",  # LED
+PICO_PINS = {f"GP{i}" for i in range(29)} | {
     "GP26_A0",
     "GP27_A1",
     "GP28_A2",
@@ -39,10 +36,10 @@ PICO_PINS = {f"GP{i}" for i in range(29)} - {"GP23", "GP24", "GP25"} | {
     "A1",
     "A2",
     "A3",
-    "LED",
-    "SMPS_MODE",
-    "VBUS_SENSE",
-    "VOLTAGE_MONITOR",
+    "LED",  # GP25
+    "SMPS_MODE",  # GP23
+    "VBUS_SENSE",  # GP24
+    "VOLTAGE_MONITOR",  # A3, GP29 (not itself a board name)
     "STEMMA_I2C",
 }
 
