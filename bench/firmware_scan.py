@@ -1,8 +1,8 @@
 """Cost of the firmware's scan loop on the device: time per raw frame and heap, under MicroPython.
 
 Prints JSON.  Runs the real firmware (firmware/) on the official MicroPython Unix port
-with a 128K heap and the CircuitPython stand-ins of tests/firmware/circuitpython/, and
-turns what it measures into an estimate for CircuitPython on an RP2040 at 125 MHz:
+with a 128K heap and the CircuitPython stand-ins the tests use (tests/support/mpy.py),
+and turns what it measures into an estimate for CircuitPython on an RP2040 at 125 MHz:
 
 * **hardware calls per raw frame**, counted on the stand-ins wired like the board
   (ADC samples, pin writes, port writes, clock reads);
@@ -13,13 +13,17 @@ turns what it measures into an estimate for CircuitPython on an RP2040 at 125 MH
   CircuitPython benchmark (github.com/shaoziyang/micropython_benchmarks, benchmark.py,
   ``add_test``) whose time on CircuitPython 9.1.4 on an RP2040 at 125 MHz is
   published (9,577 ms for 1,000,000 iterations).  Its ratio to the time here scales
-  the interpreter time to the device;
+  the interpreter time to the device.  The estimate takes the fastest round of each
+  (load on this machine only ever slows a round down; the median of the round-by-round
+  ratios is printed beside it);
 * **the hardware calls' own cost on the device**, added per call from stated
   assumptions (``--adc-us``, ``--pin-us``): the RP2040's ADC converts in 2 us (96
   cycles of its 48 MHz clock), and a native property's dispatch and C work cost
   more than the plain attribute measured here (CircuitPython's AnalogIn.value
   selects the input and waits for the conversion; DigitalInOut.value checks the
   direction and writes two GPIO registers);
+* **the collector**: one collection, scaled the same way, spread over the frames
+  whose garbage fills the free heap;
 * **heap**: live after start, bytes allocated per frame (garbage the collector
   must reclaim), and the smallest ``-X heapsize`` the loop runs 300 frames in.
   The Unix port is 64-bit: its objects are up to twice the size of the RP2040's,
