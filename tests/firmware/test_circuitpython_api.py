@@ -298,6 +298,14 @@ class Checker:
     def _check_call(self, module, node, aliases):
         callee = self._callee(node.func, aliases)
         short = callee.rsplit(".", 1)[-1] if callee else None
+        if callee in ("getattr", "hasattr", "setattr") and node.args and isinstance(node.args[0], ast.Name):
+            mod = aliases.get(node.args[0].id)
+            if mod is not None:  # a module's name looked up by string
+                name = node.args[1] if len(node.args) > 1 else None
+                if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                    self.take(module, node, mod, name.value)
+                else:
+                    self.problem(module, node, "%s(%s, ...) with a computed name: cannot be checked" % (callee, mod))
         if short in ("to_bytes", "from_bytes") and (len(node.args) != 2 or node.keywords):
             self.problem(module, node, "%s takes (length or bytes, byteorder), positionally (builtins.rst)" % short)
         if short == "next" and len(node.args) > 1:
@@ -471,6 +479,8 @@ def test_every_firmware_file_is_checked():
         ("x = breakpoint()", "breakpoint is not a CircuitPython built-in"),
         ("import digitalio\nd = digitalio.Direction.SIDEWAYS", "digitalio.Direction.SIDEWAYS"),
         ("import usb_cdc\nusb_cdc.enable(console=True, data=True, midi=True)", "midi"),
+        ("import board\nname = 'GP2'\np = getattr(board, name)", "computed name"),
+        ("import board\np = getattr(board, 'GP30')", "board.GP30"),
     ],
 )
 def test_the_check_catches(snippet, complaint):
