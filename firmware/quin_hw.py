@@ -35,27 +35,17 @@ class PicoHardware:
         self.enable_pins = [_output(p, True) for p in ENABLE_PINS]  # all disabled
         self.adc = analogio.AnalogIn(ADC_PIN)
         self.led_pin = _output(LED_PIN, False) if leds else None
-        self.enabled = None
-        self.selected = None
+        self.selected = 0
 
     def select(self, n):
-        if n == self.selected:
-            return
-        for bit, pin in enumerate(self.select_pins):
-            pin.value = bool(n >> bit & 1)
+        changed = n ^ self.selected  # only the lines that change are written (the scan walks a Gray code)
+        bit = 0
+        while changed:
+            if changed & 1:
+                self.select_pins[bit].value = bool(n >> bit & 1)
+            changed >>= 1
+            bit += 1
         self.selected = n
-
-    def enable(self, mux):
-        if mux == self.enabled:
-            return
-        if self.enabled is not None:
-            self.enable_pins[self.enabled].value = True
-        if mux is not None:
-            self.enable_pins[mux].value = False
-        self.enabled = mux
-
-    def read_adc(self):
-        return self.adc.value
 
     def show(self, buf):
         if self.led_pin is not None:

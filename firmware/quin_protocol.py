@@ -367,7 +367,9 @@ def decode_body(body):
 
 
 def raw_frame(seq, time_us, readings):
-    return encode(Frame(RAW, seq, time_us, tuple(readings)))
+    """``readings``: a list (or tuple) of ints, channel 0 first; encoded as it is, not copied
+    (on the Pico the copy cost a tenth of a frame's time)."""
+    return encode(Frame(RAW, seq, time_us, readings))
 
 
 def occupancy_frame(seq, time_us, spaces):

@@ -28,10 +28,7 @@ CIRCUITPYTHON = "9.2.9"
 FIRMWARE_DIR = ROOT / "firmware"
 OWN_MODULES = {"quin_protocol", "quin_firmware", "quin_hw", "quin_settings"}  # quin_settings: the user's, optional
 
-PICO_PINS = {f"GP{i}" for i in range(29)} - {"GP23", "GP24", "GP25"} | {
-    "GP23",  # SMPS_MODE
-    "GP24",  # VBUS_SENSE
-    "GP25",  # LED
+PICO_PINS = {f"GP{i}" for i in range(29)} | {
     "GP26_A0",
     "GP27_A1",
     "GP28_A2",
@@ -39,10 +36,10 @@ PICO_PINS = {f"GP{i}" for i in range(29)} - {"GP23", "GP24", "GP25"} | {
     "A1",
     "A2",
     "A3",
-    "LED",
-    "SMPS_MODE",
-    "VBUS_SENSE",
-    "VOLTAGE_MONITOR",
+    "LED",  # GP25
+    "SMPS_MODE",  # GP23
+    "VBUS_SENSE",  # GP24
+    "VOLTAGE_MONITOR",  # A3, GP29 (not itself a board name)
     "STEMMA_I2C",
 }
 
@@ -301,6 +298,14 @@ class Checker:
     def _check_call(self, module, node, aliases):
         callee = self._callee(node.func, aliases)
         short = callee.rsplit(".", 1)[-1] if callee else None
+        if callee in ("getattr", "hasattr", "setattr") and node.args and isinstance(node.args[0], ast.Name):
+            mod = aliases.get(node.args[0].id)
+            if mod is not None:  # a module's name looked up by string
+                name = node.args[1] if len(node.args) > 1 else None
+                if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                    self.take(module, node, mod, name.value)
+                else:
+                    self.problem(module, node, "%s(%s, ...) with a computed name: cannot be checked" % (callee, mod))
         if short in ("to_bytes", "from_bytes") and (len(node.args) != 2 or node.keywords):
             self.problem(module, node, "%s takes (length or bytes, byteorder), positionally (builtins.rst)" % short)
         if short == "next" and len(node.args) > 1:
@@ -474,6 +479,8 @@ def test_every_firmware_file_is_checked():
         ("x = breakpoint()", "breakpoint is not a CircuitPython built-in"),
         ("import digitalio\nd = digitalio.Direction.SIDEWAYS", "digitalio.Direction.SIDEWAYS"),
         ("import usb_cdc\nusb_cdc.enable(console=True, data=True, midi=True)", "midi"),
+        ("import board\nname = 'GP2'\np = getattr(board, name)", "computed name"),
+        ("import board\np = getattr(board, 'GP30')", "board.GP30"),
     ],
 )
 def test_the_check_catches(snippet, complaint):

@@ -357,3 +357,34 @@ def test_code_py_runs_on_the_pico_standins_and_talks_to_the_host(tmp_path):
     reads, writes, contentions, free = map(int, lines["COUNTS"][0].split())
     assert reads == steps * 101 * (1 + 4)  # one discarded sample and four averaged per channel
     assert contentions == 0  # never two multiplexers on the ADC at once
+
+
+COUNT_CALLS = """
+import analogio, digitalio, quin_wiring
+import quin_firmware, quin_hw
+
+
+class Port:
+    in_waiting = 0
+
+    def write(self, buf):
+        return len(buf)
+
+
+quin_wiring.install(lambda ch: 30000 + ch)
+hw = quin_hw.PicoHardware(leds=0)
+fw = quin_firmware.Firmware(hw, Port(), {"rate_hz": 1000000})
+fw.step()
+reads, writes = analogio.reads, digitalio.writes
+fw.step()
+print(analogio.reads - reads, digitalio.writes - writes, quin_wiring.contentions)
+"""
+
+
+def test_a_scan_makes_the_hardware_calls_docs_hardware_md_counts():
+    # the device-cost estimate rests on these counts: one discarded and four averaged samples per
+    # channel, two enable writes per channel and one select line per select change (Gray code)
+    samples, writes, contentions = map(int, mpy.run(COUNT_CALLS).stdout.split())
+    assert (samples, writes, contentions) == (101 * 5, 101 * 2 + 16, 0)
+    text = (mpy.ROOT / "docs" / "hardware.md").read_text()
+    assert "that is %d ADC samples and %d pin writes" % (samples, writes) in " ".join(text.split())

