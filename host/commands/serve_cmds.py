@@ -357,6 +357,8 @@ def _serving_store(folder: Path, out):
 
 def cmd_serve(args) -> int:
     started = time.monotonic()
+    if getattr(args, "serial_port", None) and args.board != "serial":  # before anything is written
+        raise UserError(f"--serial-port is the serial board's: add --board serial (not --board {args.board})")
     folder = _data_dir(args.data_dir)
     lock = _hold(folder)
     try:
