@@ -43,6 +43,7 @@ FAULT_AFTER = 1.0  # seconds without a frame before the link is reported faulty
 RAW_PERIOD_MS = 500  # with thresholds on the board: a raw frame this often, for drift and health
 HEARTBEAT_QUIET = 1.0  # seconds after a change from which an unchanged occupancy frame is no news
 RESEND_AFTER = 1.0  # seconds without the board acknowledging its thresholds before sending them again
+CONFIG_TRIES = 3  # times they are sent before the host takes the board for one that cannot (until it restarts)
 DRIFT_RESEND = 8.0  # counts a baseline must drift before the board gets the new thresholds
 DRIFT_RESEND_EVERY = 2.0  # seconds between two such updates at most
 NOTICE_FOR = 10.0  # seconds the status says what happened to the link after it is well again
@@ -93,6 +94,7 @@ class SerialLink:
         self._config: bytes | None = None  # the last THRESHOLDS frame, re-sent when the board comes back
         self._config_seq = -1
         self._config_sent = 0.0
+        self._config_tries = 0
         self.config_acked = False  # the board reports as the last THRESHOLDS frame asked
         self.config_error = ""
         self._restarts_seen = 0
@@ -181,7 +183,11 @@ class SerialLink:
                 return frame
             if (self._config is not None and not self.config_acked and not self.config_error
                     and self._port is not None and self._clock() - self._config_sent > RESEND_AFTER):
-                self._send_config()  # lost on the way (or the board was busy): again
+                if self._config_tries >= CONFIG_TRIES:
+                    # an older firmware drops a frame kind it does not know: raw frames it is, decided here
+                    self.config_error = "unanswered"
+                else:
+                    self._send_config(again=True)  # lost on the way (or the board was busy): again
             remaining = None if deadline is None else deadline - self._clock()
             if remaining is not None and remaining <= 0:
                 return None
@@ -282,9 +288,10 @@ class SerialLink:
         """Raw frames every scan (`quin calibrate`, `quin doctor`), whatever a service asked for before."""
         self.set_thresholds(0, ())
 
-    def _send_config(self) -> None:
+    def _send_config(self, again: bool = False) -> None:
         self.config_acked = False
         self.config_error = ""
+        self._config_tries = self._config_tries + 1 if again else 1
         self._config_sent = self._clock()
         if self._config is not None:
             self.send(self._config)
