@@ -1,17 +1,25 @@
 """Quin board firmware logic: scanning, pacing and the wire protocol.
 
 Everything here talks to the hardware through a small interface, so it runs
-unchanged on the Pico and, in the tests, on CPython with fakes:
+unchanged on the Pico and, in the tests, on MicroPython with CircuitPython
+stand-ins or on CPython with fakes:
 
 hardware
     ``select(n)``     set the shared select lines S0..S3 to n (0..15)
-    ``enable(m)``     enable multiplexer m (0..6) alone; None disables all
-    ``read_adc()``    one ADC sample, 0..65535
+    ``enable_pins``   the seven multiplexers' enable lines, active low: objects
+                      with a writable ``value`` (False enables), e.g. DigitalInOut
+    ``adc``           the ADC: an object whose ``value`` is one sample, 0..65535
+                      (e.g. analogio.AnalogIn)
     ``show(buf)``     send GRB bytes (3 per LED, LED i = space id i) to the WS2812 chain
     ``monotonic_us()`` microseconds since start
     ``sleep_us(n)``   wait
 port (usb_cdc.data or a fake)
     ``in_waiting``, ``read(n)``, ``write(bytes)``
+
+The scan touches the pins and the ADC directly, not through methods: on an
+RP2040 a Python call costs more than the sample it would wrap, and the scan
+makes 505 samples and 202 enable writes a frame (bench/firmware_scan.py,
+docs/hardware.md).
 """
 
 import quin_protocol as protocol
@@ -47,32 +55,47 @@ class Scanner:
         self.hw = hardware
         self.channels = channels
         self.oversample = oversample
-        # visit channels select-major so the four select lines change only 16 times a scan
-        order = []
-        for sel in range(CHANNELS_PER_MUX):
+        self.samples = range(oversample)
+        # visit channels select-major so the select lines change only 16 times a scan, in Gray
+        # code order so each change flips one line; for each select value, the (enable pin,
+        # channel index) of every multiplexer that has it
+        groups = []
+        for step in range(CHANNELS_PER_MUX):
+            sel = step ^ (step >> 1)
+            group = []
             for mux in range((channels + CHANNELS_PER_MUX - 1) // CHANNELS_PER_MUX):
                 index = mux * CHANNELS_PER_MUX + sel
                 if index < channels:
-                    order.append((sel, mux, index))
-        self.order = order
+                    group.append((hardware.enable_pins[mux], index))
+            if group:
+                groups.append((sel, tuple(group)))
+        self.groups = tuple(groups)
 
     def scan(self):
         hw = self.hw
+        adc = hw.adc
         readings = [0] * self.channels
         n = self.oversample
-        current_sel = None
-        for sel, mux, index in self.order:
-            if sel != current_sel:
-                hw.enable(None)
-                hw.select(sel)
-                current_sel = sel
-            hw.enable(mux)
-            hw.read_adc()  # the first sample after a switch still carries the last channel's charge
-            total = 0
-            for _ in range(n):
-                total += hw.read_adc()
-            readings[index] = (total + n // 2) // n
-        hw.enable(None)
+        for sel, group in self.groups:
+            hw.select(sel)  # every multiplexer is disabled here
+            if n == 4:  # the default, spelled out: on the device a loop turn costs more than a sample
+                for pin, index in group:
+                    pin.value = False  # enable this multiplexer alone
+                    # the first sample after a switch still carries the last channel's charge: dropped
+                    stale = adc.value  # noqa: F841
+                    readings[index] = (adc.value + adc.value + adc.value + adc.value + 2) >> 2
+                    pin.value = True
+            else:
+                half = n // 2
+                samples = self.samples
+                for pin, index in group:
+                    pin.value = False
+                    stale = adc.value  # noqa: F841
+                    total = 0
+                    for _ in samples:
+                        total += adc.value
+                    readings[index] = (total + half) // n
+                    pin.value = True
         return readings
 
 

@@ -14,46 +14,38 @@ import board
 import digitalio
 import neopixel_write
 
-SELECT_PINS = ("GP2", "GP3", "GP4", "GP5")
-ENABLE_PINS = ("GP6", "GP7", "GP8", "GP9", "GP10", "GP11", "GP12")
-ADC_PIN = "A0"
-LED_PIN = "GP22"
+# named as attributes of board (not looked up by string) so the test of what this
+# firmware takes from CircuitPython can see every pin it uses
+SELECT_PINS = (board.GP2, board.GP3, board.GP4, board.GP5)
+ENABLE_PINS = (board.GP6, board.GP7, board.GP8, board.GP9, board.GP10, board.GP11, board.GP12)
+ADC_PIN = board.A0
+LED_PIN = board.GP22
 
 
-def _output(name, value):
-    pin = digitalio.DigitalInOut(getattr(board, name))
-    pin.direction = digitalio.Direction.OUTPUT
-    pin.value = value
-    return pin
+def _output(pin, value):
+    io = digitalio.DigitalInOut(pin)
+    io.direction = digitalio.Direction.OUTPUT
+    io.value = value
+    return io
 
 
 class PicoHardware:
     def __init__(self, leds=0):
-        self.select_pins = [_output(n, False) for n in SELECT_PINS]
-        self.enable_pins = [_output(n, True) for n in ENABLE_PINS]  # all disabled
-        self.adc = analogio.AnalogIn(getattr(board, ADC_PIN))
+        self.select_pins = [_output(p, False) for p in SELECT_PINS]
+        self.enable_pins = [_output(p, True) for p in ENABLE_PINS]  # all disabled
+        self.adc = analogio.AnalogIn(ADC_PIN)
         self.led_pin = _output(LED_PIN, False) if leds else None
-        self.enabled = None
-        self.selected = None
+        self.selected = 0
 
     def select(self, n):
-        if n == self.selected:
-            return
-        for bit, pin in enumerate(self.select_pins):
-            pin.value = bool(n >> bit & 1)
+        changed = n ^ self.selected  # only the lines that change are written (the scan walks a Gray code)
+        bit = 0
+        while changed:
+            if changed & 1:
+                self.select_pins[bit].value = bool(n >> bit & 1)
+            changed >>= 1
+            bit += 1
         self.selected = n
-
-    def enable(self, mux):
-        if mux == self.enabled:
-            return
-        if self.enabled is not None:
-            self.enable_pins[self.enabled].value = True
-        if mux is not None:
-            self.enable_pins[mux].value = False
-        self.enabled = mux
-
-    def read_adc(self):
-        return self.adc.value
 
     def show(self, buf):
         if self.led_pin is not None:

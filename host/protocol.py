@@ -3,7 +3,12 @@
 One source of truth.  This very file runs on the Raspberry Pi (CPython) and on
 the Pico (CircuitPython); ``quin firmware build`` writes the firmware's copy,
 ``firmware/quin_protocol.py``, from it.  So it uses only what both offer: no
-dataclasses, no typing, no annotations, ``struct`` and ``binascii``.
+dataclasses, no typing, no annotations, and of ``struct`` and ``binascii`` only
+the functions CircuitPython documents (``struct`` there has no ``Struct`` class
+and no ``error``; tests/firmware/test_circuitpython_api.py holds the list).
+MicroPython's ``struct`` wraps out-of-range values silently where CPython's
+raises, so the codec checks every range itself and both ends refuse the same
+frames.
 
 A frame on the wire is COBS-encoded and ends with a single 0x00 byte.  Decoded,
 it is (all integers little-endian)::
@@ -35,11 +40,8 @@ import struct
 
 try:
     from binascii import crc32 as _crc32
-except ImportError:  # pragma: no cover - a CircuitPython build without binascii
-    try:
-        from zlib import crc32 as _crc32
-    except ImportError:
-        _crc32 = None
+except ImportError:  # pragma: no cover - a small CircuitPython build without binascii (an RP2040 has it)
+    _crc32 = None
 
 VERSION = 1
 
@@ -67,7 +69,7 @@ STATUS_FIELDS = (
     "uptime_ms",
 )
 
-HEADER = struct.Struct("<BBHQ")
+HEADER = "<BBHQ"  # version, kind, sequence number, timestamp (a format string: no struct.Struct on the device)
 HEADER_SIZE = 12
 CRC_SIZE = 4
 MAX_CHANNELS = 255
@@ -212,15 +214,33 @@ def _uint16s(n):
     return fmt
 
 
+def _pack(fmt, values, top, message):
+    """struct.pack(fmt, *values), each value checked to be an integer 0..top.
+
+    ``top`` is one limit for all (checked with min/max, in C on the device: a
+    Python loop over 101 readings would cost more than the packing) or one per
+    value.  A float or a string fails in the comparisons or inside struct.pack,
+    which raises struct.error on CPython and TypeError on MicroPython (where no
+    struct.error exists): every failure becomes the FrameError.
+    """
+    try:
+        if type(top) is int:
+            bad = values and (min(values) < 0 or max(values) > top)
+        else:
+            bad = len(values) != len(top) or not all(0 <= v <= t for v, t in zip(values, top))
+        if bad:
+            raise ValueError(message)
+        return struct.pack(fmt, *values)
+    except Exception:
+        raise FrameError(message)
+
+
 def _payload(kind, data):
     if kind == RAW:
         n = len(data)
         if n > MAX_CHANNELS:
             raise FrameError("a raw frame holds at most %d channels, not %d" % (MAX_CHANNELS, n))
-        try:
-            return bytes((n,)) + struct.pack(_uint16s(n), *data)
-        except (struct.error, OverflowError, TypeError, ValueError):
-            raise FrameError("raw readings must be integers 0..65535")
+        return bytes((n,)) + _pack(_uint16s(n), data, 0xFFFF, "raw readings must be integers 0..65535")
     if kind == OCCUPANCY:
         bits = bytearray(OCCUPANCY_BYTES)
         for space in data:
@@ -231,10 +251,7 @@ def _payload(kind, data):
     if kind == STATUS:
         if len(data) not in (0, len(STATUS_FIELDS)):
             raise FrameError("a status frame has no fields (request) or %d" % len(STATUS_FIELDS))
-        try:
-            return struct.pack("<%dI" % len(data), *data)
-        except (struct.error, OverflowError, TypeError, ValueError):
-            raise FrameError("status fields must be integers 0..2**32-1")
+        return _pack("<%dI" % len(data), data, 0xFFFFFFFF, "status fields must be integers 0..2**32-1")
     if kind == LED:
         if len(data) > 255:
             raise FrameError("at most 255 lit LEDs per frame")
@@ -245,10 +262,7 @@ def _payload(kind, data):
             out += bytes(entry)
         return bytes(out)
     if kind == ACK:
-        try:
-            return struct.pack("<BHB", *data)
-        except (struct.error, OverflowError, TypeError, ValueError):
-            raise FrameError("an ack is (kind, seq, code)")
+        return _pack("<BHB", data, (255, 0xFFFF, 255), "an ack is (kind, seq, code)")
     raise FrameError("unknown frame kind %r" % (kind,))
 
 
@@ -295,9 +309,13 @@ def encode(frame):
         raise FrameError("sequence number must be 0..65535")
     if not 0 <= frame.time_us < 1 << 64:
         raise FrameError("timestamp must be 0..2**64-1 microseconds")
-    body = HEADER.pack(VERSION, frame.kind, frame.seq, frame.time_us) + _payload(frame.kind, frame.data)
+    payload = _payload(frame.kind, frame.data)  # first: it refuses an unknown kind before the header packs it
+    body = struct.pack(HEADER, VERSION, frame.kind, frame.seq, frame.time_us) + payload
     body += struct.pack("<I", crc32(body))
-    return cobs_encode(body) + b"\x00"
+    wire = cobs_encode(body)
+    if len(wire) > MAX_FRAME:  # the receiver would drop it as garbage (e.g. more than 250 LEDs)
+        raise FrameError("frame too long: %d bytes encoded, at most %d" % (len(wire), MAX_FRAME))
+    return wire + b"\x00"
 
 
 def decode_body(body):
@@ -307,14 +325,16 @@ def decode_body(body):
     (crc,) = struct.unpack_from("<I", body, len(body) - CRC_SIZE)
     if crc32(body[:-CRC_SIZE]) != crc:
         raise FrameError("CRC mismatch")
-    version, kind, seq, time_us = HEADER.unpack_from(body, 0)
+    version, kind, seq, time_us = struct.unpack_from(HEADER, body, 0)
     if version != VERSION:
         raise FrameError("unsupported protocol version %d" % version)
     return Frame(kind, seq, time_us, _parse_payload(kind, body[HEADER_SIZE:-CRC_SIZE]))
 
 
 def raw_frame(seq, time_us, readings):
-    return encode(Frame(RAW, seq, time_us, tuple(readings)))
+    """``readings``: a list (or tuple) of ints, channel 0 first; encoded as it is, not copied
+    (on the Pico the copy cost a tenth of a frame's time)."""
+    return encode(Frame(RAW, seq, time_us, readings))
 
 
 def occupancy_frame(seq, time_us, spaces):

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything the test suite needs (Chromium included), then run the whole suite.
+# Install everything the test suite needs (Chromium included; MicroPython comes with the [test] extra),
+# then run the whole suite.
 # Usage: bash tools/test.sh [pytest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -28,16 +28,18 @@ def make(settings=None, board=None):
     return board, hw, port, fw
 
 
-def test_scan_reads_every_channel_discarding_the_stale_first_sample():
+@pytest.mark.parametrize("oversample", [1, 2, 3, 4, 5, 8])  # 4, the default, has a path of its own
+def test_scan_reads_every_channel_discarding_the_stale_first_sample(oversample):
     board = SimBoard()
     board.towers = {5, 40}
     hw = FakeHardware(board)
-    scanner = quin_firmware.Scanner(hw, 101, 4)
+    scanner = quin_firmware.Scanner(hw, 101, oversample)
     readings = scanner.scan()
     assert readings == [board.value(ch) for ch in range(101)]
-    # one discarded sample plus four averaged per channel
-    assert hw.reads == 101 * 5
-    assert hw.mux is None  # every multiplexer disabled after the scan
+    # one discarded sample plus the averaged ones per channel
+    assert hw.reads == 101 * (1 + oversample)
+    assert hw.mux is None and not hw.enabled  # every multiplexer disabled after the scan
+    assert hw.contentions == 0  # never two on the ADC at once
 
 
 def test_without_the_discard_the_stale_sample_would_show():
@@ -54,7 +56,34 @@ def test_select_lines_change_only_sixteen_times_a_scan():
     original = hw.select
     hw.select = lambda n: (selects.append(n), original(n))
     quin_firmware.Scanner(hw, 101, 1).scan()
-    assert selects == list(range(16))
+    assert sorted(selects) == list(range(16))
+    # in Gray code order: one select line flips at each change
+    assert all(bin(a ^ b).count("1") == 1 for a, b in zip(selects, selects[1:]))
+
+
+class _CountingBoard:
+    """Each sample a new value (the sample's number times 7): shows how samples are combined."""
+
+    def __init__(self):
+        self.calls = 0
+        self.channels = []
+
+    def value(self, ch):
+        self.calls += 1
+        self.channels.append(ch)
+        return 7 * self.calls
+
+
+@pytest.mark.parametrize("oversample", [3, 4])
+def test_each_reading_is_the_rounded_mean_of_the_samples_after_the_discarded_one(oversample):
+    board = _CountingBoard()
+    readings = quin_firmware.Scanner(FakeHardware(board), 101, oversample).scan()
+    per = 1 + oversample
+    for visit in range(101):
+        ch = board.channels[visit * per]
+        assert board.channels[visit * per : (visit + 1) * per] == [ch] * per  # one channel at a time
+        samples = [7 * (visit * per + k + 1) for k in range(1, per)]  # the first is discarded
+        assert readings[ch] == (sum(samples) + oversample // 2) // oversample
 
 
 def test_oversampling_averages_noise():
@@ -176,16 +205,12 @@ def fake_circuitpython(monkeypatch):
 def test_pico_hardware_drives_select_and_enable_lines(fake_circuitpython):
     quin_hw, pins, written, mods = fake_circuitpython
     hw = quin_hw.PicoHardware(leds=99)
-    assert all(pins[n].value is True for n in quin_hw.ENABLE_PINS)  # all disabled at start
+    assert all(pins[p.name].value is True for p in quin_hw.ENABLE_PINS)  # all disabled at start
     hw.select(0b1010)
-    assert [pins[n].value for n in quin_hw.SELECT_PINS] == [False, True, False, True]
-    hw.enable(3)
-    assert [pins[n].value for n in quin_hw.ENABLE_PINS] == [True, True, True, False, True, True, True]
-    hw.enable(5)
-    assert [pins[n].value for n in quin_hw.ENABLE_PINS] == [True, True, True, True, True, False, True]
-    hw.enable(None)
-    assert all(pins[n].value for n in quin_hw.ENABLE_PINS)
-    assert hw.read_adc() == 12345
+    assert [pins[p.name].value for p in quin_hw.SELECT_PINS] == [False, True, False, True]
+    # the scanner drives the enable lines itself, in multiplexer order
+    assert [pins[p.name] for p in quin_hw.ENABLE_PINS] == hw.enable_pins
+    assert hw.adc.value == 12345
     hw.show(b"\x01\x02\x03")
     assert written == [("GP22", b"\x01\x02\x03")]
     port = quin_hw.data_port()

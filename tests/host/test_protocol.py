@@ -182,7 +182,7 @@ def test_encode_rejects_bad_fields(frame):
 
 def test_unknown_version_and_kind_are_malformed():
     for version, kind in ((2, p.RAW), (1, 42)):
-        body = p.HEADER.pack(version, kind, 1, 1) + b"\x00"
+        body = struct.pack(p.HEADER, version, kind, 1, 1) + b"\x00"
         body += struct.pack("<I", p.crc32(body))
         d = Decoder()
         d.feed(p.cobs_encode(body) + b"\x00")

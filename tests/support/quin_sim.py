@@ -54,6 +54,43 @@ class SimBoard:
         return max(0, min(65535, v))
 
 
+class _EnablePin:
+    """One multiplexer's enable line as quin_firmware drives it: active low (``value = False`` enables)."""
+
+    def __init__(self, hw, mux):
+        self.hw = hw
+        self.mux = mux
+
+    @property
+    def value(self):
+        return self.mux not in self.hw.enabled
+
+    @value.setter
+    def value(self, level):
+        enabled = self.hw.enabled
+        before = set(enabled)
+        if level:
+            enabled.discard(self.mux)
+        else:
+            enabled.add(self.mux)
+        if enabled != before:
+            if len(enabled) > 1:
+                self.hw.contentions += 1  # two multiplexers driving the ADC at once
+            self.hw.mux = next(iter(enabled)) if len(enabled) == 1 else None
+            self.hw._switched()
+
+
+class _Adc:
+    """The ADC as quin_firmware reads it: ``value`` is one sample."""
+
+    def __init__(self, hw):
+        self.hw = hw
+
+    @property
+    def value(self):
+        return self.hw.read_adc()
+
+
 class FakeHardware:
     """The hardware interface of quin_firmware, with a realistic quirk: the first
     ADC sample after a multiplexer switch still shows the previous channel."""
@@ -63,6 +100,10 @@ class FakeHardware:
         self.realtime = realtime
         self.sel = 0
         self.mux = None
+        self.enabled = set()
+        self.contentions = 0
+        self.enable_pins = [_EnablePin(self, m) for m in range(7)]
+        self.adc = _Adc(self)
         self.stale = None
         self.last_value = 65535
         self.switches = 0
@@ -77,8 +118,10 @@ class FakeHardware:
             self._switched()
 
     def enable(self, mux):
+        """Enable multiplexer ``mux`` alone (None: none)."""
         assert mux is None or 0 <= mux < 7
-        if mux != self.mux:
+        if mux != self.mux or len(self.enabled) > 1:
+            self.enabled = set() if mux is None else {mux}
             self.mux = mux
             self._switched()
 
