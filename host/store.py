@@ -250,7 +250,13 @@ class StoreError(QuinError):
 
 
 class StoreWriteError(sqlite3.OperationalError):
-    """The store could not be written (read-only, full, failing): what, and why, in one line."""
+    """The store could not be written (read-only, full, failing): what, and why, in one line.
+
+    ``where``: what could not be written and why (:func:`unwritable`), without the preamble."""
+
+    def __init__(self, where: str):
+        super().__init__(f"the game store could not be written: {where}")
+        self.where = where
 
 
 def unwritable(path: Path, exc: BaseException) -> str:
@@ -302,7 +308,7 @@ class Store:
             self._migrate()
         except sqlite3.OperationalError as exc:
             if not _unreadable(exc):
-                raise StoreWriteError(f"the game store cannot be written: {unwritable(self.path, exc)}") from None
+                raise StoreWriteError(unwritable(self.path, exc)) from None
             raise StoreError(f"the game store {self.path} is damaged ({exc}): run `quin store salvage`",
                              "the file") from None
         except sqlite3.DatabaseError as exc:
@@ -320,6 +326,8 @@ class Store:
         try:
             with self._tx() as c:
                 c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('written', ?)", (repr(time.time()),))
+        except StoreWriteError as exc:
+            return exc.where
         except sqlite3.Error as exc:
             return unwritable(self.path, exc)
         return None
@@ -542,13 +550,13 @@ class Store:
         """Keep a raw snapshot in the black box if the occupancy changed.  True if kept."""
         if occupied == self._last_snapshot:
             return False
-        self._last_snapshot = occupied
         with self._tx(durable=False) as c:
             cur = c.execute(
                 "INSERT INTO blackbox(game_id, t, occupied) VALUES (?, ?, ?)",
                 (game_id, t, json.dumps(sorted(occupied))),
             )
             c.execute("DELETE FROM blackbox WHERE id <= ?", (cur.lastrowid - self.blackbox_limit,))
+        self._last_snapshot = occupied  # only once kept: a refused one is tried again
         return True
 
     def blackbox(self, limit: int = 100) -> list[dict]:
@@ -910,7 +918,7 @@ class _Transaction:
         if _unreadable(exc):
             return exc
         where = unwritable(self.path, exc) if self.path is not None else str(exc)
-        return StoreWriteError(f"the game store could not be written: {where}")
+        return StoreWriteError(where)
 
     def _restore(self) -> None:
         if not self.durable:

@@ -347,7 +347,8 @@ def _serving_store(folder: Path, out):
         try:
             return Store(path)
         except StoreWriteError as exc:
-            raise UserError(f"{exc}: the server cannot keep games there; make it writable or give another --data-dir") from None
+            raise UserError(f"the game store cannot be written: {exc.where}: the server cannot keep games there; "
+                            "make it writable or give another --data-dir") from None
         except StoreError as exc:
             if exc.where != "the file":
                 raise UserError(str(exc)) from None
