@@ -288,6 +288,7 @@ class Store:
         self.blackbox_limit = blackbox_limit
         self.readonly = readonly
         self.notices: list[str] = []
+        self._last_input: dict[tuple[int, str], tuple[int, str, int]] = {}
         self._lock = threading.RLock()
         self._last_snapshot: frozenset[int] | None = None
         if readonly:
@@ -301,19 +302,25 @@ class Store:
                 f"the game store {self.path} was an empty file (0 bytes), so any games it held are lost: "
                 f"a new store was started{_latest_backup_hint(self.path)}"
             )
-        self._last_input: dict[tuple[int, str], tuple[int, str, int]] = {}
+        conn = None
         try:
-            self._conn = (connector or connect)(self.path)
-            self._conn.executescript(SCHEMA)
+            conn = (connector or connect)(self.path)
+            conn.executescript(SCHEMA)
+            self._conn = conn
             self._migrate()
-        except sqlite3.OperationalError as exc:
-            if not _unreadable(exc):
-                raise StoreWriteError(unwritable(self.path, exc)) from None
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()  # nothing left open behind a store that did not open
+            self._refuse(exc)
+
+    def _refuse(self, exc: sqlite3.Error) -> None:
+        """Why the store did not open: StoreWriteError, or StoreError (``where``: "the file")."""
+        if isinstance(exc, sqlite3.OperationalError) and not _unreadable(exc):
+            raise StoreWriteError(unwritable(self.path, exc)) from None
+        if isinstance(exc, sqlite3.DatabaseError):
             raise StoreError(f"the game store {self.path} is damaged ({exc}): run `quin store salvage`",
                              "the file") from None
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"the game store {self.path} is damaged ({exc}): run `quin store salvage`",
-                             "the file") from None
+        raise exc
 
     def _migrate(self) -> None:
         """Bring a store written by an older version up to this schema."""

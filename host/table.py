@@ -179,6 +179,10 @@ class Table:
         self.tokens = self.store.seats(row.id)
         self.game = None
         self.ref = None
+        if row.status == "setup" and all(row.setups[p] is not None for p in PLAYERS):
+            # Both lineups were saved but the power went before the game was marked started.
+            self._start()
+            return []
         if row.status != "playing":
             return []
         self.game = self.store.load_game(row.id)
