@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_serve import ROOT, Serve  # noqa: E402
+from test_serve import ROOT  # noqa: E402
 from test_store_damage import stored_games  # noqa: E402
 
 from tests.support.quin_cmd import QUIN  # noqa: E402
