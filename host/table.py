@@ -90,6 +90,7 @@ class Table:
         self._held: dict[str, list] = {}  # the notices held back meanwhile, per audience
         self._shown: dict[str, dict] = {}  # the state each audience was last sent
         self._retry_at = 0.0
+        self._blackbox_said = float("-inf")  # when a black box that cannot be written may be logged again
 
     # --- the referee ----------------------------------------------------------------------
 
@@ -295,12 +296,16 @@ class Table:
         with self.lock:
             try:
                 self.store.record_snapshot(self.row.id if self.row else None, snapshot.t, snapshot.occupied)
-            except sqlite3.Error:
+            except sqlite3.Error as exc:
                 if self.board is not None:
                     if self.occupied is not None:
                         self.board.set(self.occupied)
                     raise
                 # A real board cannot be undone: the reading goes on to the referee, unrecorded.
+                now = self.clock()
+                if now >= self._blackbox_said:
+                    self._blackbox_said = now + 60.0  # one line a minute at most
+                    log.warning("a board reading could not be kept in the black box: %s", exc)
             changed = snapshot.occupied != self.occupied
             self.occupied = snapshot.occupied
             if self.unsaved is not None:  # the referee waits for its last decision to be saved

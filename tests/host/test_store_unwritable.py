@@ -188,3 +188,13 @@ def test_the_virtual_board_undoes_a_change_the_store_cannot_keep_and_says_it_cou
     refuse_writes(table.store, False)
     assert client.post("/api/board/toggle", json={"space": "w35"}).status_code == 200
     assert client.get("/api/board").get_json() != before
+
+
+def test_a_real_board_reading_the_black_box_cannot_keep_still_reaches_the_referee(tmp_path, caplog):
+    table, store, broker, client, driver, clock = board_table(tmp_path)
+    refuse_writes(store, True)
+    action = a_move(driver.shadow)
+    driver.play(action)  # the readings go on to the referee (a real board cannot be undone)
+    assert table.game.log[-1][2] == action and table.unsaved
+    said = [r for r in caplog.records if "could not be kept in the black box" in r.getMessage()]
+    assert len(said) == 1  # once a minute at most, not once a reading
