@@ -68,3 +68,27 @@ def test_inputs_and_black_box_filled_past_their_caps_stay_within_the_documented_
     for n in range(INPUTS_LIMIT // 2):
         store.record_input(gid, "white", {"type": "reinforce", "pad": f"{n + 10**6:010d}" + "y" * pad}, True)
     assert on_disk(store) - base <= DIAGNOSIS_BOUND
+
+
+def test_through_the_web_500_accepted_63kb_reinforcement_words_from_the_player_not_to_move(tmp_path):
+    """The issue's case as a phone sends it: the same word again and again, each accepted (early words
+    are kept for the player's turn), grew the store by 31.5 MB."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_web_api import make, started
+
+    web = make(tmp_path)
+    started(web)
+    _, client, table = web
+    token = table.tokens["black"]  # White is to move
+    word = {"type": "reinforce", "pieces": ["void"] * 7800}
+    assert 62_000 < len(json.dumps(word)) < 64 * 1024
+    before = on_disk(table.store)
+    for _ in range(500):
+        r = client.post(f"/api/seat/{token}/input", json=word, headers={"X-Seat-Token": token})
+        assert r.status_code == 200, r.get_json()
+    rows = [r for r in table.store.inputs(table.row.id) if r["player"] == "black"]
+    assert len(rows) == 1 and rows[0]["repeats"] == 500 and rows[0]["accepted"]
+    assert on_disk(table.store) - before < 64 * 1024
