@@ -42,7 +42,8 @@ def cmd_check(args) -> int:
         return 0
     for line in problems:
         print(f"{store.path}: {line}")
-    print("run `quin store salvage` to copy every intact game into a new store", flush=True)
+    print("run `quin store salvage` to copy every intact game into a new store "
+          "(a game the file does not yield whole comes from the newest readable backup)", flush=True)
     return 1
 
 
