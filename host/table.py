@@ -120,6 +120,16 @@ class Table:
             return
         self.committed_at = self.wall()
 
+    def _no_unsaved(self) -> None:
+        """Before the game changes hands (a new game): the held decision is saved first, or
+        StoreWriteError (a 503) and nothing changes."""
+        if self.unsaved is None:
+            return
+        self._retry_at = float("-inf")
+        self._save_unsaved()
+        if self.unsaved is not None:
+            raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
+
     def _save_unsaved(self) -> None:
         """Write the held decision if the store takes it now; then publish it and carry on."""
         if self.clock() < self._retry_at:
@@ -217,6 +227,7 @@ class Table:
         """Abandon the open game (if unfinished) and start a new one in setup."""
         self._check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
         with self.lock:
+            self._no_unsaved()
             if self.row is not None:
                 self.store.abandon(self.row.id)
             self._new(mode, vision, first)

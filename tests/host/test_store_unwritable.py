@@ -66,7 +66,7 @@ from engine.actions import Move  # noqa: E402
 from engine.randplay import random_setup  # noqa: E402
 from host.sensing import Snapshot  # noqa: E402
 from host.simboard import ManualClock  # noqa: E402
-from host.store import Store  # noqa: E402
+from host.store import Store, StoreWriteError  # noqa: E402
 from host.table import RETRY_SAVE, Table  # noqa: E402
 from host.web import create_app  # noqa: E402
 from host.web.events import Broker  # noqa: E402
@@ -198,3 +198,17 @@ def test_a_real_board_reading_the_black_box_cannot_keep_still_reaches_the_refere
     assert table.game.log[-1][2] == action and table.unsaved
     said = [r for r in caplog.records if "could not be kept in the black box" in r.getMessage()]
     assert len(said) == 1  # once a minute at most, not once a reading
+
+
+def test_a_new_game_while_a_move_is_unsaved_saves_it_first_or_changes_nothing(tmp_path):
+    table, store, broker, client, driver, clock = board_table(tmp_path)
+    refuse_writes(store, True)
+    driver.play(a_move(driver.shadow))
+    game_id = table.row.id
+    with pytest.raises(StoreWriteError):
+        table.new_game()
+    assert table.row.id == game_id and table.unsaved
+    refuse_writes(store, False)
+    new_id = table.new_game()  # the store takes writes again: the move is saved, then the game changes
+    assert new_id != game_id and table.unsaved is None
+    assert len(store.actions(game_id)) == 1 and store.game(game_id).status == "abandoned"
