@@ -15,6 +15,7 @@ def test_seeded_power_cuts_lose_no_action_a_screen_showed_as_committed(tmp_path)
     report = powercut.run(cuts=30, seed=18, folder=tmp_path)
     assert report.cuts == 30 and report.opened == 30, report.problems
     assert report.during_sync > 0 and report.during_write > 0  # the power went at both
+    assert report.during_checkpoint > 0  # and while the WAL was copied into the database
     assert report.shown > 0 and report.actions_played > 0
     assert report.sectors["dropped"] and report.sectors["garbage"]  # unsynced writes were lost and torn
     assert report.lost == 0 and report.wrong == 0, report.problems
