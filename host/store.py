@@ -818,8 +818,22 @@ def salvage(path: str | Path) -> Salvage:
     os.replace(fresh, path)
     for suffix in ("-wal", "-shm"):
         Path(f"{fresh}{suffix}").unlink(missing_ok=True)
+    _sync_folder(path.parent)  # the renames reach the card before anything is written to the new store
     result.aside = aside
     return result
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # a file system that cannot sync a folder: the renames are still made
+    finally:
+        os.close(fd)
 
 
 def _readable(conn, sql: str, args: tuple = ()) -> list:
