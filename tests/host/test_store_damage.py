@@ -225,3 +225,21 @@ def test_a_backup_after_each_finished_game_keeping_the_last_five(tmp_path):
     newest = Store(backups[-1], readonly=True)
     assert [g.id for g in newest.games()] == [7, 6, 5, 4, 3, 2, 1]
     assert newest.problems() == []
+
+
+def test_salvage_passes_over_a_backup_that_does_not_read_for_the_next_newest(tmp_path, capsys):
+    games = stored_games(tmp_path, n=3)
+    backups = sorted((tmp_path / "backups").glob("quin-*.sqlite3"))
+    backups[-1].write_bytes(b"\0" * 4096)  # the newest backup is damaged too
+    db = tmp_path / "quin.sqlite3"
+    with sqlite3.connect(db) as c:
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.write_bytes(b"\0" * 100 + db.read_bytes()[100:])
+    code, out, err = run("store", "salvage", "--data-dir", str(tmp_path), capsys=capsys)
+    assert code == 0, err
+    # The second newest backup was made when game 2 ended, before game 3 began.
+    assert f"game(s) 1, 2 from the backup {backups[-2]}" in out, out
+    store = Store(db)
+    assert [g.id for g in store.games()] == [2, 1]
+    for gid in (1, 2):
+        assert store.load_game(gid).state.key() == games[gid - 1].state.key()
