@@ -6,6 +6,14 @@ the board source and the SSE broker.  Every change goes through one lock, in
 this order: the referee acts, its ``on_commit`` callback writes the action to
 the store, then the new state and the notices are published to each audience.
 
+A commit the store refuses (read-only, full, failing) is never silent and never
+lost: the referee's decision stands in memory but is *unsaved*; every screen
+keeps what it last showed, with "the game could not be saved: ..." (``unsaved``
+in each state), the referee is not fed meanwhile (the board's readings are
+kept), and :meth:`Table.tick` writes the decision as soon as the store takes it,
+then publishes it and carries on from the board as it stands: nobody replays
+the move.
+
 What an audience receives is built only from ``engine.views.view`` (and
 ``action_seen_by`` inside it), the referee's public or private status, and the
 referee's notices for that audience.
@@ -14,7 +22,9 @@ referee's notices for that audience.
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
+import sqlite3
 import threading
 import time
 from typing import Callable
@@ -27,9 +37,11 @@ from engine.pieces import Setup
 from engine.views import view
 from engine.actions import Move, Reflect, Reinforce, Resurrect, Swap, Time
 from host.sensing import Snapshot
-from host.store import GameRow, Store, StoreError
+from host.store import GameRow, Store, StoreError, StoreWriteError
 
 TOKEN_BYTES = 24  # 192 random bits per seat token
+RETRY_SAVE = 0.5  # seconds between attempts to write a decision the store refused
+log = logging.getLogger("quin.table")
 
 
 def new_token() -> str:
@@ -74,6 +86,11 @@ class Table:
         self.host_key: str | None = None
         self.leds: dict | None = None  # LED colours for a hardware board, from the referee's instructions
         self.opponent = opponent  # host.opponent.driver.TableOpponent playing one seat, or None
+        self.unsaved: str | None = None  # why the referee's last decision is not in the store yet
+        self._held: dict[str, list] = {}  # the notices held back meanwhile, per audience
+        self._shown: dict[str, dict] = {}  # the state each audience was last sent
+        self._retry_at = 0.0
+        self._blackbox_said = float("-inf")  # when a black box that cannot be written may be logged again
 
     # --- the referee ----------------------------------------------------------------------
 
@@ -86,9 +103,52 @@ class Table:
         return factory(game, on_commit=self._on_commit, settle=self.settle)
 
     def _on_commit(self, turn, player, action) -> None:
-        """The referee's on_commit: the action is on disk before anyone hears of it."""
-        self.store.commit_action(self.row.id, self.game)
+        """The referee's on_commit: the action is on disk before anyone hears of it.
+
+        If the store refuses it, the decision is kept unsaved (nobody hears of it) and retried."""
+        if self.unsaved is not None:
+            return  # written with the decision before it, once the store takes them
+        try:
+            self.store.commit_action(self.row.id, self.game)
+        except sqlite3.Error as exc:
+            where = exc.where if isinstance(exc, StoreWriteError) else str(exc)
+            self.unsaved = (f"the game could not be saved: {where}. The move is kept and is saved as soon as "
+                            "the store can be written; play waits until then")
+            self._held = {"public": [], "white": [], "black": []}
+            self._retry_at = self.clock() + RETRY_SAVE
+            log.error("the game could not be saved: %s", where)
+            return
         self.committed_at = self.wall()
+
+    def _no_unsaved(self) -> None:
+        """Before the game changes hands (a new game): the held decision is saved first, or
+        StoreWriteError (a 503) and nothing changes."""
+        if self.unsaved is None:
+            return
+        self._retry_at = float("-inf")
+        self._save_unsaved()
+        if self.unsaved is not None:
+            raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
+
+    def _save_unsaved(self) -> None:
+        """Write the held decision if the store takes it now; then publish it and carry on."""
+        if self.clock() < self._retry_at:
+            return
+        try:
+            self.store.commit_action(self.row.id, self.game)
+        except sqlite3.Error:
+            self._retry_at = self.clock() + RETRY_SAVE
+            return
+        log.warning("the game is saved again")
+        self.unsaved = None
+        self.committed_at = self.wall()
+        held, self._held = self._held, {}
+        self._publish(held)
+        if self.occupied is not None and self.ref is not None:
+            # The board may have changed while the referee waited: it carries on from it as it stands.
+            notices = self.ref.feed(Snapshot(self.clock(), self.occupied))
+            if notices:
+                self._publish(self._split(notices))
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -130,6 +190,10 @@ class Table:
         self.tokens = self.store.seats(row.id)
         self.game = None
         self.ref = None
+        if row.status == "setup" and all(row.setups[p] is not None for p in PLAYERS):
+            # Both lineups were saved but the power went before the game was marked started.
+            self._start()
+            return []
         if row.status != "playing":
             return []
         self.game = self.store.load_game(row.id)
@@ -163,6 +227,7 @@ class Table:
         """Abandon the open game (if unfinished) and start a new one in setup."""
         self._check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
         with self.lock:
+            self._no_unsaved()
             if self.row is not None:
                 self.store.abandon(self.row.id)
             self._new(mode, vision, first)
@@ -227,8 +292,8 @@ class Table:
     def _start(self) -> None:
         row = self.row
         setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
+        self.store.start_game(row.id)  # first: a store that refuses it leaves the table in setup
         self.game = Game(setups["white"], setups["black"], row.mode, row.vision, row.first)
-        self.store.start_game(row.id)
         self.row = self.store.game(row.id)
         self.ref = self._make_referee(self.game)
         if self.occupied is not None:
@@ -237,16 +302,36 @@ class Table:
     # --- what the referee is fed -----------------------------------------------------------------
 
     def feed(self, snapshot: Snapshot) -> None:
+        """A board reading.  On the virtual board, a reading the store cannot keep is undone on the
+        board (StoreWriteError): the board page and the referee never disagree."""
         with self.lock:
-            self.store.record_snapshot(self.row.id if self.row else None, snapshot.t, snapshot.occupied)
+            try:
+                self.store.record_snapshot(self.row.id if self.row else None, snapshot.t, snapshot.occupied)
+            except sqlite3.Error as exc:
+                if self.board is not None:
+                    if self.occupied is not None:
+                        self.board.set(self.occupied)
+                    raise
+                # A real board cannot be undone: the reading goes on to the referee, unrecorded.
+                now = self.clock()
+                if now >= self._blackbox_said:
+                    self._blackbox_said = now + 60.0  # one line a minute at most
+                    log.warning("a board reading could not be kept in the black box: %s", exc)
             changed = snapshot.occupied != self.occupied
             self.occupied = snapshot.occupied
+            if self.unsaved is not None:  # the referee waits for its last decision to be saved
+                if changed:
+                    self._publish({})
+                return
             notices = self.ref.feed(snapshot) if self.ref is not None else []
             if notices or changed:
                 self._publish(self._split(notices))
 
     def tick(self) -> None:
         with self.lock:
+            if self.unsaved is not None:
+                self._save_unsaved()
+                return
             if self.ref is None:
                 return
             notices = self.ref.tick(self.clock())
@@ -254,17 +339,28 @@ class Table:
                 self._publish(self._split(notices))
 
     def input(self, player: str, data: object) -> None:
-        """A player's input to the referee; the referee's InputError propagates (a 400)."""
+        """A player's input to the referee; the referee's InputError propagates (a 400).
+
+        While the last decision is unsaved, StoreWriteError (a 503 saying so): send it again later."""
         with self.lock:
             if self.ref is None:
                 raise TableError("the game has not started: both players must send their setup first")
+            if self.unsaved is not None:
+                raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
             try:
                 notices = self.ref.input(player, data, self.clock())
             except ValueError:
-                self.store.record_input(self.row.id, player, data, False)
+                self._log_input(player, data, False)
                 raise
-            self.store.record_input(self.row.id, player, data, True)
+            self._log_input(player, data, True)
             self._publish(self._split(notices))
+
+    def _log_input(self, player: str, data: object, accepted: bool) -> None:
+        """The input log is for diagnosis: a store that cannot keep it does not stop the game."""
+        try:
+            self.store.record_input(self.row.id, player, data, accepted)
+        except sqlite3.Error as exc:
+            log.warning("an input could not be logged: %s", exc)
 
     def set_source_status(self, status: dict | None) -> None:
         with self.lock:
@@ -289,8 +385,17 @@ class Table:
         self._publish(self._split(notices))
 
     def _publish(self, notices: dict[str, list]) -> None:
+        if self.unsaved is not None:
+            # Nobody hears of a decision before it is saved: each screen keeps what it was last
+            # shown, told why; the referee's notices wait for the save.
+            for audience, items in notices.items():
+                self._held.setdefault(audience, []).extend(items)
+            self.broker.publish({a: self.state(None if a == "public" else a) for a in ("public", "white", "black")}, {})
+            return
         self.leds = self._leds()
-        self.broker.publish({a: self.state(None if a == "public" else a) for a in ("public", "white", "black")}, notices)
+        states = {a: self.state(None if a == "public" else a) for a in ("public", "white", "black")}
+        self._shown = states
+        self.broker.publish(states, notices)
         if self.opponent is not None:
             self.opponent.step(self)  # its turn: it decides and declares through self.input
 
@@ -300,8 +405,15 @@ class Table:
             self._publish({})
 
     def state(self, viewer: str | None = None) -> dict:
-        """Everything ``viewer`` (a player, or None for the public) may see now."""
+        """Everything ``viewer`` (a player, or None for the public) may see now.
+
+        While a decision is unsaved: what it was last shown, the board's reading, and ``unsaved``."""
         with self.lock:
+            audience = viewer or "public"
+            if self.unsaved is not None and audience in self._shown:
+                shown = dict(self._shown[audience], unsaved=self.unsaved)
+                shown["board"] = dict(shown["board"], occupied=self._board_state()["occupied"])
+                return shown
             row = self.row
             game = self.game
             data: dict = {
@@ -321,6 +433,8 @@ class Table:
             }
             if self.resume_error and viewer is None:
                 data["notice"] = self.resume_error
+            if self.unsaved is not None:
+                data["unsaved"] = self.unsaved
             if viewer is not None:
                 data["seat"] = {
                     "player": viewer,

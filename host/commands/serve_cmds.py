@@ -324,23 +324,64 @@ def _hold(folder: Path):
     except datalock.FolderBusy as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
+        import errno
+
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise UserError(f"the data folder cannot be written: the folder {folder} is read-only "
+                            f"({exc.strerror}): give another --data-dir") from None
         raise UserError(f"cannot lock the data folder {folder}: {exc.strerror or exc}") from None
 
 
 def _serving_store(folder: Path, out):
-    """The store to serve from: a structurally damaged one is salvaged first; damage is said in one line."""
-    from host.store import DB_NAME, salvage
+    """The store to serve from, or UserError (exit 2) in one line naming what cannot be written.
 
-    store = _open_store(folder)
+    A file SQLite cannot open, or one whose structure is damaged, is salvaged first (from the
+    file and the newest readable backup; which games came from where is said); damage is said
+    in one line.
+    """
+    from host.store import DB_NAME, Store, StoreError, StoreWriteError, salvage
+
+    path = folder / DB_NAME
+
+    def opened() -> Store | None:
+        try:
+            return Store(path)
+        except StoreWriteError as exc:
+            raise UserError(f"the game store cannot be written: {exc.where}: the server cannot keep games there; "
+                            "make it writable or give another --data-dir") from None
+        except StoreError as exc:
+            if exc.where != "the file":
+                raise UserError(str(exc)) from None
+            return None
+        except OSError as exc:
+            raise UserError(f"cannot open the game store in {folder}: {exc.strerror or exc}") from None
+
+    def salvaged() -> None:
+        import sqlite3
+
+        try:
+            saved = salvage(path)
+        except (OSError, sqlite3.Error) as exc:
+            raise UserError(f"the game store {path} is damaged and could not be salvaged: {exc.strerror or exc}") from None
+        print(f"  note: the game store was damaged: {saved.describe()}", file=out)
+
+    store = opened()
+    if store is None:
+        salvaged()
+        store = opened()
+        if store is None:
+            raise UserError(f"the game store {path} is damaged and its salvage does not open: run `quin store check`")
     for notice in store.notices:
         print(f"  note: {notice}", file=out)
     if not store.structure_ok():
         store.close()
-        saved = salvage(folder / DB_NAME)
-        print(f"  note: the game store was damaged: {len(saved.kept)} game(s) were copied into a new store"
-              f"{f', {len(saved.lost)} could not be read' if saved.lost else ''}; the damaged file is kept as "
-              f"{saved.aside}", file=out)
-        store = _open_store(folder)
+        salvaged()
+        store = opened()
+    problem = store.writable_problem()
+    if problem is not None:
+        store.close()
+        raise UserError(f"the game store cannot be written: {problem}: the server cannot keep games there; "
+                        "make it writable or give another --data-dir")
     damaged = [g.id for g in store.games() if g.damage]
     if damaged:
         print(f"  note: game(s) {', '.join(map(str, damaged))} are damaged in the store and set aside "

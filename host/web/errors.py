@@ -55,6 +55,11 @@ def register(app) -> None:
 
     @app.errorhandler(sqlite3.DatabaseError)
     def _store_error(exc: sqlite3.DatabaseError):
+        from host.store import StoreWriteError
+
+        if isinstance(exc, StoreWriteError):  # read-only, full or failing: nothing was changed
+            log.error("the game store could not be written")
+            return _respond(503, f"{exc}: nothing was changed; try again once it can be written")
         log.error("the game store does not read: %s", type(exc).__name__)
         return _respond(503, "the game store could not be read: try again; if this persists, "
                              "run `quin store check` on the server")

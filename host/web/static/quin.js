@@ -515,6 +515,18 @@ const Quin = (() => {
 
   // --- the stream, posting, notices -----------------------------------------------------------
 
+  /* "The game could not be saved: ...": on every page, for as long as the server says so. */
+  function unsaved(state) {
+    let box = document.getElementById("unsaved");
+    const text = state && state.unsaved;
+    if (!text) { if (box) box.remove(); return; }
+    if (!box) {
+      box = h("div", { id: "unsaved", class: "unsaved", role: "alert" });
+      document.body.prepend(box);
+    }
+    if (box.textContent !== text) box.textContent = text;
+  }
+
   /* An EventSource that keeps the page live; onState(state, notices) for every event. */
   function stream(url, onState, connEl, onError) {
     let source = null;
@@ -525,6 +537,7 @@ const Quin = (() => {
       const handle = (e) => {
         const msg = JSON.parse(e.data);
         window.QUIN_LAST_EVENT_ID = e.lastEventId;
+        unsaved(msg.state);
         // In order, each after the one before (a page may wait for its board on the first).
         queue = queue.then(() => onState(msg.state, msg.notices || [])).then(() => {
           if (window.QUIN_RENDERED === undefined) window.QUIN_RENDERED = performance.now();
