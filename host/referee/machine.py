@@ -923,16 +923,24 @@ class Referee:
             used = None
             exact = None
         if game.third_eye:
-            # The push is read from the board: only the Time tower is an instruction.
+            # The push is read from the board: only the Time tower is an instruction.  A rival tower
+            # lifted, or put on an empty space, may be the push under way: never asked back.
+            rival_off = {s for s in B - S if board[s] != EMPTY and game.owner[board[s]] == rival}
+            extra = S - B
+            pushing = (rival_off | extra) if len(rival_off) <= 1 and len(extra) <= 1 else set()
+
+            def expect(R: frozenset[int]) -> frozenset[int]:
+                return (R - pushing) | (extra & pushing)
+
             mine = [s for s in own_off if s not in spaces]
             fix = [{"do": "fill", "space": N[s], "text": f"put a tower back on {N[s]}"} for s in mine]
             if len(gone) > 1:
                 fix += [{"do": "fill", "space": N[s], "text": f"put a tower back on {N[s]}"} for s in gone[1:]]
             if used is not None and (len(spaces) == 1 or not secret):
                 public = said([{"do": "clear", "space": N[used], "text": ""}], used) if used in S else []
-                return public, fix, B - {used}
+                return public, fix, expect(B - {used})
             public = [] if own_off else [one_off([] if secret else [N[s] for s in spaces])]
-            return public, fix if (mine or len(gone) > 1) else [], B - set(own_off)
+            return public, fix if (mine or len(gone) > 1) else [], expect(B - set(own_off))
         if exact is not None and (len(spaces) == 1 or not secret):
             return said(corrections(S, exact), used), [], exact
         names = [] if secret else [N[s] for s in spaces]  # face up (Vision Mode): everyone may hear where

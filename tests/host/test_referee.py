@@ -561,6 +561,22 @@ def test_with_two_time_towers_only_the_mover_hears_where_they_stand():
     assert play.played() == [Time(S("w48"), S("b35"), S("b37"))]
 
 
+def test_a_third_eye_push_under_way_is_never_asked_back():
+    """Third Eye Time with two Time towers: the rival tower in the hand on its way back is what the Power
+    does, so the board the public expects never asks for it on its old space."""
+    game = third_eye({"w38": "T", "w48": "T", "b35": "p"})
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    assert [i["do"] for i in play.ref.public_status()["instructions"]] == ["clear_one"]
+    play.lift("b35", then=0.5)  # the pushed tower, in the hand
+    assert S("b35") not in play.ref.expected()
+    play.lift("w38", then=0.3)
+    assert play.ref.public_status()["instructions"] == []
+    assert play.ref.expected() == game.occupied() - {S("b35"), S("w38")}
+    play.place("b37", then=0.5)
+    assert play.played() == [Time(S("w38"), S("b35"), S("b37"))]
+
+
 TWO_TIMES = {"w28": "T", "w58": "T", "w19": "V", "w38": "S", "b38": "p"}
 
 
