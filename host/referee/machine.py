@@ -922,6 +922,8 @@ class Referee:
         else:
             used = None
             exact = None
+        names = [] if secret else [N[s] for s in spaces]  # face up (Vision Mode): everyone may hear where
+        wrong = any(s not in spaces for s in own_off) or len(gone) > 1
         if game.third_eye:
             # The push is read from the board: only the Time tower is an instruction.  A rival tower
             # lifted, or put on an empty space, may be the push under way: never asked back.
@@ -932,24 +934,26 @@ class Referee:
             def expect(R: frozenset[int]) -> frozenset[int]:
                 return (R - pushing) | (extra & pushing)
 
-            mine = [s for s in own_off if s not in spaces]
-            fix = [{"do": "fill", "space": N[s], "text": f"put a tower back on {N[s]}"} for s in mine]
-            if len(gone) > 1:
-                fix += [{"do": "fill", "space": N[s], "text": f"put a tower back on {N[s]}"} for s in gone[1:]]
-            if used is not None and (len(spaces) == 1 or not secret):
-                public = said([{"do": "clear", "space": N[used], "text": ""}], used) if used in S else []
-                return public, fix, expect(B - {used})
-            public = [] if own_off else [one_off([] if secret else [N[s] for s in spaces])]
-            return public, fix if (mine or len(gone) > 1) else [], expect(B - set(own_off))
+            if exact is not None:
+                exact = expect(exact)
+        else:
+            def expect(R: frozenset[int]) -> frozenset[int]:
+                return R
+
         if exact is not None and (len(spaces) == 1 or not secret):
             return said(corrections(S, exact), used), [], exact
-        names = [] if secret else [N[s] for s in spaces]  # face up (Vision Mode): everyone may hear where
-        public = ([] if own_off else [one_off(names)]) + said(corrections(S & rewind, standing & rewind), None)
-        wrong = any(s not in spaces for s in own_off) or len(gone) > 1
-        fix = said(corrections(S, exact), used) if wrong and exact is not None else []
-        if wrong and exact is None:
-            fix = said(corrections(S, standing), None) + [one_off([N[s] for s in spaces])]
-        return public, fix, standing - set(own_off)
+        # Which Time tower is used is not known yet, or known to the mover alone.  The public is told
+        # what public facts support: a tower of the mover's that left (not one the rewind moves) is
+        # taken to be the Time tower; everything else must come to what the Power does.
+        target = expect(standing - set(own_off))
+        public = ([] if own_off else [one_off(names)]) + said(corrections(S, target), None)
+        if not wrong:
+            fix = []
+        elif exact is not None:
+            fix = said(corrections(S, exact), used)
+        else:
+            fix = said(corrections(S, expect(standing)), None) + [one_off([N[s] for s in spaces])]
+        return public, fix, target
 
     def _time_update(self, out: list | None = None, last: float | None = None) -> None:
         """The announced Power of Time as the board now stands: the public instructions (said when

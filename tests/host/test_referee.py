@@ -661,6 +661,22 @@ def test_with_two_time_towers_a_wrong_tower_lifted_is_told_to_the_mover_only():
     assert play.played() == [Time(S("w28"))]
 
 
+def test_with_two_time_towers_a_rival_tower_knocked_over_is_said_in_public():
+    """Everything but which Time tower is used is public: a tower of Black's knocked off meanwhile is
+    asked back on every screen, or the Time could never be carried out."""
+    game = two_times()
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    play.lift("b11", then=0.5)  # Black's Light, knocked off
+    todo = play.ref.public_status()["instructions"]
+    assert {"do": "fill", "space": "b11"} in [{k: i.get(k) for k in ("do", "space")} for i in todo]
+    assert todo[0]["do"] == "clear_one"
+    play.place("b11", then=0.3)
+    play.move("b37", "b38", then=0.3)
+    play.lift("w58", then=0.5)
+    assert play.played() == [Time(S("w58"))]
+
+
 def test_in_vision_mode_both_time_towers_are_named_for_everyone():
     game = two_times(vision=True)
     play = Play(game)
