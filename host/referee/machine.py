@@ -285,7 +285,8 @@ class Referee:
             opts = ", ".join(str(a) for a in self._asked["options"])
             return f"{player} to answer a question ({self._asked['text']}): {opts}"
         if self.state is Phase.TIME:
-            return self._waiting_text()
+            todo = say_list(self.public_instructions)
+            return f"{self._waiting_text()}: {todo}" if todo else self._waiting_text()
         words = self.words[player]
         if words:
             return f"{player}'s declared action on the board ({wording.word_text(words[0])})"

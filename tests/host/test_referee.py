@@ -606,6 +606,7 @@ def test_with_two_time_towers_every_step_is_said_and_whichever_leaves_is_used(us
     assert (todo[1]["from"], todo[1]["to"]) == ("b37", "b38")
     assert ref.private_status("white")["time_towers"] == ["w28", "w58"]
     assert ref.private_status("black")["time_towers"] == []
+    assert "take one of white's Time towers off the board" in ref.stuck_reason()  # the CLI says it too
     # The public expects the rewind, never its undoing, and no particular Time tower.
     assert ref.expected() == game.occupied() - {S("b37")} | {S("b38")}
     if time_first:
