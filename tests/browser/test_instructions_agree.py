@@ -17,20 +17,16 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 from conftest import ROOT
-from engine.actions import Time
-from engine.board import PLAYERS, SPACE_NAMES as N, other
+from engine.board import PLAYERS, other
 from engine.game import Game
 from engine.pieces import TIME
 from engine.randplay import random_game
 from host.referee import Phase
 from host.web import create_app
-
-sys.path.insert(0, str(ROOT / "tests" / "support"))
-from webplay import Driver  # noqa: E402
+from webplay import Driver  # tests/support, on the path from conftest
 
 QUIN_JS = ROOT / "host" / "web" / "static" / "quin.js"
 #: (mode, seed, actions): random games cut short, chosen so that between them each mode has flashes and
