@@ -98,7 +98,9 @@ def play_game(tmp_path: Path, mode: str, seed: int, actions: int) -> list[dict]:
 JS = """(cases) => cases.map((c) => {
   const one = (state, viewer) => {
     const n = Quin.needs(state, viewer, false);
-    return { title: n.title || "", lines: n.lines, steps: n.steps };
+    // The headline, said from the public's side ("Your Power of Time" on White's phone is White's).
+    const head = Quin.headline(state, viewer).replace(/^Your /, viewer ? Quin.cap(viewer) + "'s " : "Your ");
+    return { title: n.title || "", lines: n.lines, steps: n.steps, head };
   };
   const b = c.public.board || {};
   return {
@@ -145,6 +147,7 @@ def test_every_screen_shows_the_same_next_step_whenever_the_referee_waits_for_th
         for name in ("status", "board", "mover", "rival"):
             assert s[name]["lines"], (where, name, s[name])  # an instruction, on every screen
         assert s["status"]["steps"] == s["board"]["steps"] == s["rival"]["steps"] == s["mover"]["steps"], (where, s)
+        assert s["status"]["head"] == s["board"]["head"] == s["rival"]["head"] == s["mover"]["head"], (where, s)
         steps = s["status"]["steps"]
         # The virtual board's marks ask only for what the instructions say.
         asked_off = {w.split()[1] for w in steps if w.startswith(("move ", "clear "))} - {"one"}
