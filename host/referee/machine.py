@@ -894,7 +894,16 @@ class Referee:
         own_off = [s for s in sorted(B - S) if board[s] != EMPTY and game.owner[board[s]] == mover
                    and s not in rewind]
 
+        # A rewind that swaps two towers back (a Memory Swap, a swap flash) changes no occupancy: each
+        # is listed until both towers were lifted and stand again.
+        touched = self.ev.touched()
+        pending = [(a, b) for a, b in eff.carries if (b, a) in carries and not game.third_eye
+                   and not ({a, b} <= touched and a in S and b in S)]
+        busy = {N[s] for pair in pending for s in pair}
+
         def said(items: list[dict], time_at: int | None) -> list[dict]:
+            items = [i for i in items if not busy & {i.get("from"), i.get("to"), i.get("space")}]
+            items += [{"do": "move", "from": N[a], "to": N[b], "text": ""} for a, b in pending]
             for i in items:
                 if i["do"] == "move" and (S_(i["from"]), S_(i["to"])) in carries:
                     i["text"] = wording.move_back(i["from"], i["to"])

@@ -31,7 +31,8 @@ from webplay import Driver  # tests/support, on the path from conftest
 QUIN_JS = ROOT / "host" / "web" / "static" / "quin.js"
 #: (mode, seed, actions): random games cut short, chosen so that between them each mode has flashes and
 #: a Power of Time used with two of the mover's Time towers on the board
-GAMES = [("classic", 9, 25), ("classic", 29, 47), ("third_eye", 29, 25), ("third_eye", 10, 20)]
+GAMES = [("classic", 9, 25), ("classic", 29, 47), ("classic", 31, 35), ("classic", 55, 20),
+         ("third_eye", 29, 25), ("third_eye", 10, 20), ("third_eye", 46, 32), ("third_eye", 35, 15)]
 WAITING = (Phase.SETUP, Phase.SYNC, Phase.FLASH, Phase.TIME)
 
 

@@ -678,6 +678,32 @@ def test_with_two_time_towers_a_rival_tower_knocked_over_is_said_in_public():
     assert play.played() == [Time(S("w58"))]
 
 
+def test_a_rewound_memory_swap_is_listed_until_both_towers_were_lifted_and_stand_again():
+    """A rewind that swaps two towers back changes no occupancy: the board shows it done only once both
+    were lifted and put back, and until then every screen lists both moves."""
+    game = classic({"w38": "T", "w58": "T", "b35": "m", "b33": "v"}, "black", sets={"white": ("time", "void")})
+    game.push(swap("b35", "b33"))
+    play = Play(game)
+    play.say("white", {"type": "time"})
+
+    def left():
+        return sorted((i["do"], i.get("from"), i.get("to")) for i in play.ref.public_status()["instructions"])
+
+    both = [("clear_one", None, None), ("move", "b33", "b35"), ("move", "b35", "b33")]
+    assert left() == both
+    play.lift("b35", then=0.3)
+    play.place("b35", then=0.3)  # one tower straightened: no swap yet
+    assert left() == both
+    play.lift("b35", then=0.1)
+    play.lift("b33", then=0.3)
+    assert left() == both
+    play.place("b33", then=0.1)
+    play.place("b35", then=0.3)
+    assert left() == [("clear_one", None, None)]
+    play.lift("w38", then=0.5)
+    assert play.played() == [Time(S("w38"))]
+
+
 def test_in_vision_mode_both_time_towers_are_named_for_everyone():
     game = two_times(vision=True)
     play = Play(game)
