@@ -272,6 +272,14 @@ const Quin = (() => {
       if (ins.do === "move" && ins.from === flash.from && ins.to === flash.at) return `move ${A} from ${flash.from} to ${flash.at}`;
       if (ins.do === "move" && ins.from === flash.at && ins.to === flash.from) return `move ${D} from ${flash.at} to ${flash.from}`;
     }
+    if (ins.do === "clear_one") {
+      // Several Time towers: whichever leaves is the one used.  Where they stand is said to the mover
+      // (ctx.towers, from their private status) or, face up, to everyone (ins.spaces).
+      const mover = ins.player || (time && time.player);
+      const spaces = ins.spaces && ins.spaces.length ? ins.spaces : (viewer === mover && ctx && ctx.towers) || [];
+      const where = spaces.length ? ` (on ${spaces.join(" or ")})` : "";
+      return `take one of ${whose(mover, viewer)} Time towers${where} off the board and put it on ${zeroGravity(other(mover), viewer)}`;
+    }
     if (time && ins.do === "clear" && (time.time_towers || []).includes(ins.space)) {
       return `put ${whose(time.player, viewer)} Time tower from ${ins.space} on ${zeroGravity(other(time.player), viewer)}`;
     }
@@ -309,23 +317,56 @@ const Quin = (() => {
     return cap(parts.join(" and "));
   }
 
-  /* The referee's instructions as marks: red where a tower comes off, green where one goes. */
-  function stepMarks(todo, marks) {
+  /* The referee's instructions as marks: red where a tower comes off, green where one goes, Time's
+     colour on each Time tower one of which is to come off. */
+  function stepMarks(todo, marks, towers) {
     for (const i of todo) {
       if (i.do === "move") { marks[i.from] = "lift"; marks[i.to] = "place"; }
+      else if (i.do === "clear_one") for (const s of (i.spaces && i.spaces.length ? i.spaces : towers || [])) marks[s] = "time";
       else marks[i.space] = i.do === "clear" ? "lift" : "place";
     }
     return marks;
   }
 
-  /* What the board needs now, for the public or a seat: {title, lines, marks, overlays}. */
+  /* One instruction as every screen agrees on it (its words differ by viewer; what to do does not). */
+  function stepKey(i) {
+    if (i.do === "move") return `move ${i.from} ${i.to}`;
+    if (i.do === "clear_one") return `clear one ${i.piece || "time"}`;
+    return `${i.do} ${i.space}`;
+  }
+
+  /* What the board needs now, for the public or a seat: {title, lines, marks, overlays, kind, steps,
+     problem}.  The one statement of the next thing to do: the status page, the virtual board and both
+     phones show it.  steps: what to do, the same on every screen (tests compare them); a seat adds
+     the corrections the referee gave that player alone. */
   function needs(state, viewer, stale) {
+    const out = publicNeeds(state, viewer, stale);
+    const priv = viewer && state.seat && state.seat.private;
+    const todo = (priv && state.phase !== "setup" && priv.instructions) || [];
+    if (todo.length) {
+      out.problem = true;
+      out.title = out.title || "The board does not match the game";
+      const ctx = { time: state.referee && state.referee.time, towers: priv.time_towers };
+      if (todo.length > 4) {
+        const lift = todo.filter((i) => i.do !== "fill"), fill = todo.filter((i) => i.do !== "clear");
+        out.lines.push(countText(lift, fill) + ".");
+      } else {
+        out.lines.push("Put it right: " + todo.map((i) => cap(stepText(i, ctx.time ? ctx : null, viewer, state.view)) + ".").join(" "));
+      }
+      stepMarks(todo, out.marks, priv.time_towers);
+      out.steps = out.steps.concat(todo.map((i) => "fix: " + stepKey(i)));
+    }
+    return out;
+  }
+
+  function publicNeeds(state, viewer, stale) {
     const ref = state.referee, v = state.view, b = state.board || {};
-    const out = { lines: [], marks: {}, overlays: [], kind: null };
+    const out = { lines: [], marks: {}, overlays: [], kind: null, steps: [] };
     const lift = b.lift || [], place = b.place || [];
     const markDiff = () => {
       for (const s of lift) out.marks[s] = "lift";
       for (const s of place) out.marks[s] = "place";
+      out.steps = lift.map((s) => "clear " + s).concat(place.map((s) => "fill " + s));
     };
     if (state.phase === "setup" || !ref) return out;
     if (ref.phase === "setup" || ref.phase === "sync") {
@@ -341,6 +382,7 @@ const Quin = (() => {
       out.overlays.push({ burst: "flash", at: f.at }, { arrow: "flash", from: f.from, to: f.at });
       const todo = ref.instructions || [];
       out.lines = todo.map((i) => cap(stepText(i, { flash: f }, viewer, v)) + ".");
+      out.steps = todo.map(stepKey);
       stepMarks(todo, out.marks);
       return out;
     }
@@ -349,11 +391,17 @@ const Quin = (() => {
       out.kind = "time";
       out.title = timeText(t, viewer);
       const todo = ref.instructions || [];
-      out.lines = todo.map((i) => cap(stepText(i, { time: t }, viewer, v)) + ".");
-      if (t.outcome === "pushed") out.lines.push(cap(`then push one of ${whose(other(t.player), viewer)} towers 1 to 3 spaces back along its Sight Line.`));
-      stepMarks(todo, out.marks);
+      const priv = viewer && state.seat && state.seat.private;
+      const towers = (priv && priv.time_towers) || [];  // the mover's Time towers, said to the mover alone
+      out.lines = todo.map((i) => cap(stepText(i, { time: t, towers }, viewer, v)) + ".");
+      out.steps = todo.map(stepKey);
+      if (t.outcome === "pushed") {
+        out.lines.push(cap(`${todo.length ? "then " : ""}push one of ${whose(other(t.player), viewer)} towers 1 to 3 spaces back along its Sight Line.`));
+        out.steps.push("push");
+      }
+      stepMarks(todo, out.marks, towers);
       for (const i of todo) if (i.do === "move") out.overlays.push({ arrow: "time", from: i.from, to: i.to });
-      for (const s of t.time_towers || []) out.overlays.push({ tag: "Time", at: s, kind: "time" });
+      for (const s of (t.time_towers || []).concat(towers)) out.overlays.push({ tag: "Time", at: s, kind: "time" });
       return out;
     }
     if (ref.phase === "play" && stale && lift.length + place.length) {
@@ -614,5 +662,5 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
-           stepMarks, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
+           stepMarks, stepKey, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

@@ -238,9 +238,8 @@ document.addEventListener("DOMContentLoaded", async () => {
 
   function drawPlayBoard() {
     const v = state.view;
-    const priv = state.seat.private || {};
-    const drawn = Quin.scene(v, Quin.needs(state, me));
-    const marks = Quin.stepMarks(priv.instructions || [], drawn.marks);
+    const drawn = Quin.scene(v, Quin.needs(state, me));  // the referee's corrections to this seat included
+    const marks = drawn.marks;
     const hints = state.seat.hints;
     if (selected) {
       marks[selected] = "selected";
@@ -262,19 +261,11 @@ document.addEventListener("DOMContentLoaded", async () => {
       title = need.title || (need.kind === "setup" ? "Put your lineup on the board" : "");
       lines = need.lines.slice();
       cls = need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : need.kind ? "problem" : "";
-      if (priv.rejected || (priv.instructions || []).length) {
+      if (need.problem) cls = "problem";
+      if (priv.rejected) {
         cls = "problem";
-        if (priv.rejected) title = "Not allowed: " + priv.rejected;
-        else title = title || "The board does not match the game";
-        const todo = priv.instructions || [];
-        if (todo.length > 4) {
-          const lift = todo.filter((i) => i.do !== "fill"), fill = todo.filter((i) => i.do !== "clear");
-          lines.push(Quin.countText(lift, fill) + ".");
-        } else if (todo.length) {
-          lines.push("Put it right: " + todo.map((i) => cap(Quin.stepText(i, null, me, state.view)) + ".").join(" "));
-        } else if (priv.rejected) {
-          lines.push(nextStep(priv.rejected));
-        }
+        title = "Not allowed: " + priv.rejected;
+        if (!(priv.instructions || []).length) lines.push(nextStep(priv.rejected));
       }
     }
     if (refusal && refusal.key === turnKey(state)) { box.append(h("p", { class: "refusal", role: "alert" }, refusal.text)); cls = cls || "problem"; }

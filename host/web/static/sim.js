@@ -45,7 +45,10 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
     box.className = "now " + (need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : "") + (box.childNodes.length ? "" : " hidden");
     const lift = b.lift || [], place = b.place || [];
-    $("diff").textContent = lift.length || place.length ? Quin.countText(lift, place) + "." : "The board matches the game.";
+    // While a flash or a Time is carried out, the board is on its way to what the referee said above.
+    const underWay = need.kind === "flash" || need.kind === "time";
+    $("diff").textContent = lift.length || place.length ? Quin.countText(lift, place) + "."
+      : underWay ? "" : "The board matches the game.";
     Quin.renderLog($("log"), v, null);
   }
 
