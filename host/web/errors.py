@@ -9,6 +9,8 @@ import traceback
 from flask import jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from engine.errors import bounded
+
 log = logging.getLogger("quin.web")
 
 
@@ -35,6 +37,7 @@ def _wants_json() -> bool:
 
 
 def _respond(status: int, message: str):
+    message = bounded(message)  # the last net: a message quotes values through engine.errors.quoted
     if _wants_json():
         return jsonify({"error": message, "status": status}), status
     return render_template("error.html", status=status, message=message), status

@@ -47,6 +47,8 @@ DISCARD_LIMIT = 16 * 1024 * 1024  # an over-large body up to this size is read (
 STREAMS_PER_CLIENT = 16  # a browser keeps at most six connections to a server; a phone reconnects
 MAX_STREAMS = 2000
 THREADS = 16
+MAX_QUERY = 2048  # characters in a stream's query string
+MAX_QUERY_FIELDS = 8  # fields in it: a page sends one or two
 
 SECURITY_HEADERS = (
     ("Referrer-Policy", "no-referrer"),
@@ -386,6 +388,16 @@ class _Request(httputil.HTTPMessageDelegate):
         return environ
 
 
+def _stream_args(query: str) -> dict | None:
+    """A stream's query fields, or None when there are too many or the query is too long (a 400)."""
+    if len(query) >= MAX_QUERY:
+        return None
+    try:
+        return parse_qs(query, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS)
+    except ValueError:  # more than MAX_QUERY_FIELDS fields
+        return None
+
+
 def _call_app(app, environ) -> tuple[str, list, bytes]:
     """Run the WSGI app (on a pool thread) and collect its whole answer."""
     answer: dict = {}
@@ -430,7 +442,11 @@ class _Stream:
             request.respond(*_json_error(405, "the live stream is read with GET"))
             return
         query = urlsplit(request.start_line.path).query
-        args = parse_qs(query, keep_blank_values=True, max_num_fields=8) if len(query) < 2048 else {}
+        args = _stream_args(query)
+        if args is None:
+            request.respond(*_json_error(400, f"the live stream takes at most {MAX_QUERY_FIELDS} query fields "
+                                              f"in {MAX_QUERY // 1024} KB (seat, last_event_id)"))
+            return
         audience = "public"
         if "seat" in args:
             player = server.table.seat_of(args["seat"][0])
