@@ -32,6 +32,8 @@ from urllib.parse import urlsplit
 
 from flask import current_app, request
 
+from engine.errors import quoted
+
 from .errors import ApiError
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -111,7 +113,7 @@ def check_request() -> None:
     if host is not None:
         names = current_app.config.get("ALLOWED_HOSTS") or allowed_hosts()
         if not host_allowed(host, names):
-            raise ApiError(400, f"this server does not answer to the name {_quoted(host)}: "
+            raise ApiError(400, f"this server does not answer to the name {quoted(host)}: "
                                 "open it by its own address or name")
     site = request.headers.get("Sec-Fetch-Site")
     if site is not None and site.lower() not in ("same-origin", "none"):
@@ -121,9 +123,3 @@ def check_request() -> None:
         raise ApiError(403, "refused: the request was sent by another web site's page")
     if request.mimetype != "application/json":
         raise ApiError(415, "a change is sent as JSON (Content-Type: application/json)")
-
-
-def _quoted(value: str) -> str:
-    from host.shown import shown
-
-    return shown(value)
