@@ -33,6 +33,8 @@ def add_parser(sub) -> None:
                    help="live pages open at once, in all (default 2000); beyond it a page gets a 503")
     p.add_argument("--streams-per-client", type=int, default=16, metavar="N",
                    help="live pages one device may hold open (default 16); beyond it a 503")
+    p.add_argument("--connections-per-client", type=int, default=64, metavar="N",
+                   help="connections one device may hold open, idle or not (default 64); beyond it a 503")
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
     p.add_argument("--opponent", choices=("white", "black"),
                    help="the practice opponent takes this seat: it sets up and decides; you move its towers")
@@ -397,9 +399,13 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     except ImportError as exc:
         raise UserError(f"the referee is not available: {exc}") from None
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
+    from host.web.server import raise_file_limit
+
+    files = raise_file_limit()  # every connection is a file handle: take what the system allows
     try:
         server = WebServer(app, args.host, args.port, threads=args.threads, max_streams=args.max_streams,
-                           streams_per_client=args.streams_per_client)
+                           streams_per_client=args.streams_per_client,
+                           connections_per_client=args.connections_per_client)
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.port
@@ -435,6 +441,9 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     elif not mdns.is_loopback(args.host):
         print(f"  (no mDNS name: {no_mdns})", file=out)
     print(f"  history:       {base}/history", file=out)
+    if server.max_streams < args.max_streams:
+        print(f"  note: at most {server.max_streams} live pages and {server.max_connections} connections "
+              f"(this process may open {files} files; raise LimitNOFILE or `ulimit -n` for more)", file=out)
     if opponent is not None:
         print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
     secrets_shown = args.show_links or out.isatty()

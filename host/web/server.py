@@ -12,8 +12,20 @@ guest can take every thread and lock the referee's own requests out.  Here
 - Every other request is read by the loop (bounded: :data:`MAX_BODY`), then
   run by the Flask app on a bounded thread pool, so a request never waits
   behind a stream.
+- Connections are capped per client address (``connections_per_client``,
+  idle or not) and in all (``max_connections``, below the process's file
+  limit with room to spare: :func:`raise_file_limit` lifts the soft limit to
+  the hard one at start).  The listening socket is read by the server's own
+  accept loop (:class:`_Acceptor`): a connection over a cap is answered at
+  once with a 503 that says why and closed, before Tornado sees it, so a
+  guest holding 1,100 idle connections costs 64 file handles, not all of
+  them; if the process still runs out of files, the connection waiting is
+  shed the same way instead of spinning on it.
 - Streams are capped per client address (``streams_per_client``) and in all
-  (``max_streams``); beyond either a client gets a 503 that says why.
+  (``max_streams``, at most the connection cap less room for requests);
+  beyond either a client gets a 503 that says why.
+- Trouble (connections shed, files run out, accept errors) is logged in one
+  line, at most once a minute, with counts (:class:`_Trouble`).
 - A body over the limit gets a 413 without being kept (one up to
   :data:`DISCARD_LIMIT` is read and dropped, so the client sees the answer;
   a bigger one is answered at once and the connection closed).
@@ -28,9 +40,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import errno
 import io
 import json
 import logging
+import os
+import resource
 import socket
 import sys
 import threading
@@ -40,13 +55,17 @@ from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 from tornado import httputil, netutil
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import PeriodicCallback
+from tornado.iostream import IOStream
 
 from .bodies import MAX_BODY
 
 DISCARD_LIMIT = 16 * 1024 * 1024  # an over-large body up to this size is read (and dropped) before the 413
 STREAMS_PER_CLIENT = 16  # a browser keeps at most six connections to a server; a phone reconnects
 MAX_STREAMS = 2000
+CONNECTIONS_PER_CLIENT = 64  # a browser opens at most six to a server; a page's streams count too
 THREADS = 16
+RESERVED_FILES = 64  # file handles kept for the store, its backups, the board, mDNS, logs (plus 4 per thread)
+TROUBLE_EVERY = 60.0  # seconds between two log lines about the same trouble
 MAX_QUERY = 2048  # characters in a stream's query string
 MAX_QUERY_FIELDS = 8  # fields in it: a page sends one or two
 
@@ -60,20 +79,20 @@ log = logging.getLogger("quin.web")
 
 
 class _OneLine(logging.Handler):
-    """Tornado's own warnings and errors, as one line each: no traceback, no request detail."""
+    """Tornado's and asyncio's warnings and errors: one line each, no traceback, no request detail,
+    and each kind at most once a minute (a flood of failing connections must not flood the log)."""
 
     def emit(self, record: logging.LogRecord) -> None:
         kind = record.exc_info[0].__name__ if record.exc_info and record.exc_info[0] else None
         text = str(record.msg).splitlines()[0] if record.msg else record.levelname
         try:
-            sys.stderr.write(f"quin: web server: {text.replace('%s', '…').replace('%r', '…')}"
-                             f"{f' ({kind})' if kind else ''}\n")
+            _LOGGED.note(f"{text.replace('%s', '…').replace('%r', '…')[:200]}{f' ({kind})' if kind else ''}")
         except Exception:  # noqa: BLE001 - a log line must never break the server
             pass
 
 
 def _quiet_tornado() -> None:
-    for name in ("tornado.access", "tornado.application", "tornado.general"):
+    for name in ("tornado.access", "tornado.application", "tornado.general", "asyncio"):
         logger = logging.getLogger(name)
         logger.propagate = False
         logger.handlers[:] = [_OneLine(logging.WARNING)]
@@ -90,6 +109,168 @@ _REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 405: "Method Not Al
             413: "Content Too Large", 500: "Internal Server Error", 503: "Service Unavailable"}
 
 
+def raise_file_limit() -> int:
+    """Lift this process's soft limit on open files to its hard limit; the soft limit now in force."""
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):  # pragma: no cover - no such limit here
+        return 1024
+    want = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (OSError, ValueError):  # a container may refuse: keep the soft limit
+            pass
+    return soft if soft != resource.RLIM_INFINITY else 1 << 16
+
+
+def file_limit() -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if soft != resource.RLIM_INFINITY else 1 << 16
+
+
+class _Trouble:
+    """Trouble worth a log line, said at most once every TROUBLE_EVERY seconds, with counts.
+
+    The first of a kind is said at once; what follows within the minute is counted and said in
+    the next line.  Never a traceback: under a flood a traceback a connection writes megabytes a second.
+    """
+
+    def __init__(self, every: float = TROUBLE_EVERY, clock=time.monotonic):
+        self.every = every
+        self.clock = clock
+        self.counts: dict[str, int] = {}
+        self.last = -every
+        self.lines = 0
+
+    def note(self, what: str) -> None:
+        self.counts[what] = self.counts.get(what, 0) + 1
+        self.flush()
+
+    def flush(self, final: bool = False) -> None:
+        now = self.clock()
+        if not self.counts or (now - self.last < self.every and not final):
+            return
+        self.last = now
+        text = "; ".join(f"{what} ({n}x)" if n > 1 else what for what, n in self.counts.items())
+        self.counts = {}
+        self.lines += 1
+        _say(f"{text} (said at most once a minute)")
+
+
+_LOGGED = _Trouble()  # what Tornado and asyncio log
+
+
+def _say(text: str) -> None:
+    try:
+        sys.stderr.write(f"quin: web server: {text}\n")
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - a log line must never break the server
+        pass
+
+
+def _refusal(message: str) -> bytes:
+    body = json.dumps({"error": message, "status": 503}).encode()
+    head = ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nRetry-After: 30\r\nConnection: close\r\n"
+            + "".join(f"{k}: {v}\r\n" for k, v in SECURITY_HEADERS) + "\r\n")
+    return head.encode() + body
+
+
+class _CountedStream(IOStream):
+    """A connection's stream that tells the server when its socket is closed (however that happens)."""
+
+    def __init__(self, sock, on_close, **kwargs):
+        super().__init__(sock, **kwargs)
+        self._on_close = on_close
+
+    def close_fd(self) -> None:
+        try:
+            super().close_fd()
+        finally:
+            done, self._on_close = self._on_close, None
+            if done is not None:
+                done()
+
+
+class _Acceptor:
+    """The listening socket, read on the event loop: every connection is counted, the excess shed."""
+
+    BATCH = 64  # connections taken per wake-up, so a flood of them does not hold the loop
+
+    def __init__(self, server: "WebServer", http: HTTPServer, sock: socket.socket):
+        self.server = server
+        self.http = http
+        self.sock = sock
+        self.loop = asyncio.get_running_loop()
+        self.paused = False
+        self.spare = self._spare()
+        sock.setblocking(False)
+        self.loop.add_reader(sock.fileno(), self.ready)
+
+    @staticmethod
+    def _spare() -> int | None:
+        """A file handle held in reserve: given up to take (and refuse) a connection when files run out."""
+        try:
+            return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+
+    def ready(self) -> None:
+        for _ in range(self.BATCH):
+            try:
+                conn, address = self.sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if exc.errno in (errno.ECONNABORTED, errno.EPROTO, errno.EPERM):
+                    continue  # that one connection went away first
+                if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                    self.out_of_files(exc)
+                else:
+                    self.server.trouble.note(f"accepting a connection failed: {exc.strerror or exc}")
+                    self.pause(0.1)
+                return
+            self.server.take(self.http, conn, address)
+
+    def out_of_files(self, exc: OSError) -> None:
+        """No file handle for the connection waiting: shed it with the spare handle, and breathe."""
+        self.server.trouble.note(f"out of file handles ({exc.strerror}): connections refused")
+        if self.spare is not None:
+            os.close(self.spare)
+            self.spare = None
+            try:
+                conn, _ = self.sock.accept()
+                self.server.shed(conn, "the server is out of file handles: try again in a moment")
+            except OSError:
+                pass
+            self.spare = self._spare()
+        self.pause(0.05)  # never spin on a socket that stays readable
+
+    def pause(self, seconds: float) -> None:
+        if self.paused:
+            return
+        self.paused = True
+        self.loop.remove_reader(self.sock.fileno())
+
+        def resume():
+            self.paused = False
+            if self.sock.fileno() >= 0:
+                self.loop.add_reader(self.sock.fileno(), self.ready)
+
+        self.loop.call_later(seconds, resume)
+
+    def close(self) -> None:
+        if not self.paused:
+            self.loop.remove_reader(self.sock.fileno())
+        self.paused = True
+        self.sock.close()
+        if self.spare is not None:
+            os.close(self.spare)
+            self.spare = None
+
+
 class WebServer:
     """Serve a Flask app made by ``host.web.create_app`` (its table's broker gives the streams)."""
 
@@ -102,13 +283,23 @@ class WebServer:
         threads: int = THREADS,
         max_streams: int = MAX_STREAMS,
         streams_per_client: int = STREAMS_PER_CLIENT,
+        connections_per_client: int = CONNECTIONS_PER_CLIENT,
+        max_connections: int | None = None,
     ):
         self.app = app
         self.table = app.extensions["quin.table"]
         self.broker = self.table.broker
         self.host = host
-        self.max_streams = max_streams
+        # Every connection is a file handle: stay below the limit, with room for the store and the rest.
+        room = max(16, file_limit() - RESERVED_FILES - 4 * threads)
+        self.max_connections = min(max_connections, room) if max_connections else room
+        self.connections_per_client = connections_per_client
+        # Streams leave connections for the requests that change the game (and read it).
+        self.max_streams = min(max_streams, max(1, self.max_connections - max(16, self.max_connections // 8)))
         self.streams_per_client = streams_per_client
+        self.connections: dict[str, int] = {}
+        self.open_connections = 0
+        self.trouble = _Trouble()
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="quin-web")
         _quiet_tornado()
         # SO_REUSEADDR (Tornado sets it): a restart binds at once, even with connections in TIME_WAIT.
@@ -138,15 +329,19 @@ class WebServer:
             max_header_size=16 * 1024,
             max_body_size=DISCARD_LIMIT,
         )
-        server.add_sockets(self.sockets)
+        acceptors = [_Acceptor(self, server, sock) for sock in self.sockets]
         keepalive = PeriodicCallback(self._keepalive, max(50, min(1000, self.broker.keepalive * 1000 / 3)))
         keepalive.start()
+        trouble = PeriodicCallback(self._flush_trouble, 5000)  # what was counted is said within the minute
+        trouble.start()
         self._ready.set()
         try:
             await self._stop.wait()
         finally:
             keepalive.stop()
-            server.stop()  # no new connections
+            trouble.stop()
+            for acceptor in acceptors:  # no new connections
+                acceptor.close()
             for stream in list(self.streams):
                 stream.end(close=True)
             deadline = time.monotonic() + 0.5  # requests under way finish (a game change is kept whole)
@@ -157,6 +352,11 @@ class WebServer:
                 await asyncio.wait_for(server.close_all_connections(), 0.3)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - stopping regardless
                 pass
+            self._flush_trouble(final=True)
+
+    def _flush_trouble(self, final: bool = False) -> None:
+        self.trouble.flush(final)
+        _LOGGED.flush(final)
 
     def start_in_thread(self) -> "WebServer":
         """Serve from a thread of its own (tests); returns once listening."""
@@ -178,6 +378,57 @@ class WebServer:
                 pass
         if self._thread is not None:
             self._thread.join(timeout)
+
+    # --- connections (event loop thread) ------------------------------------------------------------
+
+    def take(self, http: HTTPServer, conn: socket.socket, address) -> None:
+        """A new connection: served (counted until its socket closes), or shed with a 503."""
+        client = address[0] if isinstance(address, tuple) and address else ""
+        if self.open_connections >= self.max_connections:
+            self.trouble.note(f"connections refused: the server has {self.max_connections} open, its limit")
+            self.shed(conn, f"the server has {self.max_connections} connections open, its limit: "
+                            "try again in a moment")
+            return
+        if self.connections.get(client, 0) >= self.connections_per_client:
+            self.trouble.note(f"connections refused: one address had {self.connections_per_client} open, "
+                              "the limit for one device")
+            self.shed(conn, f"this device already has {self.connections_per_client} connections open to the "
+                            "server, the limit for one device: close some pages and reload")
+            return
+        self.open_connections += 1
+        self.connections[client] = self.connections.get(client, 0) + 1
+
+        def closed():
+            self.open_connections -= 1
+            left = self.connections.get(client, 1) - 1
+            if left > 0:
+                self.connections[client] = left
+            else:
+                self.connections.pop(client, None)
+
+        try:
+            stream = _CountedStream(conn, closed, max_buffer_size=http.max_buffer_size,
+                                    read_chunk_size=http.read_chunk_size)
+        except Exception:  # noqa: BLE001 - the socket went bad at once
+            closed()
+            conn.close()
+            return
+        http.handle_stream(stream, address)
+
+    def shed(self, conn: socket.socket, message: str) -> None:
+        """Answer a connection we will not serve with a 503 saying why, and close it (never blocks)."""
+        try:
+            conn.setblocking(False)
+            try:
+                conn.recv(65536)  # a request already sent: read, so closing does not reset the answer
+            except OSError:
+                pass
+            conn.send(_refusal(message))
+            conn.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        finally:
+            conn.close()
 
     # --- streams (event loop thread) ----------------------------------------------------------------
 

@@ -42,7 +42,7 @@ def open_streams(port: int, n: int, source: str = "127.0.0.1") -> list[socket.so
 
 def test_open_streams_do_not_starve_requests(app):
     """Issue 10: with --threads streams open, GET /api/state and board toggles timed out."""
-    with running(app, threads=4, streams_per_client=1000) as base:
+    with running(app, threads=4, streams_per_client=1000, connections_per_client=1000) as base:
         port = int(base.rsplit(":", 1)[1])
         streams = open_streams(port, 300)
         try:
