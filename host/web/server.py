@@ -64,6 +64,7 @@ STREAMS_PER_CLIENT = 16  # a browser keeps at most six connections to a server; 
 MAX_STREAMS = 2000
 CONNECTIONS_PER_CLIENT = 64  # a browser opens at most six to a server; a page's streams count too
 THREADS = 16
+BACKLOG = 1024  # connections the kernel holds until accepted (a burst of them is taken, or shed, in batches)
 RESERVED_FILES = 64  # file handles kept for the store, its backups, the board, mDNS, logs (plus 4 per thread)
 TROUBLE_EVERY = 60.0  # seconds between two log lines about the same trouble
 MAX_QUERY = 2048  # characters in a stream's query string
@@ -235,16 +236,19 @@ class _Acceptor:
             self.server.take(self.http, conn, address)
 
     def out_of_files(self, exc: OSError) -> None:
-        """No file handle for the connection waiting: shed it with the spare handle, and breathe."""
+        """No file handle for the connections waiting: shed them with the spare handle, and breathe."""
         self.server.trouble.note(f"out of file handles ({exc.strerror}): connections refused")
-        if self.spare is not None:
+        for _ in range(self.BATCH):
+            if self.spare is None:
+                break
             os.close(self.spare)
             self.spare = None
             try:
                 conn, _ = self.sock.accept()
-                self.server.shed(conn, "the server is out of file handles: try again in a moment")
             except OSError:
-                pass
+                self.spare = self._spare()
+                break
+            self.server.shed(conn, "the server is out of file handles: try again in a moment")
             self.spare = self._spare()
         self.pause(0.05)  # never spin on a socket that stays readable
 
@@ -303,7 +307,8 @@ class WebServer:
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="quin-web")
         _quiet_tornado()
         # SO_REUSEADDR (Tornado sets it): a restart binds at once, even with connections in TIME_WAIT.
-        self.sockets = netutil.bind_sockets(port, host or None, family=socket.AF_INET if host in ("", "0.0.0.0") else socket.AF_UNSPEC)
+        self.sockets = netutil.bind_sockets(port, host or None, backlog=BACKLOG,
+                                            family=socket.AF_INET if host in ("", "0.0.0.0") else socket.AF_UNSPEC)
         self.port = self.sockets[0].getsockname()[1]
         self.streams: set[_Stream] = set()
         self.per_client: dict[str, int] = {}

@@ -1,0 +1,200 @@
+"""Issue 18: running out of file handles.  Connections are capped per address and in all, below
+the file limit; the excess is shed at once with a 503 that says why; trouble is one log line at
+most once a minute; and when files do run out the server sheds instead of spinning or flooding."""
+
+import json
+import select
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from host.web import create_app
+from host.web.server import WebServer, _Trouble
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from webtools import get_json, running  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def app(tmp_path):
+    return create_app({"DATA_DIR": str(tmp_path), "TICK": 0, "KEEPALIVE": 5})
+
+
+def idle(port: int, n: int, source: str = "127.0.0.1") -> list[socket.socket]:
+    """``n`` connections that send nothing."""
+    return [socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0)) for _ in range(n)]
+
+
+def answer(sock: socket.socket) -> tuple[int, dict]:
+    """What the server said on a connection it did not serve (it closes it): status and JSON body."""
+    data = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ")[1]), json.loads(body)
+
+
+def served(sock: socket.socket) -> bool:
+    """Is this idle connection still held open by the server (no answer, not closed)?"""
+    sock.settimeout(0.2)
+    try:
+        sock.recv(1)  # an answer, or the end of the connection
+        return False
+    except socket.timeout:
+        return True
+    finally:
+        sock.settimeout(10)
+
+
+def state_from(port: int, source: str) -> int:
+    s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+    try:
+        s.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        return answer(s)[0]
+    finally:
+        s.close()
+
+
+def test_idle_connections_from_one_address_are_capped_and_others_are_served(app):
+    """Issue 18: 1,100 idle connections from one address made GET /api/state time out for everyone."""
+    with running(app, connections_per_client=5) as base:
+        port = int(base.rsplit(":", 1)[1])
+        held = idle(port, 5)
+        time.sleep(0.2)
+        extra = idle(port, 3)
+        for s in extra:
+            status, body = answer(s)
+            assert status == 503 and body["status"] == 503
+            assert "this device already has 5 connections open to the server, the limit for one device" in body["error"]
+        assert all(served(s) for s in held)
+        assert state_from(port, "127.0.0.2") == 200  # another device is served at once
+        held.pop().close()  # one of the five goes: one more may come
+        time.sleep(0.2)
+        assert state_from(port, "127.0.0.1") == 200
+        for s in held + extra:
+            s.close()
+
+
+def test_connections_are_capped_in_all(app):
+    with running(app, max_connections=4) as base:
+        server_port = int(base.rsplit(":", 1)[1])
+        held = [*idle(server_port, 2, "127.0.0.2"), *idle(server_port, 2, "127.0.0.3")]
+        time.sleep(0.2)
+        s = idle(server_port, 1, "127.0.0.4")[0]
+        status, body = answer(s)
+        assert status == 503 and "the server has 4 connections open, its limit" in body["error"]
+        held.pop().close()
+        time.sleep(0.2)
+        assert state_from(server_port, "127.0.0.4") == 200
+        for s in held:
+            s.close()
+
+
+def test_caps_stay_below_the_file_limit(app, monkeypatch):
+    import host.web.server as server_module
+
+    monkeypatch.setattr(server_module, "file_limit", lambda: 1024)
+    server = WebServer(app, "127.0.0.1", 0, threads=16)
+    try:
+        assert server.max_connections == 1024 - 64 - 4 * 16
+        assert server.max_streams < server.max_connections - 64  # room for requests beside the streams
+        assert server.max_streams + server.connections_per_client < server.max_connections
+    finally:
+        for s in server.sockets:
+            s.close()
+        server.executor.shutdown()
+    monkeypatch.setattr(server_module, "file_limit", lambda: 100000)
+    server = WebServer(app, "127.0.0.1", 0, threads=16, max_connections=500)
+    try:
+        assert server.max_connections == 500 and server.max_streams < 500
+    finally:
+        for s in server.sockets:
+            s.close()
+        server.executor.shutdown()
+
+
+def test_trouble_is_one_line_at_most_once_a_minute(capsys):
+    now = [1000.0]
+    trouble = _Trouble(clock=lambda: now[0])
+    for _ in range(500):
+        trouble.note("connections refused: x")
+        now[0] += 0.01
+    trouble.note("out of file handles")
+    assert trouble.lines == 1  # the first, at once
+    now[0] += 61
+    trouble.flush()
+    trouble.flush()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and trouble.lines == 2
+    assert lines[0] == "quin: web server: connections refused: x (said at most once a minute)"
+    assert lines[1] == ("quin: web server: connections refused: x (499x); out of file handles "
+                        "(said at most once a minute)")
+
+
+SCRIPT = textwrap.dedent("""
+    import resource, sys, time
+    resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
+    from host.web import create_app
+    from host.web.server import WebServer
+    app = create_app({"DATA_DIR": sys.argv[1], "TICK": 0})
+    server = WebServer(app, "127.0.0.1", 0, threads=4, connections_per_client=100000)
+    server.max_connections = 100000  # as if the caps were wrong: the files themselves run out
+    server.start_in_thread()
+    print(server.port, flush=True)
+    sys.stdin.readline()
+    server.stop()
+""")
+
+
+def test_out_of_files_sheds_without_spinning_or_flooding_the_log(tmp_path):
+    """With the caps lifted, 400 idle connections exhaust a 200-file limit: the waiting ones are
+    refused with a 503 (not left to spin a core), the log stays a line or two, and the server serves
+    again once they go."""
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(tmp_path)], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline())
+        socks, refused = [], 0
+        for _ in range(400):
+            socks.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+        time.sleep(1.0)
+        cpu_before = _cpu(proc.pid)
+        time.sleep(1.0)
+        busy = _cpu(proc.pid) - cpu_before
+        poll = select.poll()
+        for s in socks:
+            poll.register(s, select.POLLIN)
+        answered = {fd for fd, _ in poll.poll(0)}
+        for s in socks:
+            if s.fileno() in answered:
+                data = s.recv(4096)
+                refused += data.startswith(b"HTTP/1.1 503") and b"out of file handles" in data
+        assert refused > 100  # the ones that found no file handle were told so
+        assert busy < 0.5, busy  # seconds of CPU in a second: not spinning on the listening socket
+        for s in socks:
+            s.close()
+        time.sleep(0.5)
+        assert get_json(f"http://127.0.0.1:{port}/api/state")[0] == 200
+    finally:
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        _, err = proc.communicate(timeout=20)
+    assert "Traceback" not in err and len(err) < 1000, err[:2000]
+    assert "out of file handles" in err
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    import os
+
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
