@@ -237,12 +237,13 @@ def test_links_stay_out_of_logs_unless_asked_and_quin_links_prints_them(tmp_path
         rest = proc.stdout.read()  # through the file, so what its buffer already holds is kept
         proc.stdout.close()
     text = "".join(lines) + rest
-    assert "quin links" in text and "/seat/" not in text and "/host/" not in text
+    assert "quin links" in text and "/seat/" not in text and "/host/" not in text and "/board/" not in text
     port = s.base.rsplit(":", 1)[1]
     out = quin("links", "--port", port, "--host", "192.0.2.7", "--no-qr", "--data-dir", str(tmp_path / "data"))
     assert out.returncode == 0, out.stderr
     for player in ("white", "black"):
         assert f"http://192.0.2.7:{port}/seat/{s.tokens[player]}" in out.stdout
+    assert f"virtual board: http://192.0.2.7:{port}/board/{s.board['X-Board-Key']}" in out.stdout
     # Without --port: the port of the server that holds the data folder.
     out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
     assert out.returncode == 0 and f":{port}/seat/{s.tokens['white']}" in out.stdout, out.stderr

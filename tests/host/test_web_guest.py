@@ -19,6 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 from webplay import Driver  # noqa: E402
 from webtools import SSE, board_headers, running  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_serve import Serve  # noqa: E402
+
 EVIL = "http://evil.example"
 
 
@@ -196,3 +199,35 @@ def test_a_stream_query_the_server_cannot_take_is_a_400(tmp_path, query, caplog)
         assert ok.status == 200 and ok.next()["event"] == "state"
         ok.close()
     assert "ValueError" not in caplog.text
+
+
+def test_quin_serve_prints_the_board_link_and_answers_only_to_its_names(tmp_path):
+    """The banner's virtual board link carries the key; a change for a name the server does not
+    answer to is refused; --allow-host adds one."""
+    import http.client
+
+    s = Serve(tmp_path, "--no-mdns", "--allow-host", "Board.Example")
+    try:
+        port = int(s.base.rsplit(":", 1)[1])
+        assert s.urls["virtual board"] == f"{s.base}/board/{s.board['X-Board-Key']}"
+
+        def post(host):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("POST", "/api/board/toggle", body=b'{"space": "w35"}',
+                         headers={"Host": host, "Content-Type": "application/json", **s.board})
+            r = conn.getresponse()
+            out = r.status, json.loads(r.read())
+            conn.close()
+            return out
+
+        status, body = post(f"evil.example:{port}")
+        assert status == 400 and body["error"].startswith("this server does not answer to the name 'evil.example")
+        assert s.state()["board"]["occupied"] == []
+        assert post(f"board.example:{port}")[0] == 200
+        assert post(f"localhost:{port}")[0] == 200
+        assert post(f"127.0.0.1:{port}")[0] == 200
+        status, body = post("x" * 5000)
+        assert status == 400 and len(body["error"]) < 200  # the bad name is quoted short
+        assert s.state()["board"]["occupied"] == ["w35"]
+    finally:
+        s.stop()
