@@ -15,7 +15,9 @@ guest can take every thread and lock the referee's own requests out.  Here
 - Connections are capped per client address (``connections_per_client``,
   idle or not) and in all (``max_connections``, below the process's file
   limit with room to spare: :func:`raise_file_limit` lifts the soft limit to
-  the hard one at start).  The listening socket is read by the server's own
+  the hard one at start).  When all are taken, a new connection closes the
+  one idle longest (no request under way, no live page) rather than be
+  refused: idle connections from many addresses cannot lock the table out.  The listening socket is read by the server's own
   accept loop (:class:`_Acceptor`): a connection over a cap is answered at
   once with a 503 that says why and closed, before Tornado sees it, so a
   guest holding 1,100 idle connections costs 64 file handles, not all of
@@ -180,11 +182,17 @@ def _refusal(message: str) -> bytes:
 
 
 class _CountedStream(IOStream):
-    """A connection's stream that tells the server when its socket is closed (however that happens)."""
+    """A connection's stream that tells the server when its socket is closed (however that happens).
+
+    ``busy``: a request is being answered on it; ``live``: it carries a live page.  A connection
+    that is neither is idle, and the first to go when the server needs room (:meth:`WebServer.take`).
+    """
 
     def __init__(self, sock, on_close, **kwargs):
         super().__init__(sock, **kwargs)
         self._on_close = on_close
+        self.busy = False
+        self.live = False
 
     def close_fd(self) -> None:
         try:
@@ -303,6 +311,7 @@ class WebServer:
         self.streams_per_client = streams_per_client
         self.connections: dict[str, int] = {}
         self.open_connections = 0
+        self.idle: dict[_CountedStream, None] = {}  # connections with nothing under way, idle longest first
         self.trouble = _Trouble()
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="quin-web")
         _quiet_tornado()
@@ -389,6 +398,12 @@ class WebServer:
     def take(self, http: HTTPServer, conn: socket.socket, address) -> None:
         """A new connection: served (counted until its socket closes), or shed with a 503."""
         client = address[0] if isinstance(address, tuple) and address else ""
+        if self.open_connections >= self.max_connections and self.connections.get(client, 0) < self.connections_per_client:
+            idlest = next((c for c in self.idle if not c.writing()), None)  # an answer still going out stays
+            if idlest is not None:
+                self.trouble.note(f"idle connections closed to make room: the server had {self.max_connections} "
+                                  "open, its limit")
+                idlest.close()  # its count goes at once (close_fd)
         if self.open_connections >= self.max_connections:
             self.trouble.note(f"connections refused: the server has {self.max_connections} open, its limit")
             self.shed(conn, f"the server has {self.max_connections} connections open, its limit: "
@@ -404,6 +419,7 @@ class WebServer:
         self.connections[client] = self.connections.get(client, 0) + 1
 
         def closed():
+            self.idle.pop(stream, None)
             self.open_connections -= 1
             left = self.connections.get(client, 1) - 1
             if left > 0:
@@ -411,6 +427,7 @@ class WebServer:
             else:
                 self.connections.pop(client, None)
 
+        stream = None
         try:
             stream = _CountedStream(conn, closed, max_buffer_size=http.max_buffer_size,
                                     read_chunk_size=http.read_chunk_size)
@@ -418,7 +435,17 @@ class WebServer:
             closed()
             conn.close()
             return
+        self.idle[stream] = None
         http.handle_stream(stream, address)
+
+    def busy(self, stream, busy: bool) -> None:
+        """A request starts (or is answered) on a connection: it is not idle (or idle again, newest)."""
+        if not isinstance(stream, _CountedStream) or stream.closed():
+            return
+        stream.busy = busy
+        self.idle.pop(stream, None)
+        if not busy and not stream.live:
+            self.idle[stream] = None
 
     def shed(self, conn: socket.socket, message: str) -> None:
         """Answer a connection we will not serve with a 503 saying why, and close it (never blocks)."""
@@ -515,6 +542,7 @@ class _Request(httputil.HTTPMessageDelegate):
 
     def headers_received(self, start_line, headers):
         self.start_line, self.headers = start_line, headers
+        self.server.busy(getattr(self.conn, "stream", None), True)
         length = headers.get("Content-Length")
         if length is not None and length.isdigit() and len(length) < 20 and int(length) > MAX_BODY:
             self.too_large = True
@@ -583,6 +611,7 @@ class _Request(httputil.HTTPMessageDelegate):
             self.conn.finish()
         except Exception:  # noqa: BLE001 - a client gone or a header the app should not have made
             self.conn.close()
+        self.server.busy(getattr(self.conn, "stream", None), False)
 
     async def _run_app(self) -> None:
         environ = self._environ()
@@ -721,6 +750,9 @@ class _Stream:
         last = request.headers.get("Last-Event-ID") or (args.get("last_event_id") or [None])[0]
         stream = cls(request, audience)
         request.answered = True
+        counted = getattr(request.conn, "stream", None)
+        if isinstance(counted, _CountedStream):
+            counted.live = True  # a live page is never closed to make room
         server.added(stream)
         request.conn.set_close_callback(stream.gone)
         headers = httputil.HTTPHeaders()

@@ -85,10 +85,20 @@ def test_idle_connections_from_one_address_are_capped_and_others_are_served(app)
             s.close()
 
 
+def busy(port: int, n: int, source: str) -> list[socket.socket]:
+    """``n`` connections each in the middle of a request: its head sent, its body never."""
+    out = idle(port, n, source)
+    for s in out:
+        s.sendall(b"POST /api/board/toggle HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 100\r\n\r\n")
+    return out
+
+
 def test_connections_are_capped_in_all(app):
+    """Every connection busy (a request under way, none idle to close): a newcomer gets a 503."""
     with running(app, max_connections=4) as base:
         server_port = int(base.rsplit(":", 1)[1])
-        held = [*idle(server_port, 2, "127.0.0.2"), *idle(server_port, 2, "127.0.0.3")]
+        held = [*busy(server_port, 2, "127.0.0.2"), *busy(server_port, 2, "127.0.0.3")]
         time.sleep(0.2)
         s = idle(server_port, 1, "127.0.0.4")[0]
         status, body = answer(s)
@@ -198,3 +208,35 @@ def _cpu(pid: int) -> float:
     import os
 
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_when_all_connections_are_taken_the_idlest_goes_not_the_newcomer(app):
+    """Idle connections from many addresses filled the server: a player's phone is still served,
+    by closing the connection idle longest; live pages and requests under way are never closed."""
+    with running(app, max_connections=6, connections_per_client=3) as base:
+        port = int(base.rsplit(":", 1)[1])
+        live = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.9", 0))
+        live.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert live.recv(4096).startswith(b"HTTP/1.1 200")
+        guests = []
+        for address in ("127.0.0.2", "127.0.0.3"):  # five idle ones, the oldest first
+            for _ in range(3 if address == "127.0.0.2" else 2):
+                guests.append(idle(port, 1, address)[0])
+                time.sleep(0.05)
+        time.sleep(0.2)
+        phones = []
+        for _ in range(3):  # three newcomers that stay: each closes one idle guest, oldest first
+            phone = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.4", 0))
+            phone.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert phone.recv(65536).startswith(b"HTTP/1.1 200")
+            phones.append(phone)
+        assert [served(g) for g in guests] == [False, False, False, True, True]
+        live.settimeout(0.3)
+        try:
+            while live.recv(65536):  # its frames so far; then silence, not the end
+                pass
+            raise AssertionError("the live page was closed")
+        except socket.timeout:
+            pass  # the live page stays
+        for s in guests + phones + [live]:
+            s.close()
