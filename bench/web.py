@@ -475,18 +475,38 @@ class IdleGuest:
         self.thread.join(10)
 
 
-def bench_files(n_idle: int, n_streams: int, requests: int) -> dict:
+def _load(port: int, n_idle: int, n_streams: int, pipe) -> None:
+    """The guest's idle connections and the live pages, in a process of their own: reading 784
+    streams' frames must not hold the timing thread back (one interpreter lock)."""
     import resource
 
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this process holds every client socket
+    guest = IdleGuest(port, n_idle)
+    first = {"held": guest.held, "shed_with_503": guest.shed}
+    streams = Streams(port, n_streams)
+    pipe.send((first, {"open": streams.opened, "refused_with_503": streams.refused, "failed": streams.failed}))
+    pipe.recv()  # the measurement is over
+    last = {"held_at_end": guest.held, "sheds_in_all": guest.shed, "connect_errors": guest.errors,
+            "server_said": guest.said}
+    streams.close()
+    guest.close()
+    pipe.send(last)
+
+
+def bench_files(n_idle: int, n_streams: int, requests: int) -> dict:
+    import multiprocessing
+
     loaded, peer = LimitedServer("files-loaded"), LimitedServer("files-peer")
-    guest = streams = None
+    load = None
     try:
         opened_at = time.monotonic()
-        guest = IdleGuest(loaded.port, n_idle)
-        held_first, shed_first = guest.held, guest.shed
-        streams = Streams(loaded.port, n_streams)
+        ours, theirs = multiprocessing.Pipe()
+        load = multiprocessing.get_context("fork").Process(target=_load, args=(loaded.port, n_idle, n_streams, theirs))
+        load.start()
+        if not ours.poll(180):
+            raise SystemExit("the idle connections and streams did not open")
+        first, opened = ours.recv()
         open_s = time.monotonic() - opened_at
         kinds = ("state", "state_fresh", "board")
         latency = {(label, kind): [] for label in ("loaded", "peer") for kind in kinds}
@@ -498,26 +518,25 @@ def bench_files(n_idle: int, n_streams: int, requests: int) -> dict:
                 latency[("loaded" if server is loaded else "peer", kind)].append(server.timed(kind))
             time.sleep(0.01)
         cpu = (loaded.cpu_s() - cpu_before) / (time.monotonic() - wall_before)
-        idle = {"asked": n_idle, "from": guest.source, "held": held_first, "shed_with_503": shed_first,
-                "held_at_end": guest.held, "sheds_in_all": guest.shed, "connect_errors": guest.errors,
-                "server_said": guest.said}
-        opened = {"asked": n_streams, "open": streams.opened, "refused_with_503": streams.refused,
-                  "failed": streams.failed, "per_address": PER_ADDRESS}
+        ours.send("done")
+        last = ours.recv() if ours.poll(60) else {}
+        idle = {"asked": n_idle, "from": "127.0.0.1", **first, **last}
+        opened = {"asked": n_streams, **opened, "per_address": PER_ADDRESS}
     finally:
-        if streams is not None:
-            streams.close()
-        if guest is not None:
-            guest.close()
+        if load is not None:
+            load.join(30)
+            if load.is_alive():
+                load.kill()
         logs = {"loaded": loaded.stop(), "peer": peer.stop()}
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     return {
         "nofile": NOFILE, "opened_in_s": round(open_s, 2), "idle_connections": idle, "streams": opened,
         "request_latency_ms": {f"{label}_{kind}": percentiles(v) for (label, kind), v in latency.items()},
         "goal_p99_ms": 50,
         "loaded_server_cpu_s_per_s": round(cpu, 3),
         "log": logs, "goal_log_bytes": 10 * 1024,
-        "goals_met": {
-            "p99": all(percentiles(v)["p99"] < 50 for (label, _), v in latency.items() if label == "loaded"),
+        "goals_met": {  # the issue's goal: GET /api/state (board writes fan out to every stream: reported, no goal)
+            "p99": all(percentiles(v)["p99"] < 50 for (label, kind), v in latency.items()
+                       if label == "loaded" and kind.startswith("state")),
             "log": logs["loaded"]["log_bytes"] < 10 * 1024,
         },
     }

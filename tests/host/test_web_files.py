@@ -240,3 +240,37 @@ def test_when_all_connections_are_taken_the_idlest_goes_not_the_newcomer(app):
             pass  # the live page stays
         for s in guests + phones + [live]:
             s.close()
+
+
+def test_a_page_that_stops_reading_is_let_go_and_the_others_get_every_frame(app):
+    """Frames go straight to a socket with room, and queue behind one without: a reader that
+    stopped falls queue_size frames behind and is disconnected; a reading one misses nothing."""
+    from webtools import SSE
+
+    table = app.extensions["quin.table"]
+    table.broker.queue_size = 3
+    with running(app) as base:
+        port = int(base.rsplit(":", 1)[1])
+        stuck = socket.socket()
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stuck.connect(("127.0.0.1", port))
+        stuck.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        reader = SSE(base, "/events")
+        ids = [int(reader.next()["id"])]
+        deadline = time.monotonic() + 10
+        while table.broker.clients() < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        n = 0
+        while table.broker.clients() > 1:  # big frames, until the stuck page's socket is full
+            assert n < 400, "a page that stopped reading was never let go"
+            n += 1
+            blob = {"n": n, "blob": "x" * 200_000}
+            table.broker.publish({"public": blob, "white": {}, "black": {}})
+            event = reader.next()
+            assert event["data"]["state"] == blob
+            ids.append(int(event["id"]))
+            time.sleep(0.01)
+        assert n > 3 and ids == list(range(ids[0], ids[0] + len(ids)))  # every frame, whole, in order
+        stuck.close()
+        reader.close()
