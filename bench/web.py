@@ -528,7 +528,10 @@ def bench_files(n_idle: int, n_streams: int, requests: int) -> dict:
             if load.is_alive():
                 load.kill()
         logs = {"loaded": loaded.stop(), "peer": peer.stop()}
+    import os
+
     return {
+        "machine_load_1min": round(os.getloadavg()[0], 2),  # a shared machine: numbers are comparable only at low load
         "nofile": NOFILE, "opened_in_s": round(open_s, 2), "idle_connections": idle, "streams": opened,
         "request_latency_ms": {f"{label}_{kind}": percentiles(v) for (label, kind), v in latency.items()},
         "goal_p99_ms": 50,
