@@ -274,3 +274,28 @@ def test_a_page_that_stops_reading_is_let_go_and_the_others_get_every_frame(app)
         assert n > 3 and ids == list(range(ids[0], ids[0] + len(ids)))  # every frame, whole, in order
         stuck.close()
         reader.close()
+
+
+def test_the_same_error_is_logged_at_most_once_a_minute():
+    import logging
+
+    from host.web.errors import _OncePerMinute
+
+    now = [0.0]
+    once = _OncePerMinute(clock=lambda: now[0])
+
+    def record(kind):
+        return logging.LogRecord("quin.web", logging.ERROR, __file__, 1, "internal error %s at\n%s",
+                                 (kind, "  x.py:1 in f"), None)
+
+    passed = []
+    for i in range(1000):
+        r = record("KeyError")
+        if once.filter(r):
+            passed.append(r.getMessage())
+        now[0] += 0.01
+    assert once.filter(record("ValueError"))  # another kind is its own
+    now[0] += 60
+    r = record("KeyError")
+    assert once.filter(r)
+    assert len(passed) == 1 and "(999 more like it in the last minute, not logged)" in r.getMessage()
