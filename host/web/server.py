@@ -44,6 +44,7 @@ import asyncio
 import concurrent.futures
 import errno
 import io
+import ipaddress
 import json
 import logging
 import os
@@ -64,6 +65,7 @@ from .bodies import MAX_BODY
 DISCARD_LIMIT = 16 * 1024 * 1024  # an over-large body up to this size is read (and dropped) before the 413
 STREAMS_PER_CLIENT = 16  # a browser keeps at most six connections to a server; a phone reconnects
 MAX_STREAMS = 2000
+MAX_CONNECTIONS = 4096  # in all, at most (each holds buffers); fewer when the file limit is lower
 CONNECTIONS_PER_CLIENT = 64  # a browser opens at most six to a server; a page's streams count too
 THREADS = 16
 BACKLOG = 1024  # connections the kernel holds until accepted (a burst of them is taken, or shed, in batches)
@@ -110,6 +112,20 @@ def _json_error(status: int, message: str) -> tuple[int, list[tuple[str, str]], 
 
 _REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed",
             413: "Content Too Large", 500: "Internal Server Error", 503: "Service Unavailable"}
+
+
+def device(address: str) -> str:
+    """The device an address stands for, for the per-device caps: an IPv4 address, or an IPv6
+    address's /64 (one device may take any number of addresses in its network's /64)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def raise_file_limit() -> int:
@@ -303,7 +319,7 @@ class WebServer:
         self.broker = self.table.broker
         self.host = host
         # Every connection is a file handle: stay below the limit, with room for the store and the rest.
-        room = max(16, file_limit() - RESERVED_FILES - 4 * threads)
+        room = min(MAX_CONNECTIONS, max(16, file_limit() - RESERVED_FILES - 4 * threads))
         self.max_connections = min(max_connections, room) if max_connections else room
         self.connections_per_client = connections_per_client
         # Streams leave connections for the requests that change the game (and read it).
@@ -397,7 +413,7 @@ class WebServer:
 
     def take(self, http: HTTPServer, conn: socket.socket, address) -> None:
         """A new connection: served (counted until its socket closes), or shed with a 503."""
-        client = address[0] if isinstance(address, tuple) and address else ""
+        client = device(address[0] if isinstance(address, tuple) and address else "")
         if self.open_connections >= self.max_connections and self.connections.get(client, 0) < self.connections_per_client:
             idlest = next((c for c in self.idle if not c.writing()), None)  # an answer still going out stays
             if idlest is not None:
@@ -717,7 +733,7 @@ class _Stream:
     def __init__(self, request: _Request, audience: str):
         self.server = request.server
         self.conn = request.conn
-        self.client = request.client
+        self.client = device(request.client)
         self.audience = audience
         self.subscription = None
         self.unflushed = 0
@@ -743,7 +759,7 @@ class _Stream:
                 request.respond(*_json_error(403, "unknown or revoked seat token"))
                 return
             audience = player
-        refused = server.admit(request.client)
+        refused = server.admit(device(request.client))
         if refused:
             status, headers, body = _json_error(503, refused)
             request.respond(status, headers + [("Retry-After", "30")], body)

@@ -299,3 +299,15 @@ def test_the_same_error_is_logged_at_most_once_a_minute():
     r = record("KeyError")
     assert once.filter(r)
     assert len(passed) == 1 and "(999 more like it in the last minute, not logged)" in r.getMessage()
+
+
+@pytest.mark.parametrize("address, key", [
+    ("192.168.1.20", "192.168.1.20"), ("::ffff:192.168.1.20", "192.168.1.20"),
+    ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"), ("2001:db8:1:2:ffff:1:2:3", "2001:db8:1:2::/64"),
+    ("fe80::1%eth0", "fe80::/64"), ("", ""),
+])
+def test_a_device_is_an_ipv4_address_or_an_ipv6_64(address, key):
+    """One phone may take any number of IPv6 addresses in its /64: the caps count the /64."""
+    from host.web.server import device
+
+    assert device(address) == key
