@@ -12,18 +12,20 @@ guest can take every thread and lock the referee's own requests out.  Here
 - Every other request is read by the loop (bounded: :data:`MAX_BODY`), then
   run by the Flask app on a bounded thread pool, so a request never waits
   behind a stream.
-- Connections are capped per client address (``connections_per_client``,
-  idle or not) and in all (``max_connections``, below the process's file
-  limit with room to spare: :func:`raise_file_limit` lifts the soft limit to
-  the hard one at start).  When all are taken, a new connection closes the
-  one idle longest (no request under way, no live page) rather than be
-  refused: idle connections from many addresses cannot lock the table out.  The listening socket is read by the server's own
-  accept loop (:class:`_Acceptor`): a connection over a cap is answered at
-  once with a 503 that says why and closed, before Tornado sees it, so a
-  guest holding 1,100 idle connections costs 64 file handles, not all of
-  them; if the process still runs out of files, the connection waiting is
-  shed the same way instead of spinning on it.
-- Streams are capped per client address (``streams_per_client``) and in all
+- Connections are capped per device (:func:`device`: an address, an IPv6
+  /64; ``connections_per_client``, idle or not) and in all
+  (``max_connections``, below the process's file limit with room to spare:
+  :func:`raise_file_limit` lifts the soft limit to the hard one at start).
+  The listening socket is read by the server's own accept loop
+  (:class:`_Acceptor`): a connection over a cap is answered at once with a
+  503 that says why and closed, before Tornado sees it, so a guest holding
+  1,100 idle connections costs 64 file handles, not all of them.  When all
+  are taken, a newcomer closes the connection idle longest (no request under
+  way, no live page) rather than be refused, so idle connections from many
+  addresses cannot lock the table out either.  If the process still runs out
+  of files, the connections waiting are shed the same way (with a file handle
+  kept in reserve) instead of spinning on them.
+- Streams are capped per device (``streams_per_client``) and in all
   (``max_streams``, at most the connection cap less room for requests);
   beyond either a client gets a 503 that says why.
 - Trouble (connections shed, files run out, accept errors) is logged in one
