@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from engine.errors import bounded
 from engine.record import FORMAT as RECORD_FORMAT

@@ -85,7 +85,8 @@ def target(world: World, draw) -> tuple[str, str, dict]:
     key = draw(st.sampled_from([table.host_key, "wrong", table.tokens["white"]]))
     game = draw(st.sampled_from(["1", "2", "0", "-1", "9223372036854775808", "1e3", "x", "99999999999999999999"]))
     method, path = draw(st.sampled_from([
-        ("GET", "/"), ("GET", "/board"), ("GET", f"/board/{board_key(table.host_key)}"), ("GET", f"/board/{key}"), ("GET", "/history"), ("GET", f"/history/{game}"),
+        ("GET", "/"), ("GET", "/board"), ("GET", f"/board/{board_key(table.host_key)}"), ("GET", f"/board/{key}"),
+        ("GET", "/history"), ("GET", f"/history/{game}"),
         ("GET", "/api/state"), ("GET", "/api/layout"), ("GET", "/api/board"), ("GET", "/api/games"),
         ("GET", f"/api/games/{game}"), ("GET", f"/api/games/{game}/record"), ("GET", f"/seat/{token}"),
         ("GET", f"/api/seat/{token}/state"), ("GET", f"/host/{key}"),

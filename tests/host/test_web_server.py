@@ -48,7 +48,8 @@ def test_open_streams_do_not_starve_requests(app):
         try:
             started = time.monotonic()
             for space in ("w35", "w36", "w35"):
-                assert post_json(base + "/api/board/toggle", {"space": space}, board_headers(app.extensions["quin.table"]))[0] == 200
+                board = board_headers(app.extensions["quin.table"])
+                assert post_json(base + "/api/board/toggle", {"space": space}, board)[0] == 200
             assert get_json(base + "/api/state")[0] == 200
             assert time.monotonic() - started < 5  # not a timing test: a starved server never answers
         finally:
