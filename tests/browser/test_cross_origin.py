@@ -178,3 +178,24 @@ def test_a_rebound_name_cannot_move_towers(browser, served):
         assert occupied(table) == []
     finally:
         rebinding.close()
+
+
+def test_the_host_pages_board_link_moves_towers_and_the_public_board_does_not(browser, served):
+    base, table, _ = served
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(f"{base}/board")  # the status page's link: the board, no key
+    page.wait_for_function("document.getElementById('error').textContent.includes('host page')")
+    page.fill("#toggle-space", "w35")
+    page.click("#toggle-form button")
+    page.wait_for_function("document.getElementById('error').textContent.includes('X-Board-Key')")
+    assert occupied(table) == []
+    page.goto(f"{base}/host/{table.host_key}")
+    with page.expect_navigation():
+        page.click("#board-link")
+    assert page.url == f"{base}/board/{board_key(table.host_key)}"
+    page.fill("#toggle-space", "w35")
+    page.click("#toggle-form button")
+    wait("the tower on w35", lambda: len(occupied(table)) == 1)
+    assert page.locator("#error").inner_text() == ""
+    ctx.close()
