@@ -410,6 +410,7 @@ class IdleGuest:
     def __init__(self, port: int, n: int, source: str = "127.0.0.1"):
         self.port, self.n, self.source = port, n, source
         self.held = 0
+        self.first_held = 0  # of the first n, held by the server (the others were shed)
         self.shed = 0
         self.errors = 0
         self.said: dict[str, int] = {}
@@ -448,21 +449,24 @@ class IdleGuest:
                     self.first.release()
                 await asyncio.sleep(self.RETRY_S)
                 continue
-            self.held += 1
             answer = b""
             try:
                 answer = await asyncio.wait_for(reader.read(4096), 0.3)  # a shed one is told at once
             except asyncio.TimeoutError:
                 pass
+            except OSError:
+                pass
             if not told:
                 told = True
+                self.first_held += not answer
                 self.first.release()
             if not answer:
+                self.held += 1  # no answer: the server holds it
                 try:
-                    answer = await reader.read(4096)  # held: wait until the server lets it go
+                    answer = await reader.read(4096)  # wait until the server lets it go
                 except OSError:
                     pass
-            self.held -= 1
+                self.held -= 1
             if answer.startswith(b"HTTP/1.1 503"):
                 self.shed += 1
                 words = json.loads(answer.partition(b"\r\n\r\n")[2] or b"{}").get("error", "?")
@@ -483,12 +487,12 @@ def _load(port: int, n_idle: int, n_streams: int, pipe) -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this process holds every client socket
     guest = IdleGuest(port, n_idle)
-    first = {"held": guest.held, "shed_with_503": guest.shed}
+    first = {"held": guest.first_held, "shed_with_503": n_idle - guest.first_held - guest.errors}
     streams = Streams(port, n_streams)
     pipe.send((first, {"open": streams.opened, "refused_with_503": streams.refused, "failed": streams.failed}))
     pipe.recv()  # the measurement is over
     last = {"held_at_end": guest.held, "sheds_in_all": guest.shed, "connect_errors": guest.errors,
-            "server_said": guest.said}
+            "server_said": dict(guest.said)}
     streams.close()
     guest.close()
     pipe.send(last)
