@@ -57,18 +57,28 @@ def allowed_hosts(*names: str | None) -> frozenset[str]:
     return frozenset(out)
 
 
-def _host_name(host: str) -> str | None:
-    """The name (or address) in a ``Host`` value, lower case, without port or trailing dot; None if malformed."""
+def _split_host(host: str) -> tuple[str, int | None] | None:
+    """A ``Host`` value as (name or address, lower case, no trailing dot; port or None); None if malformed."""
     host = host.strip().lower()
     if host.startswith("["):  # [::1]:8000
         end = host.find("]")
         if end < 0:
             return None
-        return host[1:end]
-    name, _, port = host.partition(":")
-    if port and not port.isdigit():
+        name, rest = host[1:end], host[end + 1:]
+        if rest and not rest.startswith(":"):
+            return None
+        port = rest[1:]
+    else:
+        name, _, port = host.partition(":")
+        name = name.rstrip(".")
+    if port and not (port.isascii() and port.isdigit() and len(port) <= 5):
         return None
-    return name.rstrip(".")
+    return name, int(port) if port else None
+
+
+def _host_name(host: str) -> str | None:
+    split = _split_host(host)
+    return split[0] if split else None
 
 
 def _is_address(name: str) -> bool:
@@ -95,14 +105,11 @@ def _same_origin(origin: str, host: str) -> bool:
         return False
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
         return False
-    default = 80 if parts.scheme == "http" else 443
-    origin_at = (parts.hostname.rstrip("."), port or default)
-    name = _host_name(host)
-    if not name:
+    split = _split_host(host)
+    if not split or not split[0]:
         return False
-    _, _, tail = host.strip().rpartition("]") if host.strip().startswith("[") else ("", "", host.strip())
-    host_port = tail.rpartition(":")[2] if ":" in tail else ""
-    return origin_at == (name, int(host_port) if host_port.isdigit() else default)
+    default = 80 if parts.scheme == "http" else 443
+    return (parts.hostname.rstrip("."), port or default) == (split[0], split[1] or default)
 
 
 def check_request() -> None:

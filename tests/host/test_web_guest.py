@@ -231,3 +231,18 @@ def test_quin_serve_prints_the_board_link_and_answers_only_to_its_names(tmp_path
         assert s.state()["board"]["occupied"] == ["w35"]
     finally:
         s.stop()
+
+
+@pytest.mark.parametrize("origin, host, same", [
+    ("http://localhost:8000", "localhost:8000", True), ("http://LOCALHOST:8000", "localhost:8000", True),
+    ("http://quin.local", "quin.local:80", True), ("http://[::1]:8000", "[::1]:8000", True),
+    ("http://localhost:8001", "localhost:8000", False),
+    ("https://quin.example", "quin.example", True),  # behind a TLS proxy: the page is https, Host has no port
+    ("http://evil.example:8000", "localhost:8000", False), ("null", "localhost:8000", False),
+    ("file://", "localhost", False), ("http://localhost:8000/x", "localhost:8000", False),
+    ("http://localhost:99999", "localhost:99999", False), ("http://localhost", "localhost:80x", False),
+])
+def test_same_origin(origin, host, same):
+    from host.web.guard import _same_origin
+
+    assert _same_origin(origin, host) is same
