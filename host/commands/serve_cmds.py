@@ -33,6 +33,8 @@ def add_parser(sub) -> None:
                    help="live pages open at once, in all (default 2000); beyond it a page gets a 503")
     p.add_argument("--streams-per-client", type=int, default=16, metavar="N",
                    help="live pages one device may hold open (default 16); beyond it a 503")
+    p.add_argument("--connections-per-client", type=int, default=64, metavar="N",
+                   help="connections one device may hold open, idle or not (default 64); beyond it a 503")
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
     p.add_argument("--opponent", choices=("white", "black"),
                    help="the practice opponent takes this seat: it sets up and decides; you move its towers")
@@ -42,6 +44,9 @@ def add_parser(sub) -> None:
                    help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
     p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
                    help="no mDNS: links and QR codes use the IP address (also: QUIN_MDNS=off)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="another name this server answers to for changes (a DNS name you gave the Pi, a proxy's); "
+                        "localhost, IP addresses, this machine's name and the mDNS name always are")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
@@ -248,12 +253,17 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
                 table.set_source_status({"ok": False, "message": f"the board's lights: {exc}"})
 
 
-def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True) -> None:
-    """The host page and the phone seats' join links, each with its QR code.
+def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, board: bool = False) -> None:
+    """The host page and the phone seats' join links, each with its QR code; the virtual board's
+    link (it carries the board key) when ``board``.
 
     ``tokens`` holds the phone seats only: a seat without one is the practice opponent's.
     """
+    from host.web.sim import board_key
+
     print(f"  host page:     {base}/host/{host_key}", file=out)
+    if board:
+        print(f"  virtual board: {base}/board/{board_key(host_key)}", file=out)
     for player in ("white", "black"):
         if player not in tokens:
             print(f"  {player} seat:    played by the practice opponent: no phone, no link", file=out)
@@ -311,7 +321,7 @@ def cmd_links(args) -> int:
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
     phones = {player: token for player, token in store.seats(row.id).items() if player != record.opponent}
-    print_links(sys.stdout, base, key, phones, qr=not args.no_qr)
+    print_links(sys.stdout, base, key, phones, qr=not args.no_qr, board=record.board == "sim")
     return 0
 
 
@@ -430,13 +440,17 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     except ImportError as exc:
         raise UserError(f"the referee is not available: {exc}") from None
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
+    from host.web.server import raise_file_limit
+
+    files = raise_file_limit()  # every connection is a file handle: take what the system allows
     try:
         server = WebServer(app, args.host, args.port, threads=args.threads, max_streams=args.max_streams,
-                           streams_per_client=args.streams_per_client)
+                           streams_per_client=args.streams_per_client,
+                           connections_per_client=args.connections_per_client)
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.port
-    lock.publish(args.host, port, args.opponent)
+    lock.publish(args.host, port, args.opponent, args.board)
     from host.system import mdns
 
     announcement, no_mdns = (None, "--no-mdns") if args.no_mdns else mdns.announce(int(port), args.host, args.mdns)
@@ -444,6 +458,10 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     host = announcement.hostname if announcement else address
     base = f"http://{host}:{port}"
     app.config["PUBLIC_URL"] = base  # join codes on the host page point here, not at localhost
+    from host.web.guard import allowed_hosts
+
+    # A change is taken only for a Host this server answers to (DNS rebinding: host.web.guard).
+    app.config["ALLOWED_HOSTS"] = allowed_hosts(args.host, address, host, *args.allow_host)
     store.set_meta("public_url", base)  # and `quin links` prints the same
 
     stop = threading.Event()
@@ -463,23 +481,25 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         print(f"  by address:    http://{address}:{port}/ (for devices that cannot resolve {host})", file=out)
     elif not mdns.is_loopback(args.host):
         print(f"  (no mDNS name: {no_mdns})", file=out)
-    if board is not None:
-        print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
+    if server.max_streams < args.max_streams:
+        print(f"  note: at most {server.max_streams} live pages and {server.max_connections} connections "
+              f"(this process may open {files} files; raise LimitNOFILE or `ulimit -n` for more)", file=out)
     if opponent is not None:
         print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
     secrets_shown = args.show_links or out.isatty()
     if secrets_shown:
-        print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr)
+        print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None)
     else:
-        print("  seat and host links are not printed here (not a terminal): run `quin links`", file=out)
+        print(f"  seat, host{' and virtual board' if board is not None else ''} links are not printed here "
+              "(not a terminal): run `quin links`", file=out)
     print(next_steps(args.opponent), file=out)
     out.flush()
 
     def new_seats(reason: str) -> None:  # the host page started a game or re-issued a seat
         print(reason, file=out)
         if secrets_shown:
-            print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr)
+            print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None)
         out.flush()
 
     app.config["ON_NEW_SEATS"] = new_seats

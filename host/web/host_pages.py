@@ -18,6 +18,7 @@ from host.table import TableError
 from . import get_table
 from .bodies import boolean, choice, json_body
 from .errors import ApiError, bad_request
+from .sim import board_key
 
 bp = Blueprint("host", __name__)
 
@@ -52,7 +53,9 @@ def host_page(key: str):
     _check(key)
     table = get_table()
     opponent = table.opponent
+    board = url_for("sim.board_page_with_key", key=board_key(table.host_key)) if table.board is not None else None
     return render_template("host.html", key=key, players=PLAYERS, seats=seat_links(table), state=table.state(None),
+                           board=board,
                            opponent={"side": opponent.side, "level": opponent.level} if opponent else None)
 
 

@@ -47,16 +47,18 @@ class Table:
     def __init__(self, browser, base, table):
         from scripted import Hands
 
+        from host.web.sim import board_key
+
         self.browser = browser
         self.base = base
         self.table = table
-        self.hands = Hands(base, table.tokens)
+        self.hands = Hands(base, table.tokens, board_key(table.host_key))
         self.errors: list[str] = []
         self.contexts = []
         self.status = self.open("/", TV)
         self.white = self.open(f"/seat/{table.tokens['white']}", PHONE)
         self.black = self.open(f"/seat/{table.tokens['black']}", PHONE)
-        self.board = self.open("/board", TV)
+        self.board = self.open(f"/board/{board_key(table.host_key)}", TV)
 
     def open(self, path, viewport):
         ctx = self.browser.new_context(viewport=viewport)

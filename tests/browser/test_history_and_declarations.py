@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from host.web import create_app
+from host.web.sim import board_key
 from webtools import PHONE, running
 
 
@@ -25,7 +26,7 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
         page.on("pageerror", lambda e: errors.append(str(e)))
     white.goto(f"{base}/seat/{table.tokens['white']}")
     black.goto(f"{base}/seat/{table.tokens['black']}")
-    board.goto(f"{base}/board")
+    board.goto(f"{base}/board/{board_key(table.host_key)}")  # the host page's link: it moves towers
     for page in (white, black):
         page.bring_to_front()
         page.click("#random-lineup")

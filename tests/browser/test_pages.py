@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from host.web import create_app
+from host.web.sim import board_key
 from webtools import PHONE, running
 
 # White's lineup (tapped in on the white seat): the Shadow on w38 will cross the Iris.
@@ -64,7 +65,7 @@ def test_a_short_game_in_the_browser_with_a_flash_and_a_reconnect(browser, serve
         page.on("pageerror", lambda e: errors.append(str(e)))
     white.goto(f"{base}/seat/{table.tokens['white']}")
     black.goto(f"{base}/seat/{table.tokens['black']}")
-    board.goto(f"{base}/board")
+    board.goto(f"{base}/board/{board_key(table.host_key)}")  # the host page's link: it moves towers
     status.goto(f"{base}/")
     expect(white.locator("#turn")).to_have_text("Choose your lineup")
     white.screenshot(path=str(artifacts / "seat-setup.png"))

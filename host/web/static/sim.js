@@ -7,8 +7,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   let state = null;
   let busy = Promise.resolve();
   const fail = (e) => { $("error").textContent = e.message; };
+  // Moving towers needs the board key: this page's link from the host page or the terminal carries it.
+  const key = window.QUIN_BOARD;
+  const headers = { "X-Board-Key": key || "" };
+  if (!key) $("error").textContent = "This board only shows the game: to move towers, open the virtual board's link on the host page or in the terminal.";
   const toggle = (space) => {
-    busy = busy.then(() => Quin.post("/api/board/toggle", { space }))
+    busy = busy.then(() => Quin.post("/api/board/toggle", { space }, headers))
       .then(() => { $("error").textContent = ""; })
       .catch(fail);
     return busy;
@@ -58,7 +62,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     const ref = state && state.referee;
     const playing = !!ref && ref.phase !== "setup" && state.phase === "playing";
     if (playing && !(await Quin.confirmBox(`A game is in play. ${what}? The referee will then ask for the board to be put back as the game stands.`, what))) return;
-    Quin.post("/api/board/set", body).then(() => { $("error").textContent = ""; }).catch(fail);
+    Quin.post("/api/board/set", body, headers).then(() => { $("error").textContent = ""; }).catch(fail);
   }
 
   $("place-start").addEventListener("click", () => wholeBoard({ start: true }, "Set up both lineups"));
