@@ -15,6 +15,7 @@ from test_serve import ROOT  # noqa: E402
 from test_store_damage import stored_games  # noqa: E402
 
 from tests.support.quin_cmd import QUIN  # noqa: E402
+from tests.support.webtools import board_headers  # noqa: E402
 
 
 def read_only(*paths: Path) -> list[str]:
@@ -179,14 +180,15 @@ def test_the_virtual_board_undoes_a_change_the_store_cannot_keep_and_says_it_cou
     client, table = app.test_client(), app.extensions["quin.table"]
     before = client.get("/api/board").get_json()
     refuse_writes(table.store, True)
-    r = client.post("/api/board/toggle", json={"space": "w35"})
+    key = board_headers(table)
+    r = client.post("/api/board/toggle", json={"space": "w35"}, headers=key)
     assert r.status_code == 503
     error = r.get_json()["error"]
     assert error.startswith("the game store could not be written") and "read" not in error.split(":")[0]
     assert client.get("/api/board").get_json() == before  # the tap was undone on the board
     assert client.get("/api/state").get_json()["board"]["occupied"] == before["occupied"]
     refuse_writes(table.store, False)
-    assert client.post("/api/board/toggle", json={"space": "w35"}).status_code == 200
+    assert client.post("/api/board/toggle", json={"space": "w35"}, headers=key).status_code == 200
     assert client.get("/api/board").get_json() != before
 
 
