@@ -92,9 +92,17 @@ class Table:
 
     # --- lifecycle -------------------------------------------------------------------------
 
-    def open(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> None:
-        """Resume the open game from the store, or start a new one in setup."""
+    def open(self, mode: str = "classic", vision: bool = False, first: str = WHITE, *, take_over: bool = False) -> None:
+        """Resume the open game from the store, or start a new one in setup.
+
+        With a practice opponent, a game two people are playing (begun, or its seat's lineup sent
+        from a phone) is not handed to it silently: a TableError says so, unless ``take_over``.
+        """
         with self.lock:
+            if self.opponent is not None and not take_over:
+                taken = self.seat_taken_over()
+                if taken is not None:
+                    raise TableError(taken)
             # Stream ids never repeat across restarts: each start numbers its events in a new epoch.
             epoch = self.store.next_epoch()
             if hasattr(self.broker, "set_epoch"):
@@ -123,9 +131,32 @@ class Table:
                 self._new(mode, vision, first)
             self._publish(self._split(notices))
 
+    def seat_taken_over(self) -> str | None:
+        """Why opening the store's open game would take a person's seat from them, or None.
+
+        The practice opponent may take a seat nobody has played yet; a game whose lineup for that
+        seat came from a phone, or that is under way with a person in that seat, is theirs."""
+        row = self.store.open_game()
+        if row is None or self.opponent is None:
+            return None
+        side = self.opponent.side
+        if self.store.meta(f"opponent:{row.id}") == side:
+            return None  # the opponent played this seat already
+        if row.status == "playing" or row.setups.get(side) is not None:
+            what = "is being played" if row.status == "playing" else "is being set up"
+            return (f"game {row.id} {what} by two people: the practice opponent would take "
+                    f"{side.capitalize()}'s seat and that phone would stop working")
+        return None
+
+    def _opponent_plays(self, game_id: int) -> None:
+        """Note who plays this game's seats, so a later start knows whether a person's seat is at stake."""
+        self.store.set_meta(f"opponent:{game_id}", self.opponent.side if self.opponent is not None else "none")
+
     def _resume(self, row: GameRow) -> list:
         """Rebuild the open game from its stored actions, then check the board against it."""
         row.check()  # a damaged row is set aside like a game that no longer replays
+        if self.opponent is not None:
+            self._opponent_plays(row.id)
         self.row = row
         self.tokens = self.store.seats(row.id)
         self.game = None
@@ -152,6 +183,7 @@ class Table:
         self._check_settings(mode, vision, first)
         tokens = {p: new_token() for p in PLAYERS}
         game_id = self.store.new_game(mode, vision, first, tokens)
+        self._opponent_plays(game_id)
         self.row = self.store.game(game_id)
         self.tokens = tokens
         self.game = None

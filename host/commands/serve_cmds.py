@@ -38,6 +38,8 @@ def add_parser(sub) -> None:
                    help="the practice opponent takes this seat: it sets up and decides; you move its towers")
     p.add_argument("--level", type=int, choices=range(0, 6), default=3, metavar="N",
                    help="the opponent's strength, 0 (random) to 5 (default 3)")
+    p.add_argument("--take-over", action="store_true",
+                   help="with --opponent: hand it that seat even in a game two people are playing (asked in a terminal)")
     p.add_argument("--mdns", metavar="NAME", default="quin",
                    help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
     p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
@@ -384,10 +386,29 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     table = Table(store, broker, board=board, opponent=opponent)
     if board is not None:
         table.occupied = board.occupied
+    from host.table import TableError
+
+    take_over = args.take_over
+    if opponent is not None and not take_over:
+        taken = table.seat_taken_over()
+        if taken is not None:
+            # A person's seat is not handed to the computer silently: ask in a terminal, else say how.
+            if sys.stdin.isatty() and out.isatty():
+                print(f"{taken}.", file=out)
+                try:
+                    answer = input(f"Hand {args.opponent.capitalize()}'s seat to the practice opponent? [y/N] ")
+                except EOFError:
+                    answer = ""
+                take_over = answer.strip().lower() in ("y", "yes")
+            if not take_over:
+                raise UserError(f"{taken}: add --take-over to hand it over, or start a new game from the host "
+                                "page (or `quin serve` without --opponent) first")
     try:
-        table.open(args.mode, args.vision, args.first)
+        table.open(args.mode, args.vision, args.first, take_over=take_over)
     except ImportError as exc:
         raise UserError(f"the referee is not available: {exc}") from None
+    except TableError as exc:
+        raise UserError(str(exc)) from None
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
     try:
         server = WebServer(app, args.host, args.port, threads=args.threads, max_streams=args.max_streams,

@@ -55,7 +55,7 @@ const Quin = (() => {
     s.style.position = "absolute";
     let defs = "";
     for (const [p, body] of Object.entries(ICONS)) defs += `<symbol id="q-${p}" viewBox="-12 -12 24 24">${body}</symbol>`;
-    for (const kind of ["last", "flash", "time"]) {
+    for (const kind of ["last", "flash", "time", "plan"]) {
       defs += `<marker id="q-head-${kind}" class="head-${kind}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10Z"/></marker>`;
     }
     s.innerHTML = `<defs>${defs}</defs>`;
@@ -367,6 +367,47 @@ const Quin = (() => {
     return out;
   }
 
+  /* The practice opponent's turn, on every screen a person looks at (the status page, the virtual
+     board, the human's phone): what to do with its towers, from its public plan (spaces only, as the
+     public sees its action).  A move onto a rival tower is announced as a flash before anyone lifts
+     a tower.  The marks follow the sensed board: a lifted tower's red ring goes, a placed one's green
+     ring goes.  Adds to `need` (title, lines, marks, overlays; kind "opponent" or "opponent-flash"),
+     and returns true when the opponent has something to say. */
+  function addOpponent(state, viewer, need) {
+    const opp = state.opponent, ref = state.referee;
+    if (!opp || state.phase !== "playing" || !ref || ref.phase !== "play" || ref.flash || ref.time) return false;
+    const Side = cap(opp.side);
+    const lines = [];
+    if (!opp.plan) {
+      if (!opp.thinking) return false;
+      need.title = need.title || `${Side} is thinking`;
+      lines.push(`${Side} is the practice opponent: its move shows here in a moment, for you to make on the board.`);
+    } else {
+      const p = opp.plan;
+      const occupied = (state.board || {}).occupied;
+      const has = (s) => !occupied || occupied.includes(s);
+      if (p.flash) {
+        need.title = `Flash coming on ${p.to}`;
+        lines.push(`${Side}'s tower on ${p.from} flashes ${whose(other(opp.side), viewer)} tower on ${p.to}.`,
+                   "Lift both towers: the flash then says who wins and where they go.");
+        need.overlays.push({ arrow: "flash", from: p.from, to: p.to }, { burst: "flash", at: p.to });
+      } else {
+        need.title = need.title || `${Side}'s move, for you to make`;
+        lines.push(cap(p.text) + ".");
+        if (p.do === "move") need.overlays.push({ arrow: "plan", from: p.from, to: p.to });
+        for (const [x, y] of Object.entries(p.moves || {})) need.overlays.push({ arrow: "plan", from: x, to: y });
+      }
+      for (const s of p.lift.concat(p.place)) delete need.marks[s];
+      for (const s of p.place) if (!has(s) || p.lift.includes(s)) need.marks[s] = "place";
+      for (const s of p.lift) if (has(s)) need.marks[s] = "lift";
+      need.kind = p.flash ? "opponent-flash" : need.kind || "opponent";
+    }
+    if (opp.error) lines.push(cap(opp.error) + ".");
+    need.lines = lines.concat(need.lines || []);
+    need.kind = need.kind || "opponent";
+    return true;
+  }
+
   /* How long the board has differed from the game in the same way (a page calls it on every state):
      a move in progress lasts a moment; a difference that stays is worth showing. */
   const STALE_MS = 5000;
@@ -601,5 +642,5 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
-           stepMarks, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
+           stepMarks, addOpponent, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

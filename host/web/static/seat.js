@@ -239,7 +239,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   function drawPlayBoard() {
     const v = state.view;
     const priv = state.seat.private || {};
-    const drawn = Quin.scene(v, Quin.needs(state, me));
+    const need = Quin.needs(state, me);
+    Quin.addOpponent(state, me, need);
+    const drawn = Quin.scene(v, need);
     const marks = Quin.stepMarks(priv.instructions || [], drawn.marks);
     const hints = state.seat.hints;
     if (selected) {
@@ -259,9 +261,15 @@ document.addEventListener("DOMContentLoaded", async () => {
     let title = "", cls = "", lines = [];
     if (state.phase !== "setup") {
       const need = Quin.needs(state, me);
+      const robot = Quin.addOpponent(state, me, need);
       title = need.title || (need.kind === "setup" ? "Put your lineup on the board" : "");
       lines = need.lines.slice();
-      cls = need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : need.kind ? "problem" : "";
+      if (need.kind === "setup" && state.opponent) {
+        title = "Put both lineups on the board";
+        lines.push(`${cap(state.opponent.side)}'s towers need no faces: put any ten of them on its starting spaces.`);
+      }
+      cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"
+        : robot && need.kind === "opponent" ? "" : need.kind ? "problem" : "";
       if (priv.rejected || (priv.instructions || []).length) {
         cls = "problem";
         if (priv.rejected) title = "Not allowed: " + priv.rejected;
@@ -300,7 +308,9 @@ document.addEventListener("DOMContentLoaded", async () => {
       if (v && v.result && v.result.status !== "ongoing") status = "The game is over.";
       else if (ref.phase === "setup") status = "Put the towers on the board; play begins when it matches.";
       else if (ref.phase === "sync") status = "Put the board back as the game stands.";
-      else if (v) status = `${cap(v.to_move)} is playing.`;
+      else if (v && state.opponent && state.opponent.side === v.to_move) {
+        status = state.opponent.plan ? `Make ${cap(v.to_move)}'s move on the board, as shown above.` : `${cap(v.to_move)} (the practice opponent) is thinking.`;
+      } else if (v) status = `${cap(v.to_move)} is playing.`;
       $("bar-status").textContent = status;
       return;
     }

@@ -1,0 +1,213 @@
+"""Game night (issue 22): what a table of friends trips over, on a phone (390x844) and on a TV.
+
+Each test looks at the pages at both sizes (``at_both_sizes``) and leaves its screenshots in
+artifacts/screens/night-*.png.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import PHONE, TV, body_text
+from scripted import BLACK, WHITE, Hands, wait_for
+
+SIZES = {"phone": PHONE, "tv": TV}
+
+
+def at_both_sizes(page, artifacts, name, check=None):
+    """Run ``check(page, size_name)`` at phone and TV size, with a screenshot of each."""
+    folder = artifacts / "screens"
+    folder.mkdir(exist_ok=True)
+    natural = page.viewport_size
+    for size_name, size in SIZES.items():
+        page.set_viewport_size(size)
+        page.wait_for_timeout(120)
+        if check is not None:
+            check(page, size_name)
+        page.screenshot(path=str(folder / f"night-{name}-{size_name}.png"))
+    page.set_viewport_size(natural)
+
+
+def visible_text(page, selector) -> str:
+    loc = page.locator(selector)
+    expect(loc).to_be_visible()
+    return loc.inner_text()
+
+
+# --- 1. the practice opponent's move on every screen -------------------------------------------
+
+
+class Robot:
+    """A live server whose Black is the practice opponent; its decisions are scripted by the test
+    (prefer a flash onto White's tower, else the first plain move), so the pages can be checked
+    on a known move.  The pages under test only watch."""
+
+    def __init__(self, browser, base, table):
+        self.browser = browser
+        self.base = base
+        self.table = table
+        self.hands = Hands(base, {"white": table.tokens["white"]})
+        self.errors: list[str] = []
+        self.contexts = []
+
+    def open(self, path, viewport):
+        ctx = self.browser.new_context(viewport=viewport)
+        self.contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: self.errors.append(f"{path}: {e}"))
+        page.goto(self.base + path)
+        return page
+
+
+@pytest.fixture
+def robot(browser, tmp_path, monkeypatch):
+    from engine.actions import Move
+    from engine.board import SPACE_NAMES as N
+    from engine.pieces import Setup
+    from host.opponent import driver
+    from host.opponent.driver import TableOpponent
+    from host.simboard import SimulatedBoard
+    from host.store import Store
+    from host.table import Table
+    from host.web import create_app, start_ticker
+    from host.web.events import Broker
+    from webtools import running
+
+    holder = {}
+
+    def scripted(seen, level, seed):
+        game = holder["table"].game
+        moves = [a for a in game.legal_actions() if type(a) is Move]
+        white = set(game.towers_of("white"))
+        onto = [a for a in moves if game.tower_at(a.to) in white]
+        near = [a for a in moves if (N[a.frm], N[a.to]) == ("b38", "b36")]  # its Peripheral, 2 spaces
+        return (onto or near or sorted(moves, key=lambda a: (a.frm, a.to)))[0]
+
+    monkeypatch.setattr(driver, "choose", scripted)
+    monkeypatch.setattr(driver, "choose_setup", lambda side, level, rng: Setup.from_record(side, BLACK))
+    board = SimulatedBoard()
+    opponent = TableOpponent("black", 1, seed=3, min_think=0.2)
+    table = Table(Store(tmp_path / "quin.sqlite3"), Broker(keepalive=5), board=board, opponent=opponent)
+    holder["table"] = table
+    table.occupied = board.occupied
+    table.open("classic")
+    start_ticker(table, 0.05)
+    app = create_app({"TABLE": table, "DATA_DIR": str(tmp_path)})
+    with running(app, threads=24) as base:
+        r = Robot(browser, base, table)
+        try:
+            yield r
+        finally:
+            for ctx in r.contexts:
+                ctx.close()
+
+
+def test_the_opponents_move_and_its_flash_show_on_every_screen_the_person_looks_at(robot, artifacts):
+    status = robot.open("/", TV)
+    phone = robot.open(f"/seat/{robot.table.tokens['white']}", PHONE)
+    sim = robot.open("/board", TV)
+    for page in (status, phone, sim):
+        expect(page.locator("#conn")).to_have_text("live", timeout=10000)
+    # Setup: Black has no phone; nobody is told it is ready "on their phone".
+    expect(status.locator("#now")).to_contain_text("Black is the practice opponent: its lineup is chosen")
+    assert "Black is ready on their phone" not in body_text(status)
+    expect(sim.locator("#now")).to_contain_text("Black is the practice opponent")
+    at_both_sizes(status, artifacts, "1-opponent-setup-status")
+
+    robot.hands.setup("white", WHITE)
+    expect(status.locator("#now")).to_contain_text("Black's towers need no faces", timeout=10000)
+    robot.hands.start()
+    robot.hands.move("w38", "w31")  # White's Shadow in; Black (the opponent) to move
+
+    # Black's plain move: on the status page, the virtual board and White's phone, with its marks.
+    plan = wait_for("the opponent's plan", lambda: (robot.hands.state()["opponent"] or {}).get("plan"))
+    assert not plan.get("flash"), plan
+    words = f"Move Black's tower on {plan['from']} to {plan['to']}"
+    for page in (status, sim, phone):
+        expect(page.locator("#now")).to_contain_text(words, timeout=10000)
+    assert "The board matches the game." not in body_text(sim)
+    expect(phone.locator("#bar-status")).to_have_text("Make Black's move on the board, as shown above.")
+
+    def plan_marked(page, size):
+        assert visible_text(page, "#now").count(words) == 1
+        expect(page.locator(f'[data-mark="{plan["from"]}"].mark-lift')).to_have_count(1)
+        expect(page.locator(f'[data-mark="{plan["to"]}"].mark-place')).to_have_count(1)
+        expect(page.locator(f'[data-arrow="{plan["from"]}-{plan["to"]}"].arrow-plan')).to_have_count(1)
+
+    at_both_sizes(status, artifacts, "1-opponent-move-status", plan_marked)
+    at_both_sizes(sim, artifacts, "1-opponent-move-board", plan_marked)
+    at_both_sizes(phone, artifacts, "1-opponent-move-phone", plan_marked)
+    # Half done: the tower is up; the red ring goes, the green one stays.
+    robot.hands.toggle(plan["from"])
+    expect(sim.locator(f'[data-mark="{plan["from"]}"].mark-lift')).to_have_count(0, timeout=10000)
+    expect(sim.locator(f'[data-mark="{plan["to"]}"].mark-place')).to_have_count(1)
+    n = robot.hands.actions()
+    robot.hands.toggle(plan["to"])
+    wait_for("the opponent's move to be committed", lambda: robot.hands.actions() > n)
+
+    # White's Shadow goes next to Black's towers; Black's next move is a flash onto it.
+    robot.hands.move("w31", "b35")
+    plan = wait_for("the opponent's plan", lambda: (robot.hands.state()["opponent"] or {}).get("plan"))
+    assert plan.get("flash") and plan["to"] == "b35", plan
+    assert sorted(plan["lift"]) == sorted([plan["from"], "b35"]) and plan["place"] == [], plan
+    for page, whose in ((status, "White's"), (sim, "White's"), (phone, "your")):
+        expect(page.locator("#now h3")).to_have_text("Flash coming on b35", timeout=10000)
+        expect(page.locator("#now")).to_contain_text(f"Black's tower on {plan['from']} flashes {whose} tower on b35")
+        expect(page.locator("#now")).to_contain_text("Lift both towers")
+        expect(page.locator("#now")).to_have_class("now flash")
+
+    def flash_marked(page, size):
+        # No green "+" on the person's own tower: both towers are to be lifted.
+        expect(page.locator('[data-mark="b35"].mark-lift')).to_have_count(1)
+        expect(page.locator('[data-mark="b35"].mark-place')).to_have_count(0)
+        expect(page.locator('[data-burst="b35"]')).to_have_count(1)
+        expect(page.locator("#now h3")).to_be_in_viewport()
+
+    at_both_sizes(status, artifacts, "1-opponent-flash-status", flash_marked)
+    at_both_sizes(sim, artifacts, "1-opponent-flash-board", flash_marked)
+    at_both_sizes(phone, artifacts, "1-opponent-flash-phone", flash_marked)
+    # The LEDs light both towers red.
+    from engine.board import parse_space
+
+    assert robot.table.leds.get(parse_space("b35")) == (255, 0, 0)
+    robot.hands.flash(plan["from"], "b35")
+    for page in (status, sim, phone):
+        expect(page.locator("#now h3")).not_to_have_text("Flash coming on b35", timeout=10000)
+    assert robot.errors == []
+
+
+def test_starting_the_opponent_over_a_game_two_people_play_asks_first(tmp_path):
+    """`quin serve --opponent black` over a game in progress silently took Black's seat (its phone
+    then said a new game had started).  Not in a terminal it now refuses in one line and says how;
+    --take-over hands the seat over."""
+    from test_host_start import Served, url_of
+    from webtools import get_json
+
+    data = tmp_path / "data"
+    served = Served(data)
+    try:
+        lines = served.until("black seat:")
+        white, black = url_of(lines, "white seat"), url_of(lines, "black seat")
+        base = white.split("/seat/")[0]
+        hands = Hands(base, {"white": white.rsplit("/", 1)[1], "black": black.rsplit("/", 1)[1]})
+        hands.setup("white", WHITE)
+        hands.setup("black", BLACK)
+        assert get_json(base + "/api/state")[1]["phase"] == "playing"
+    finally:
+        served.stop()
+    refused = Served(data, "--opponent", "black")
+    try:
+        assert refused.proc.wait(30) == 2
+        err = refused.proc.stderr.read()
+        assert "game 1 is being played by two people" in err and "--take-over" in err, err
+        assert err.count("\n") == 1, err  # one line, no traceback
+    finally:
+        refused.stop()
+    taken = Served(data, "--opponent", "black", "--take-over")
+    try:
+        lines = taken.until("black seat:")
+        assert any("game 1 (classic): playing" in line for line in lines), lines
+        assert any("played by the practice opponent" in line for line in lines), lines
+    finally:
+        taken.stop()
