@@ -180,19 +180,19 @@ class Table:
             raise TableError(f"first: expected 'white' or 'black', got {first!r}")
 
     def _new(self, mode: str, vision: bool, first: str) -> None:
+        """A new game in setup.  A seat is a phone's place at the table: it keeps its token from
+        game to game (a phone on it is carried to the new game) until the host re-issues it."""
         self._check_settings(mode, vision, first)
-        tokens = {p: new_token() for p in PLAYERS}
+        tokens = {p: self.tokens.get(p) or new_token() for p in PLAYERS}
         game_id = self.store.new_game(mode, vision, first, tokens)
         self._opponent_plays(game_id)
         self.row = self.store.game(game_id)
         self.tokens = tokens
         self.game = None
         self.ref = None
-        for player in PLAYERS:
-            self.broker.disconnect(player)
 
     def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> int:
-        """Abandon the open game (if unfinished) and start a new one in setup."""
+        """Abandon the open game (if unfinished) and start a new one in setup, with the same seats."""
         self._check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
         with self.lock:
             if self.row is not None:

@@ -456,9 +456,9 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     print(next_steps(args.opponent), file=out)
     out.flush()
 
-    def new_seats(reason: str) -> None:  # the host page started a game or re-issued a seat
+    def new_seats(reason: str, links: bool = True) -> None:  # the host page started a game or re-issued a seat
         print(reason, file=out)
-        if secrets_shown:
+        if secrets_shown and links:
             print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr)
         out.flush()
 

@@ -211,3 +211,51 @@ def test_starting_the_opponent_over_a_game_two_people_play_asks_first(tmp_path):
         assert any("played by the practice opponent" in line for line in lines), lines
     finally:
         taken.stop()
+
+
+# --- 2. a seat follows the table from game to game ---------------------------------------------
+
+
+def test_a_new_game_carries_both_phones_to_it_on_the_same_links(live, artifacts):
+    """Every new game killed both seat links: the old page said "This seat link no longer works" and
+    the players scanned new codes for each game of the evening."""
+    from scripted import to_the_end, to_first_flash
+
+    tokens = dict(live.table.tokens)
+    for page in live.pages.values():
+        expect(page.locator("#conn")).to_have_text("live", timeout=10000)
+    to_first_flash(live.hands)
+    to_the_end(live.hands)
+    expect(live.white.locator("#turn")).to_have_text("White wins: Black's Light is captured", timeout=10000)
+    host = live.open(f"/host/{live.table.host_key}", PHONE)
+    white_link = host.locator('[data-seat="white"] a').get_attribute("href")
+    host.click("#new-game")
+    dialog = host.locator("dialog")
+    expect(dialog).to_contain_text("The phones stay seated")
+    assert "abandoned" not in dialog.inner_text()  # the game is over: nothing is abandoned
+    host.click('dialog [data-confirm="yes"]')
+    expect(host.locator("#game-title")).to_have_text("Game 2: choosing lineups")
+    expect(host.locator("#host-note")).to_contain_text("the codes stay the same")
+    assert host.locator('[data-seat="white"] a').get_attribute("href") == white_link
+    assert live.table.tokens == tokens
+    for player in ("white", "black"):
+        page = live.pages[player]
+        # Carried to game 2 without a reload or a new code: still live, choosing a lineup.
+        expect(page.locator("#turn")).to_have_text("Choose your lineup", timeout=10000)
+        expect(page.locator("#conn")).to_have_text("live")
+        expect(page.locator("#send-setup")).to_have_text("Ready")
+        assert "no longer works" not in body_text(page)
+        assert page.evaluate("location.pathname") == f"/seat/{tokens[player]}"
+
+        def fresh(page, size):
+            expect(page.locator("#setup")).to_be_visible()
+            expect(page.locator("#spaces button.empty")).to_have_count(10)
+        at_both_sizes(page, artifacts, f"2-carried-to-game-2-{player}", fresh)
+    # The carried phones play game 2.
+    live.white.click("#quick-start")
+    live.white.click("#send-setup")
+    expect(live.white.locator("#send-setup")).to_have_text("Sent ✓")
+    wait_for("white's setup in game 2", lambda: live.table.row.id == 2 and live.table.row.setups["white"] is not None)
+    expect(live.black.locator("#sub")).to_have_text("White is ready", timeout=10000)
+    at_both_sizes(host, artifacts, "2-host-after-new-game")
+    assert live.errors == []

@@ -409,7 +409,16 @@ document.addEventListener("DOMContentLoaded", async () => {
     send("input", input).catch(() => {});
   }
 
+  let game = null;           // the game this page last showed: a seat follows the table from game to game
+
   function render(s, notices) {
+    if (game !== null && s.game !== game) {
+      // A new game at the same table: this phone keeps its seat; what it held for the last game goes.
+      draft = { clone: "", removed: "", lineup: {} };
+      sent = null; refusal = null; note = ""; selected = null; sheet = null; lastEvents = null;
+      Quin.toast(`Game ${s.game}: a new game. Choose your lineup (Last game brings back the one you sent).`, "", 6000);
+    }
+    game = s.game;
     state = s;
     const v = s.view;
     $("mode").textContent = (s.mode || "").replace("_", " ") + (s.vision ? " · Vision" : "");
@@ -456,7 +465,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     Quin.notify(notices, me);
   }
 
-  /* A revoked seat (a new game, or the seat re-issued to another phone) stops here, with a word why. */
+  /* A revoked seat (re-issued to another phone, or taken by the practice opponent) stops here, with a
+     word why.  A new game does not revoke it: the seat follows the table. */
   async function stillSeated() {
     try {
       const r = await fetch(api("state"));
@@ -467,7 +477,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("conn").textContent = "closed";
     $("turn").textContent = "This seat link no longer works";
     $("now").className = "now problem";
-    $("now").textContent = "A new game was started or this seat was re-issued to another phone: scan your new code on the host page.";
+    $("now").textContent = "This seat was re-issued to another phone (or handed to the practice opponent): ask the host for the new code.";
     for (const id of ["setup", "play", "sheet"]) $(id).classList.add("hidden");
     document.querySelector(".actionbar").classList.add("hidden");
     return false;
