@@ -259,3 +259,58 @@ def test_a_new_game_carries_both_phones_to_it_on_the_same_links(live, artifacts)
     expect(live.black.locator("#sub")).to_have_text("White is ready", timeout=10000)
     at_both_sizes(host, artifacts, "2-host-after-new-game")
     assert live.errors == []
+
+
+# --- 3. moving out of turn ------------------------------------------------------------------------
+
+
+def test_a_move_out_of_turn_is_said_once_on_every_screen_naming_who_and_what_to_put_back(live, artifacts):
+    """The phone of the player who moved out of turn said nothing, the other was told to fix their
+    rival's tower, and the status page added "...or finish the move"."""
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    live.hands.start()
+    live.hands.move("w38", "w31")
+    expect(live.black.locator("#turn")).to_have_text("Your move", timeout=10000)
+    live.hands.toggle("w18", "w17")  # White moves again: Black is to move
+    said = {
+        "white": ("You moved out of turn", "It is Black's move. Put it right: move your tower from w17 back to w18."),
+        "black": ("White moved out of turn", "It is your move. White puts it right: move White's tower from w17 back to w18."),
+        "status": ("White moved out of turn", "It is Black's move. Put it back: move White's tower from w17 back to w18."),
+        "board": ("White moved out of turn", "It is Black's move. Put it back: move White's tower from w17 back to w18."),
+    }
+    for name, (title, line) in said.items():
+        page = live.pages[name]
+        expect(page.locator("#now h3")).to_have_text(title, timeout=10000)
+        expect(page.locator("#now")).to_contain_text(line)
+
+        def once(page, size, line=line):
+            text = body_text(page)
+            assert text.count("w17 back to w18") == 1, text  # said once
+            assert "finish the move" not in text and "Put it right: Move" not in text, text
+            expect(page.locator("#now h3")).to_be_in_viewport()
+            expect(page.locator('[data-mark="w17"].mark-lift')).to_have_count(1)
+            expect(page.locator('[data-mark="w18"].mark-place')).to_have_count(1)
+        at_both_sizes(page, artifacts, f"3-out-of-turn-{name}", once)
+    # Put back: every screen says nothing more of it, and Black plays on.
+    live.hands.toggle("w17", "w18")
+    for page in live.pages.values():
+        expect(page.locator("#now")).not_to_contain_text("out of turn", timeout=10000)
+    live.hands.move("b18", "b17")
+    assert live.errors == []
+
+
+def test_lifting_a_rival_tower_for_a_flash_is_not_called_out_of_turn(live):
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    live.hands.start()
+    live.hands.move("w38", "w31")
+    live.hands.move("b18", "b17")
+    live.hands.move("w31", "b35")
+    live.hands.move("b17", "b16")
+    live.hands.toggle("b38")  # White lifts the tower its Shadow will flash, first, and waits
+    live.status.wait_for_timeout(2500)
+    for page in live.pages.values():
+        assert "out of turn" not in body_text(page)
+    live.hands.toggle("b35")  # then lifts its Shadow: the flash
+    expect(live.status.locator("#turn")).to_have_text("Flash on b38", timeout=10000)

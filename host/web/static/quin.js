@@ -410,7 +410,7 @@ const Quin = (() => {
 
   /* How long the board has differed from the game in the same way (a page calls it on every state):
      a move in progress lasts a moment; a difference that stays is worth showing. */
-  const STALE_MS = 5000;
+  const STALE_MS = 5000, SETTLED_MS = 1500;
   function staleness(state, rerender) {
     const b = state.board || {};
     const key = JSON.stringify([b.lift || [], b.place || []]);
@@ -418,10 +418,44 @@ const Quin = (() => {
     if (key !== self.key) {
       self.key = key;
       self.since = Date.now();
-      clearTimeout(self.timer);
-      if ((b.lift || []).length || (b.place || []).length) self.timer = setTimeout(rerender, STALE_MS + 50);
+      for (const t of self.timers || []) clearTimeout(t);
+      self.timers = [];
+      if ((b.lift || []).length || (b.place || []).length) {
+        self.timers = [setTimeout(rerender, SETTLED_MS + 50), setTimeout(rerender, STALE_MS + 50)];
+      }
     }
     return Date.now() - self.since >= STALE_MS;
+  }
+  /* The board has stood as it is now for a moment (a hand has let go): staleness must run first. */
+  function settled() { return staleness.since !== undefined && Date.now() - staleness.since >= SETTLED_MS; }
+
+  /* A move made out of turn: only towers of the player who is not to move are missing from where the
+     game has them, and a tower stands where the game has none (a move made, not a tower lifted for a
+     flash).  From public facts only (whose tower stood where).  Returns a need that replaces the
+     page's own: said once, on every screen, naming who moved and what to put back. */
+  function outOfTurn(state, viewer) {
+    const ref = state.referee, v = state.view, b = state.board || {};
+    if (!ref || !v || state.phase !== "playing" || ref.phase !== "play" || ref.flash || ref.time) return null;
+    const place = b.place || [], lift = b.lift || [];
+    if (!place.length || !lift.length || !settled()) return null;
+    const mover = v.to_move, culprit = other(mover);
+    if (!place.every((s) => (towerAt(v, s) || {}).owner === culprit)) return null;
+    const out = { kind: "out-of-turn", lines: [], marks: {}, overlays: [], culprit };
+    for (const s of lift) out.marks[s] = "lift";
+    for (const s of place) out.marks[s] = "place";
+    const mine = viewer === culprit;
+    const towers = whose(culprit, viewer) + (place.length === 1 ? " tower" : " towers");
+    let back;
+    if (place.length === 1 && lift.length === 1) {
+      back = `move ${towers} from ${lift[0]} back to ${place[0]}`;
+      out.overlays.push({ arrow: "plan", from: lift[0], to: place[0] });
+    } else {
+      back = `take the ${plural(lift.length, "tower")} off ${lift.join(", ")} and put ${towers} back on ${place.join(", ")}`;
+    }
+    out.title = mine ? "You moved out of turn" : `${cap(culprit)} moved out of turn`;
+    if (viewer === mover) out.lines.push(`It is your move. ${cap(culprit)} puts it right: ${back}.`);
+    else out.lines.push(`It is ${cap(mover)}'s move. ${mine ? "Put it right" : "Put it back"}: ${back}.`);
+    return out;
   }
 
   /* The headline: the result, a flash, whose move, or what the table does now. */
@@ -642,5 +676,5 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
-           stepMarks, addOpponent, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
+           stepMarks, addOpponent, outOfTurn, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

@@ -239,10 +239,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   function drawPlayBoard() {
     const v = state.view;
     const priv = state.seat.private || {};
-    const need = Quin.needs(state, me);
-    Quin.addOpponent(state, me, need);
+    let need = Quin.needs(state, me);
+    const wrong = Quin.outOfTurn(state, me);
+    if (wrong) need = wrong;
+    else Quin.addOpponent(state, me, need);
     const drawn = Quin.scene(v, need);
-    const marks = Quin.stepMarks(priv.instructions || [], drawn.marks);
+    const marks = wrong ? drawn.marks : Quin.stepMarks(priv.instructions || [], drawn.marks);
     const hints = state.seat.hints;
     if (selected) {
       marks[selected] = "selected";
@@ -260,8 +262,9 @@ document.addEventListener("DOMContentLoaded", async () => {
     const priv = (state.seat && state.seat.private) || {};
     let title = "", cls = "", lines = [];
     if (state.phase !== "setup") {
-      const need = Quin.needs(state, me);
-      const robot = Quin.addOpponent(state, me, need);
+      const wrong = Quin.outOfTurn(state, me);
+      const need = wrong || Quin.needs(state, me);
+      const robot = !wrong && Quin.addOpponent(state, me, need);
       title = need.title || (need.kind === "setup" ? "Put your lineup on the board" : "");
       lines = need.lines.slice();
       if (need.kind === "setup" && state.opponent) {
@@ -270,7 +273,8 @@ document.addEventListener("DOMContentLoaded", async () => {
       }
       cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"
         : robot && need.kind === "opponent" ? "" : need.kind ? "problem" : "";
-      if (priv.rejected || (priv.instructions || []).length) {
+      if (wrong) cls = "problem";  // said once: the referee's own corrections for the mover would say it again
+      else if (priv.rejected || (priv.instructions || []).length) {
         cls = "problem";
         if (priv.rejected) title = "Not allowed: " + priv.rejected;
         else title = title || "The board does not match the game";
@@ -420,6 +424,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     }
     game = s.game;
     state = s;
+    Quin.staleness(s, () => render(state, []));  // how long the board has stood as it is (a move out of turn)
     const v = s.view;
     $("mode").textContent = (s.mode || "").replace("_", " ") + (s.vision ? " · Vision" : "");
     const setup = s.phase === "setup";

@@ -33,10 +33,12 @@ document.addEventListener("DOMContentLoaded", async () => {
     const marks = {};
     for (const sp of b.lift || []) marks[sp] = "lift";
     for (const sp of b.place || []) marks[sp] = "place";
-    const need = Quin.needs(s, null, Quin.staleness(s, () => render(state)));
+    let need = Quin.needs(s, null, Quin.staleness(s, () => render(state)));
     // The practice opponent's move is made here, by hand: its plan (what is left of it) on the board.
     need.marks = marks;
-    const robot = Quin.addOpponent(s, null, need);
+    const wrong = Quin.outOfTurn(s, null);
+    if (wrong) need = wrong;
+    const robot = !wrong && Quin.addOpponent(s, null, need);
     const drawn = Quin.scene(v, need, need.marks);  // the sensed difference, not the needs' marks
     board.render(towers, drawn.marks, drawn.overlays);
     $("turn").textContent = Quin.headline(s, null);
@@ -53,7 +55,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     }
     if (need.title) box.append(h("h3", {}, need.title));
     if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
-    box.className = "now " + (need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time" : "") + (box.childNodes.length ? "" : " hidden");
+    box.className = "now " + (need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"
+      : need.kind === "out-of-turn" ? "problem" : "") + (box.childNodes.length ? "" : " hidden");
     const lift = b.lift || [], place = b.place || [];
     $("diff").textContent = lift.length || place.length ? Quin.countText(lift, place) + "."
       : robot && s.opponent.plan ? `The board matches the game: now make ${Quin.cap(opp)}'s move.` : "The board matches the game.";

@@ -15,7 +15,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     box.innerHTML = "";
     const lines = [];
     let title = need.title || "";
-    let cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time" : need.kind === "fix" || need.kind === "sync" ? "problem" : "";
+    let cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time" : need.kind === "fix" || need.kind === "sync" || need.kind === "out-of-turn" ? "problem" : "";
     const robot = state.opponent && state.opponent.side;
     if (state.phase === "setup") {
       const done = state.setup_done || {};
@@ -56,8 +56,10 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("result").textContent = res;
     $("result").classList.toggle("hidden", !res || $("turn").textContent === res);
     document.querySelector(".head").classList.toggle("over", !!res);
-    const need = Quin.needs(state, null, Quin.staleness(state, () => render(current, [])));
-    Quin.addOpponent(state, null, need);
+    let need = Quin.needs(state, null, Quin.staleness(state, () => render(current, [])));
+    const wrong = Quin.outOfTurn(state, null);
+    if (wrong) need = wrong;
+    else Quin.addOpponent(state, null, need);
     renderNow(state, need);
     const drawn = Quin.scene(v, need);
     board.render(v ? v.board : [], drawn.marks, drawn.overlays);
