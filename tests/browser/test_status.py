@@ -127,11 +127,11 @@ def test_resetting_the_virtual_board_mid_game_is_confirmed_and_the_status_page_s
     board.click("#place-start")
     expect(board.locator("dialog")).to_contain_text("Set up both lineups")
     board.click('dialog [data-confirm="yes"]')
-    # The starting spaces are filled again: w38 has a tower the game does not, w31 misses one.
-    # A move in progress looks the same for a moment; once the difference stays, the page says it.
+    # The starting spaces are filled again: w38 has a tower the game does not, w31 misses White's one.
+    # On the board that is White's tower moved while Black is to move, and it is said so (issue 22.3).
     expect(live.status.locator("#now")).to_contain_text(
-        "The board differs from the game: take the tower off the red space and put 1 tower on the green space, "
-        "or finish the move.", timeout=15000)
+        "It is Black's move. Put it back: move White's tower from w38 back to w31.",
+        timeout=15000)
     state = live.hands.state()
     assert state["board"]["lift"] == ["w38"] and state["board"]["place"] == ["w31"]
     expect(live.status.locator('svg.board circle.mark-lift[data-mark="w38"]')).to_have_count(1)
