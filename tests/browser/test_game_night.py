@@ -314,3 +314,88 @@ def test_lifting_a_rival_tower_for_a_flash_is_not_called_out_of_turn(live):
         assert "out of turn" not in body_text(page)
     live.hands.toggle("b35")  # then lifts its Shadow: the flash
     expect(live.status.locator("#turn")).to_have_text("Flash on b38", timeout=10000)
+
+
+# --- 4. the phone board, readable --------------------------------------------------------------
+
+MIN_BOARD_PX = 11  # a space's name, at arm's length
+MIN_TEXT_PX = 12   # any other text
+
+SMALL_TEXT = """(args) => {
+  const [minBoard, minText] = args;
+  const out = [];
+  const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && el.checkVisibility(); };
+  for (const t of document.querySelectorAll("svg.board text")) {
+    if (!shown(t)) continue;
+    const px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+    if (px < minBoard - 0.01) out.push(`board ${t.textContent}: ${px.toFixed(1)}px`);
+  }
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, el = node.parentElement;
+    if (!node.textContent.trim() || !el || el.closest("svg") || el.closest(".sr") || !shown(el)) continue;
+    const px = parseFloat(getComputedStyle(el).fontSize);
+    if (px < minText) out.push(`${el.tagName.toLowerCase()}.${el.className} "${node.textContent.trim().slice(0, 30)}": ${px}px`);
+  }
+  return out;
+}"""
+
+
+def small_text(page) -> list[str]:
+    return page.evaluate(SMALL_TEXT, [MIN_BOARD_PX, MIN_TEXT_PX])
+
+
+def axe_bad(page) -> list:
+    from axe_playwright_python.sync_playwright import Axe
+
+    result = Axe().run(page)
+    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result.response["violations"]
+            if v["impact"] in ("serious", "critical")]
+
+
+def test_the_phone_board_names_its_spaces_legibly_and_finds_the_named_ones_at_a_glance(live, artifacts):
+    """Space labels were about 6 px tall on a phone, tower discs about 20 px and over their own labels,
+    and an instruction's "b35" was hard to find."""
+    from scripted import to_first_flash
+
+    to_first_flash(live.hands)  # the flash on b38: White's phone names b35 and b38
+    phone = live.white
+    expect(phone.locator("#now h3")).to_contain_text("captures", timeout=10000)
+    named = sorted(phone.locator("#board [data-callout]").evaluate_all("els => els.map((e) => e.dataset.callout)"))
+    marked = sorted(phone.locator("#board .mark-lift, #board .mark-place").evaluate_all(
+        "els => els.map((e) => e.dataset.mark)"))
+    assert named == marked and named, (named, marked)
+
+    def legible(page, size):
+        assert small_text(page) == [], small_text(page)
+        for space in named:  # each named space is labelled large, on screen, at once
+            expect(page.locator(f'#board [data-callout="{space}"] text')).to_have_text(space)
+            expect(page.locator(f'#board [data-callout="{space}"]')).to_be_in_viewport()
+        assert axe_bad(page) == []
+
+    at_both_sizes(phone, artifacts, "4-phone-board-named", legible)
+    # A close look: every space's name legible, the towers large.
+    phone.set_viewport_size(PHONE)
+    phone.click("#zoom")
+    expect(phone.locator("#zoom")).to_have_text("Whole board")
+
+    def close_look(page, size):
+        assert small_text(page) == [], small_text(page)
+        expect(page.locator('#board [data-label="b38"]')).to_be_visible()
+        disc = page.locator('#board [data-tower="b35"] circle').bounding_box()
+        if size == "phone":
+            assert disc["width"] >= 30, disc  # a tower is a thumb's width, not 15 px
+        for space in named:
+            expect(page.locator(f'#board [data-callout="{space}"]')).to_be_in_viewport()
+
+    at_both_sizes(phone, artifacts, "4-phone-board-zoomed", close_look)
+    phone.click("#zoom")
+    expect(phone.locator("#zoom")).to_contain_text("Zoom in")
+    for name in ("status", "board"):
+        at_both_sizes(live.pages[name], artifacts, f"4-{name}-labels",
+                      lambda page, size: (assert_empty(small_text(page)), expect(page.locator("#board [data-callout]").first).to_be_visible()))
+    assert live.errors == []
+
+
+def assert_empty(found):
+    assert found == [], found

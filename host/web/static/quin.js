@@ -93,16 +93,50 @@ const Quin = (() => {
     const base = el("g", {}, svg);
     const marks = el("g", { class: "marks" }, svg);
     const towers = el("g", { class: "towers" }, svg);
+    const labels = el("g", { class: "labels" }, svg);  // above the towers: a tower never hides its space's name
     const overlay = el("g", { class: "overlay" }, svg);
+    const callouts = el("g", { class: "callouts" }, svg);
     const hits = el("g", {}, svg);
     const startOf = {};
     for (const p of PLAYERS) for (const s of L.start[p]) startOf[s] = p;
+    let crop = "unset", zoomed = null, last = null;
 
-    function setView(crop) {
-      if (crop === "own") svg.setAttribute("viewBox", `40 ${C + 110} ${L.size - 80} ${C - 105}`);
-      else svg.setAttribute("viewBox", `0 0 ${L.size} ${L.size}`);
-      svg.classList.toggle("cropped", crop === "own");
+    function setView(c) {
+      c = c || null;
+      if (c === crop) return;
+      crop = c;
+      zoomed = null;
+      view();
     }
+    function view() {
+      let vb = [0, 0, L.size, L.size];
+      if (zoomed) vb = zoomed;
+      else if (crop === "own") vb = [40, C + 110, L.size - 80, C - 105];
+      svg.setAttribute("viewBox", vb.map((n) => n.toFixed(1)).join(" "));
+      svg.classList.toggle("cropped", crop === "own" && !zoomed);
+      svg.classList.toggle("zoomed", !!zoomed);
+      if (last) draw(...last);
+    }
+    /* Zoom in on these spaces (a close look on a phone: every label legible), or back to the whole board. */
+    function zoom(spaces) {
+      const pts = (spaces || []).filter((s) => L.spaces[s]).map(pos);
+      if (!pts.length) { zoomed = null; view(); return; }
+      const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+      // Wide enough for the spaces and their neighbours (a board's fifth at least), no wider.
+      const span = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)) + 4 * R + 80;
+      const w = Math.min(L.size, Math.max(span, 340));
+      const cx = (Math.max(...xs) + Math.min(...xs)) / 2, cy = (Math.max(...ys) + Math.min(...ys)) / 2;
+      const clamp = (v) => Math.max(0, Math.min(L.size - w, v));
+      zoomed = [clamp(cx - w / 2), clamp(cy - w / 2), w, w];
+      view();
+    }
+    /* Screen pixels per board unit, now. */
+    function scale() {
+      const box = svg.getBoundingClientRect();
+      const vb = svg.viewBox.baseVal;
+      return box.width && vb && vb.width ? Math.min(box.width / vb.width, box.height / vb.height || Infinity) : 1;
+    }
+    const LABEL_PX = 11, CALLOUT_PX = 14;
 
     setView(opts.crop);
     el("circle", { cx: C, cy: C, r: Math.min(L.gateway_ring + 26, C - 1), class: "felt" }, base);
@@ -116,7 +150,7 @@ const Quin = (() => {
       if (name === "wi" || name === "bi") cls += " iris";
       if (name === "fs") cls += " fs";
       el("circle", { cx: x, cy: y, r: R * 0.62, class: cls, "data-space": name }, base);
-      el("text", { x, y: y + R + 8, class: "label" }, base).textContent = name;
+      el("text", { x, y: y + R + 8, class: "label", "data-label": name }, labels).textContent = name;
       const c = el("circle", { cx: x, cy: y, r: R + 6, class: "hit", "data-space": name }, hits);
       if (opts.onTap) c.addEventListener("click", () => opts.onTap(name));
     }
@@ -131,15 +165,59 @@ const Quin = (() => {
                    "data-arrow": `${from}-${to}` }, overlay);
     }
 
+    /* Labels sized for the screen: at least LABEL_PX pixels tall wherever they fit between the spaces
+       (a TV, a zoomed phone); where they cannot (a whole board on a phone), only the spaces the page
+       names are labelled, large, and a zoom shows the rest. */
+    function sizeLabels(named) {
+      const k = scale();
+      const units = Math.max(12, LABEL_PX / k);
+      const fits = units <= 19;
+      labels.style.display = fits ? "" : "none";
+      if (fits) {
+        for (const t of labels.children) {
+          const [x, y] = pos(t.dataset.label);
+          t.setAttribute("font-size", units.toFixed(1));
+          t.setAttribute("y", (y + R + 2 + units * 0.55).toFixed(1));
+          t.setAttribute("x", x.toFixed(1));
+        }
+      }
+      callouts.innerHTML = "";
+      if (named.length > 6) return;
+      const f = Math.max(14, CALLOUT_PX / k);
+      for (const [space, kind] of named) {
+        const [x, y] = pos(space);
+        const w = f * (0.62 * space.length + 0.9), hgt = f * 1.45;
+        const g = el("g", { class: "callout callout-" + kind, "data-callout": space }, callouts);
+        const above = y - R - 6 - hgt > 0;
+        const top = above ? y - R - 8 - hgt : y + R + 8;
+        el("rect", { x: (x - w / 2).toFixed(1), y: top.toFixed(1), width: w.toFixed(1), height: hgt.toFixed(1), rx: (hgt / 3).toFixed(1) }, g);
+        el("text", { x: x.toFixed(1), y: (top + hgt / 2).toFixed(1), "font-size": f.toFixed(1) }, g).textContent = space;
+      }
+    }
+
+    if (window.ResizeObserver) new ResizeObserver(() => { if (last) draw(...last); }).observe(svg);
+
+    function draw(list, markMap, overlays) {
+      last = [list, markMap, overlays];
+      towers.innerHTML = "";
+      marks.innerHTML = "";
+      overlay.innerHTML = "";
+      render(list, markMap, overlays);
+      sizeLabels(Object.entries(markMap || {}).filter(([s, k]) => (k === "lift" || k === "place") && L.spaces[s]));
+    }
+
     return {
       setCrop: setView,
-      /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]
-         marks: {space: "lift"|"place"|"hint"|"selected"|"time"|"new"}
-         overlays: [{arrow: kind, from, to, cls} | {burst: kind, at} | {tag: text, at, kind}] */
-      render(list, markMap, overlays) {
-        towers.innerHTML = "";
-        marks.innerHTML = "";
-        overlay.innerHTML = "";
+      zoom,
+      get zoomed() { return !!zoomed; },
+      render: draw,
+    };
+
+    /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]
+       marks: {space: "lift"|"place"|"hint"|"selected"|"time"|"new"}
+       overlays: [{arrow: kind, from, to, cls} | {burst: kind, at} | {tag: text, at, kind}] */
+    function render(list, markMap, overlays) {
+      {
         for (const [space, kind] of Object.entries(markMap || {})) {
           if (!L.spaces[space]) continue;
           const [x, y] = pos(space);
@@ -188,8 +266,8 @@ const Quin = (() => {
             el("text", { x, y: y - R - 23 }, g).textContent = o.tag;
           }
         }
-      },
-    };
+      }
+    }
   }
 
   // --- wording ----------------------------------------------------------------------------

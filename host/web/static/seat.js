@@ -251,8 +251,23 @@ document.addEventListener("DOMContentLoaded", async () => {
       if (hints && hints[selected]) for (const s of hints[selected]) marks[s] = "hint";
     }
     const towers = v ? v.board.map((t) => ({ space: t.space, owner: t.owner, piece: t.piece, revealed: t.revealed, own: t.owner === me })) : [];
+    // The spaces the page names now: a close look at them is one tap away (and follows them while zoomed).
+    named = Object.keys(marks).filter((sp) => marks[sp] === "lift" || marks[sp] === "place");
+    if (zoomIn) board.zoom(named.length ? named : ["fs"]);
     board.render(towers, marks, drawn.overlays);
+    const zb = $("zoom");
+    zb.classList.remove("hidden");
+    zb.setAttribute("aria-pressed", String(zoomIn));
+    zb.textContent = zoomIn ? "Whole board" : named.length && named.length <= 4 ? `Zoom in on ${named.join(", ")}` : "Zoom in";
   }
+
+  let zoomIn = false;        // a close look at the board (the named spaces, legible on a phone)
+  let named = [];
+  $("zoom").addEventListener("click", () => {
+    zoomIn = !zoomIn;
+    if (!zoomIn) board.zoom(null);
+    if (state && state.phase !== "setup") drawPlayBoard();
+  });
 
   /* The panel under the headline: a flash, the Power of Time, a refusal, what to put right. */
   function renderNow() {
@@ -434,6 +449,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("turn").textContent = Quin.headline(s, me);
     board.setCrop(setup ? "own" : null);
     if (setup) {
+      zoomIn = false;
+      $("zoom").classList.add("hidden");
       $("declare").classList.add("hidden");
       $("bar-status").classList.remove("hidden");
       if (s.seat.setup && !draft.clone && !draft.removed && !Object.keys(draft.lineup).length) {
