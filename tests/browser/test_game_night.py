@@ -399,3 +399,41 @@ def test_the_phone_board_names_its_spaces_legibly_and_finds_the_named_ones_at_a_
 
 def assert_empty(found):
     assert found == [], found
+
+
+# --- 5. Zero Gravity says what is what ------------------------------------------------------------
+
+
+def test_zero_gravity_labels_captured_towers_and_names_each_piece_once_per_line(live, artifacts):
+    """"6 waiting to come in [Peripheral][Time][Void]": the chips were captured rival towers under a
+    visually hidden label, and on phones some pieces appeared twice in one card."""
+    from scripted import to_first_flash
+
+    to_first_flash(live.hands)
+    live.hands.finish("b38")  # White's Shadow captures Black's Peripheral; White's Time tower sits in Black's
+    expect(live.status.locator("#turn")).to_have_text("Black to move", timeout=10000)
+    pieces = ["Light", "Shadow", "Artificial Light", "Reflector", "Memory", "Time", "Peripheral", "Void"]
+
+    def clear(page, size):
+        for block in page.locator("#zg .zg").all():
+            expect(block.locator(".zg-name")).to_be_visible()
+            for line in block.locator(".zg-line").all():
+                text = line.inner_text()
+                for piece in pieces:
+                    others = text.replace("Artificial Light", "") if piece == "Light" else text
+                    assert others.count(piece) <= 1, text  # each piece once, "×2" for two
+        white = page.locator('#zg [data-zg="white"]')
+        # The captured towers are labelled as such, visibly, and are not "waiting to come in".
+        expect(white.locator(".zg-line", has=page.locator(".chip"))).to_contain_text("Captured from Black:")
+        expect(white.locator(".chip")).to_have_text(["Peripheral"])
+        expect(white.locator(".zg-wait")).not_to_contain_text("Peripheral")
+        black = page.locator('#zg [data-zg="black"]')
+        expect(black.locator(".zg-line", has=page.locator(".chip"))).to_contain_text("Captured from White:")
+        expect(black.locator(".chip")).to_have_text(["Time"])
+        page.locator("#zg").scroll_into_view_if_needed()
+
+    at_both_sizes(live.status, artifacts, "5-zero-gravity-status", clear)
+    at_both_sizes(live.white, artifacts, "5-zero-gravity-white", clear)
+    expect(live.white.locator('#zg [data-zg="white"] .zg-name')).to_have_text("Your Zero Gravity")
+    expect(live.white.locator('#zg [data-zg="white"] .zg-wait')).to_contain_text("Waiting to come in: 7 (Artificial Light ×4")
+    assert live.errors == []

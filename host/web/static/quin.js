@@ -634,29 +634,35 @@ const Quin = (() => {
     ol.scrollTop = ol.scrollHeight;
   }
 
-  /* Each player's Zero Gravity: the towers waiting to come in, and the rival's towers captured. */
+  /* Each player's Zero Gravity, one labelled block each: the towers waiting to come in (by name where
+     the viewer knows them) and, under a visible "Captured" label, the rival's towers captured there,
+     each piece once (×2 for two of a kind). */
   function renderZeroGravity(box, view, viewer) {
     box.innerHTML = "";
     if (!view) return;
+    const counted = (pieces) => {
+      const counts = {};
+      for (const piece of pieces) counts[piece] = (counts[piece] || 0) + 1;
+      return Object.entries(counts);
+    };
     for (const p of PLAYERS) {
       const rival = other(p);
-      const row = h("div", { class: "zg" }, h("span", { class: "zg-name" }, cap(zeroGravity(p, viewer)) + ":"));
+      const block = h("div", { class: "zg", "data-zg": p }, h("h3", { class: "zg-name" }, cap(zeroGravity(p, viewer))));
       const mine = view.reserve[p];
       const waiting = mine.count;
-      if (waiting) {
-        const counts = {};
-        for (const piece of mine.pieces || []) counts[piece] = (counts[piece] || 0) + 1;
-        const names = mine.pieces ? ": " + Object.entries(counts).map(([piece, n]) => pieceName(piece) + (n > 1 ? ` ×${n}` : "")).join(", ") : "";
-        row.append(h("span", { class: "zg-wait" }, `${waiting} waiting to come in${names}`));
-      }
+      const names = mine.pieces ? counted(mine.pieces).map(([piece, n]) => pieceName(piece) + (n > 1 ? ` ×${n}` : "")).join(", ") : "";
+      block.append(h("p", { class: "zg-line zg-wait" }, h("span", { class: "zg-label" }, "Waiting to come in:"), " ",
+                     waiting ? `${waiting}${names ? " (" + names + ")" : ""}` : "none"));
       const caught = view.captured[rival];
       if (caught.length) {
-        const chips = h("span", { class: "chips" }, h("span", { class: "sr" }, "captured: "));
-        for (const piece of caught) chips.append(h("span", { class: "chip " + rival, title: `${cap(rival)}'s ${pieceName(piece)}, captured` }, icon(piece), pieceName(piece)));
-        row.append(chips);
+        const chips = h("span", { class: "chips" });
+        for (const [piece, n] of counted(caught)) {
+          chips.append(h("span", { class: "chip " + rival, title: `${cap(rival)}'s ${pieceName(piece)}, captured` },
+                         icon(piece), pieceName(piece) + (n > 1 ? ` ×${n}` : "")));
+        }
+        block.append(h("p", { class: "zg-line" }, h("span", { class: "zg-label" }, `Captured from ${cap(rival)}:`), " ", chips));
       }
-      if (!waiting && !caught.length) row.append(h("span", { class: "zg-wait" }, "empty"));
-      box.append(row);
+      box.append(block);
     }
   }
 
