@@ -437,3 +437,83 @@ def test_zero_gravity_labels_captured_towers_and_names_each_piece_once_per_line(
     expect(live.white.locator('#zg [data-zg="white"] .zg-name')).to_have_text("Your Zero Gravity")
     expect(live.white.locator('#zg [data-zg="white"] .zg-wait')).to_contain_text("Waiting to come in: 7 (Artificial Light ×4")
     assert live.errors == []
+
+
+# --- 6. smaller things ----------------------------------------------------------------------------
+
+
+def test_quin_export_refuses_a_game_still_being_played_unless_forced(tmp_path):
+    import json
+    import subprocess
+
+    from conftest import ROOT
+    from quin_cmd import QUIN
+
+    from host.web import create_app
+
+    app = create_app({"DATA_DIR": str(tmp_path), "TICK": 0})
+    table = app.extensions["quin.table"]
+    client = app.test_client()
+    for player, setup in (("white", WHITE), ("black", BLACK)):
+        token = table.tokens[player]
+        assert client.post(f"/api/seat/{token}/setup", json=setup, headers={"X-Seat-Token": token}).status_code == 200
+    assert table.phase == "playing"
+    table.store.close()
+    cmd = [*QUIN, "export", "1", "--data-dir", str(tmp_path)]
+    refused = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stdout == "", refused
+    assert refused.stderr == ("quin: game 1 is still being played: its record holds both players' hidden lineups; "
+                              "add --force to write it anyway\n"), refused.stderr
+    forced = subprocess.run(cmd + ["--force"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(forced.stdout)["format"] == "quin-record/1"
+
+
+def test_quin_serve_in_the_background_says_where_the_seat_codes_are(tmp_path):
+    from test_host_start import Served
+
+    served = Served(tmp_path / "data")  # with --show-links: the codes are printed, the steps say so plainly
+    try:
+        text = "\n".join(served.until("Stop with Ctrl-C"))
+        assert "Each player scans their own seat code with their phone" in text
+    finally:
+        served.stop()
+    import subprocess
+
+    from conftest import ROOT
+    from quin_cmd import QUIN
+
+    proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path / "data"),
+                             "--no-qr"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    background = Served.__new__(Served)
+    background.proc = proc
+    import queue
+    import threading
+
+    background.lines = queue.Queue()
+    threading.Thread(target=background._read, daemon=True).start()
+    try:
+        text = "\n".join(background.until("Stop with Ctrl-C"))
+        assert "/seat/" not in text  # not a terminal: no secrets in a log
+        assert "Each player scans their own seat code (`quin links`, run in a terminal, prints the codes)" in text
+    finally:
+        background.stop()
+
+
+def test_printed_links_carry_the_address_for_phones_that_cannot_resolve_the_name():
+    import io
+
+    from host.commands.serve_cmds import print_links
+
+    out = io.StringIO()
+    print_links(out, "http://quin.local:8000", "KEY", {"white": "W", "black": "B"}, qr=False,
+                by_address="http://192.168.1.20:8000")
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "  host page:     http://quin.local:8000/host/KEY",
+        "    by address:  http://192.168.1.20:8000/host/KEY",
+        "  white seat:    http://quin.local:8000/seat/W",
+        "    by address:  http://192.168.1.20:8000/seat/W",
+        "  black seat:    http://quin.local:8000/seat/B",
+        "    by address:  http://192.168.1.20:8000/seat/B",
+    ]
