@@ -517,3 +517,89 @@ def test_printed_links_carry_the_address_for_phones_that_cannot_resolve_the_name
         "  black seat:    http://quin.local:8000/seat/B",
         "    by address:  http://192.168.1.20:8000/seat/B",
     ]
+
+
+def boxes_meet(a, b) -> bool:
+    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+
+
+def test_a_toast_covers_neither_the_sheet_nor_the_lists(live, artifacts):
+    phone = live.white
+    phone.click("#quick-start")
+    phone.click("#saved-lineups")
+    phone.click("#save-lineup")
+    phone.click('dialog [data-confirm="yes"]')
+    toast = phone.locator("#toast")
+    expect(toast).to_contain_text("on this phone")
+
+    def clear(page, size):
+        expect(page.locator("#sheet")).to_be_visible()
+        page.evaluate("Quin.toast('Saved “Lineup 1” on this phone.', '', 4000)")  # the same toast, shown again
+        assert not boxes_meet(toast.bounding_box(), page.locator("#sheet").bounding_box())
+        assert not boxes_meet(toast.bounding_box(), page.locator(".actionbar").bounding_box())
+
+    at_both_sizes(phone, artifacts, "6-toast-and-sheet", clear)
+    # In play: a flash's toast sits in the page, over none of the lists either.
+    from scripted import to_first_flash
+
+    to_first_flash(live.hands)
+    live.hands.finish("b38")
+    page = live.black
+    expect(page.locator("#toast")).to_contain_text("captures", timeout=10000)
+    said = page.locator("#toast").inner_text()
+
+    def in_page(page, size):
+        page.evaluate("(t) => Quin.toast(t, 'flash', 8000)", said)
+        t = page.locator("#toast").bounding_box()
+        for part in ("#zg", "#log", "#now", ".actionbar", "#board"):
+            if page.locator(part).is_visible():
+                assert not boxes_meet(t, page.locator(part).bounding_box()), part
+
+    at_both_sizes(page, artifacts, "6-toast-in-play", in_page)
+
+
+def test_the_history_fits_a_phone_and_the_status_page_fits_a_tv(live, artifacts):
+    status = live.status
+
+    def fits(page, size):
+        width, height = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+        assert width <= page.viewport_size["width"], (size, width)
+        if size == "tv":
+            assert height <= page.viewport_size["height"], (size, height)  # no scrolling on the TV
+
+    expect(status.locator("#conn")).to_have_text("live", timeout=10000)
+    at_both_sizes(status, artifacts, "6-status-setup", fits)
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    live.hands.start()
+    live.hands.move("w38", "w31")
+    expect(status.locator("#turn")).to_have_text("Black to move", timeout=10000)
+    at_both_sizes(status, artifacts, "6-status-playing", fits)
+    live.table.new_game()
+    history = live.open("/history", PHONE)
+    expect(history.locator("#games tr")).to_have_count(2)
+
+    def links_on_screen(page, size):
+        fits(page, "phone")
+        for link in page.locator('#games a[href^="/history/"]').all():
+            expect(link).to_be_in_viewport()
+
+    at_both_sizes(history, artifacts, "6-history", links_on_screen)
+
+
+def test_setting_out_the_lineups_is_an_instruction_not_an_alarm_and_piece_names_are_capitalised(live, artifacts):
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    phone = live.white
+    expect(phone.locator("#now h3")).to_have_text("Put your lineup on the board", timeout=10000)
+
+    def calm(page, size):
+        assert "problem" not in page.locator("#now").get_attribute("class")
+        assert page.locator('#now [role="alert"]').count() == 0
+
+    at_both_sizes(phone, artifacts, "6-setup-instruction", calm)
+    live.hands.start()
+    live.hands.toggle("w18", "w14")  # White's Peripheral: one space too far
+    expect(phone.locator("#now")).to_contain_text("but a Peripheral moves at most 3", timeout=10000)
+    assert "a peripheral" not in body_text(phone)

@@ -714,16 +714,19 @@ const Quin = (() => {
     return data;
   }
 
-  /* One toast at a time, at the foot of the screen (never over the heading); a new one replaces it. */
+  /* One toast at a time; a new one replaces it.  Where the page has a slot for it (#toast-slot, under
+     the panel that says what happens now) it sits there, in the page, and covers nothing: not the
+     sheet of choices, not the lists; elsewhere at the foot of the screen. */
   let toastTimer = null;
   function toast(text, cls, ms) {
     let t = document.getElementById("toast");
+    const slot = document.getElementById("toast-slot");
     if (!t) {
       t = h("div", { id: "toast", class: "toast", role: "status", "aria-live": "polite" });
       t.addEventListener("click", () => t.classList.add("hidden"));
-      (document.querySelector("main") || document.body).appendChild(t);
+      (slot || document.querySelector("main") || document.body).appendChild(t);
     }
-    t.className = "toast " + (cls || "");
+    t.className = "toast " + (slot ? "inline " : "") + (cls || "");
     t.textContent = text;
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => t.classList.add("hidden"), ms || 6000);
@@ -732,11 +735,23 @@ const Quin = (() => {
 
   /* The stream's notices as toasts for this viewer: a flash, and the Power of Time once carried out. */
   function notify(notices, viewer) {
+    // Said once: a notice the panel above already says (a flash being carried out) is not repeated.
+    const now = document.getElementById("now");
+    const shown = (text) => now && !now.classList.contains("hidden") && now.textContent.includes(text);
     for (const n of notices) {
       const d = n.data || {};
-      if (n.kind === "flash") toast(flashText(d, viewer), "flash", 8000);
-      else if (n.kind === "time" && d.done) toast(timeText(d, viewer), "time", 6000);
+      const text = n.kind === "flash" ? flashText(d, viewer) : n.kind === "time" && d.done ? timeText(d, viewer) : "";
+      if (text && !shown(text)) toast(text, n.kind, n.kind === "flash" ? 8000 : 6000);
     }
+  }
+
+  /* The referee's and the engine's words with the pieces and players named as in the rest of the
+     pages: "a void moves at most 1" reads "a Void moves at most 1", "black's tower" "Black's tower". */
+  const PIECE_WORDS = /\b(a|an|the|your|its|their|his|her|my|one|white's|black's|captured|hidden|rival's)(\s+)(artificial light|light|shadow|reflector|memory|time|peripheral|void)(s?)\b/gi;
+  function proper(text) {
+    return String(text || "")
+      .replace(/\b(white|black)('s)\b/g, (m, who, s) => cap(who) + s)
+      .replace(PIECE_WORDS, (m, pre, sp, piece, pl) => pre + sp + piece.split(" ").map(cap).join(" ") + pl);
   }
 
   /* A question in the page (a <dialog>): resolves answer() when confirmed, `no` when cancelled or
@@ -760,5 +775,5 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
-           stepMarks, addOpponent, outOfTurn, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
+           stepMarks, addOpponent, outOfTurn, proper, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

@@ -49,7 +49,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (/finished action/.test(text)) return "Finish your move on the board, then tap Done.";
     return "Move a tower on the board, or choose another declaration.";
   }
-  const sentence = (t) => { t = String(t || "").trim(); return t ? cap(t) + (/[.!?]$/.test(t) ? "" : ".") : ""; };
+  const sentence = (t) => { t = Quin.proper(String(t || "").trim()); return t ? cap(t) + (/[.!?]$/.test(t) ? "" : ".") : ""; };
 
   // --- lineups: counts, the colour-free form kept on this phone ---------------------------------
 
@@ -286,12 +286,13 @@ document.addEventListener("DOMContentLoaded", async () => {
         title = "Put both lineups on the board";
         lines.push(`${cap(state.opponent.side)}'s towers need no faces: put any ten of them on its starting spaces.`);
       }
+      // A normal instruction (set the lineups out, the opponent's move) is no alarm: only what went wrong is red.
       cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"
-        : robot && need.kind === "opponent" ? "" : need.kind ? "problem" : "";
+        : (robot && need.kind === "opponent") || need.kind === "setup" ? "" : need.kind ? "problem" : "";
       if (wrong) cls = "problem";  // said once: the referee's own corrections for the mover would say it again
       else if (priv.rejected || (priv.instructions || []).length) {
         cls = "problem";
-        if (priv.rejected) title = "Not allowed: " + priv.rejected;
+        if (priv.rejected) title = "Not allowed: " + Quin.proper(priv.rejected);
         else title = title || "The board does not match the game";
         const todo = priv.instructions || [];
         if (todo.length > 4) {
@@ -364,7 +365,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     const q = priv.question;
     if (q && state.phase !== "setup") {
       box.setAttribute("aria-label", "the referee asks");
-      box.append(h("h3", {}, q.options.length ? "Which did you play?" : cap(q.text)));
+      box.append(h("h3", {}, q.options.length ? "Which did you play?" : cap(Quin.proper(q.text))));
       if (q.options.length) box.append(h("p", { class: "small muted" }, sentence(q.text)));
       const opts = h("div", { class: "buttons" });
       for (const option of q.options) {
