@@ -74,6 +74,8 @@ class Table:
         self.host_key: str | None = None
         self.leds: dict | None = None  # LED colours for a hardware board, from the referee's instructions
         self.opponent = opponent  # host.opponent.driver.TableOpponent playing one seat, or None
+        self.rematch: set[str] = set()  # the players who asked to play again, once the game is over
+        self._reveal: tuple | None = None  # ((game id, actions), the finished game with every identity open)
 
     # --- the referee ----------------------------------------------------------------------
 
@@ -190,6 +192,7 @@ class Table:
         self.tokens = tokens
         self.game = None
         self.ref = None
+        self.rematch = set()
 
     def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> int:
         """Abandon the open game (if unfinished) and start a new one in setup, with the same seats."""
@@ -200,6 +203,35 @@ class Table:
             self._new(mode, vision, first)
             self._publish({})
             return self.row.id
+
+    def next_first(self) -> str:
+        """Who moves first in the next game: the loser of a finished game, or after a draw the
+        player who did not move first in it (the host page may choose otherwise)."""
+        row, game = self.row, self.game
+        if row is None:
+            return WHITE
+        result = game.result if game is not None and game.is_over() else None
+        winner = getattr(result, "winner", None)
+        if winner:
+            return "black" if winner == "white" else "white"
+        if result is not None:
+            return "black" if row.first == "white" else "white"
+        return row.first
+
+    def play_again(self, player: str) -> int | None:
+        """``player`` asks for a rematch once the game is over: the same seats, mode and Vision, the
+        loser moving first.  It starts when every phone seat has asked (the practice opponent always
+        agrees); returns the new game's number then, else None."""
+        with self.lock:
+            if self.phase != "over":
+                raise TableError("the game is not over: play again once it has ended")
+            self.rematch.add(player)
+            waiting = [p for p in self.phone_seats() if p not in self.rematch]
+            if waiting:
+                self._publish({})
+                return None
+            row = self.row
+            return self.new_game(row.mode, row.vision, self.next_first())
 
     def reissue(self, player: str) -> str:
         """A new seat token for ``player`` (a lost phone); the old one stops working at once."""
@@ -347,10 +379,16 @@ class Table:
                 "board": self._board_state(),
                 "source": self.source_status,
                 "committed_at": self.committed_at,
-                "view": view(game, viewer) if game is not None else None,
+                "view": view(self._revealed(), viewer) if self.phase == "over" else view(game, viewer) if game is not None else None,
                 "referee": self._referee_status(),
                 "opponent": self.opponent.public_status(self) if self.opponent is not None else None,
             }
+            if self.phase == "over":
+                # The game is over: nothing is hidden any more.  Every identity is shown to everyone,
+                # and the table says who has asked to play again and who would move first.
+                data["revealed"] = True
+                data["again"] = {"asked": sorted(self.rematch), "first": self.next_first(),
+                                 "needs": sorted(self.phone_seats())}
             if self.resume_error and viewer is None:
                 data["notice"] = self.resume_error
             if viewer is not None:
@@ -363,6 +401,17 @@ class Table:
                     "start_spaces": [SPACE_NAMES[s] for s in START_SPACES[viewer]],
                 }
             return data
+
+    def _revealed(self) -> Game:
+        """The finished game replayed with every identity open (Vision Mode: the same rules)."""
+        game = self.game
+        key = (self.row.id, len(game.log))
+        if self._reveal is None or self._reveal[0] != key:
+            open_game = Game(game.setups[WHITE], game.setups["black"], game.mode, True, game.first)
+            for _, _, action in game.log:
+                open_game.push(action, trusted=True)
+            self._reveal = (key, open_game)
+        return self._reveal[1]
 
     def _referee_status(self) -> dict | None:
         """The referee's public status, without its settled board: the moment the board settles

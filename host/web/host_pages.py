@@ -53,6 +53,7 @@ def host_page(key: str):
     table = get_table()
     opponent = table.opponent
     return render_template("host.html", key=key, players=PLAYERS, seats=seat_links(table), state=table.state(None),
+                           next_first=table.next_first(),
                            opponent={"side": opponent.side, "level": opponent.level} if opponent else None)
 
 

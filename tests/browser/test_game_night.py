@@ -603,3 +603,71 @@ def test_setting_out_the_lineups_is_an_instruction_not_an_alarm_and_piece_names_
     live.hands.toggle("w18", "w14")  # White's Peripheral: one space too far
     expect(phone.locator("#now")).to_contain_text("but a Peripheral moves at most 3", timeout=10000)
     assert "a peripheral" not in body_text(phone)
+
+
+# --- 7. a game that ends well ----------------------------------------------------------------------
+
+
+def test_the_end_reveals_every_tower_shows_the_winning_move_and_offers_play_again_and_the_replay(live, artifacts):
+    """The phones said "The game is over." and nothing else, the status page kept every identity
+    hidden, and the host page said "an unfinished game is abandoned" after a finished one."""
+    from scripted import to_first_flash, to_the_end
+
+    to_first_flash(live.hands)
+    to_the_end(live.hands)
+    towers = len(live.hands.state()["view"]["board"])
+    flash = {"status": "White's Shadow captures Black's Light", "white": "Your Shadow captures Black's Light",
+             "black": "White's Shadow captures your Light"}
+    for name in flash:
+        winning = f"The winning move: White b38 → b39 ({flash[name]} on b39)."
+        page = live.pages[name]
+        expect(page.locator("#turn")).to_have_text("White wins: Black's Light is captured", timeout=10000)
+
+        def ended(page, size, name=name, winning=winning):
+            end = page.locator("#result")
+            expect(end).to_contain_text(winning)
+            expect(end).to_contain_text("Every tower is shown now")
+            # Every tower on the board shows its face, to everyone.
+            expect(page.locator("#board .tower use.face")).to_have_count(towers)
+            expect(end.locator("a.replay-link")).to_have_attribute("href", "/history/1")
+            if name == "status":
+                expect(end).to_contain_text("Play again: both players tap Play again on their phones (Black moves first).")
+            else:
+                expect(page.locator("#again")).to_be_visible()
+                expect(page.locator("#again")).to_have_text("Play again")
+                expect(page.locator("#again")).to_be_in_viewport()
+                assert "The game is over." not in body_text(page)
+
+        at_both_sizes(page, artifacts, f"7-end-{name}", ended)
+    # The host page, after a finished game: nothing is abandoned, and the loser is offered the first move.
+    host = live.open(f"/host/{live.table.host_key}", PHONE)
+    assert host.locator("#first").input_value() == "black"
+    # Play again: White asks, Black is told, Black agrees: both phones are carried to game 2, Black first.
+    live.white.click("#again")
+    expect(live.white.locator("#again")).to_have_text("Asked ✓")
+    expect(live.black.locator("#result")).to_contain_text("White asked to play again; waiting for you (Black moves first).")
+    expect(live.status.locator("#result")).to_contain_text("White asked to play again; waiting for Black")
+    at_both_sizes(live.black, artifacts, "7-asked-black")
+    live.black.click("#again")
+    for page in (live.white, live.black):
+        expect(page.locator("#turn")).to_have_text("Choose your lineup", timeout=10000)
+    state = live.hands.state()
+    assert state["game"] == 2 and state["first"] == "black" and state["phase"] == "setup"
+    expect(live.status.locator("#sub")).to_have_text("Black moves first")
+    # The replay link of the finished game.
+    replay = live.open("/history/1", PHONE)
+    expect(replay.locator("#summary")).to_contain_text("White wins: Black's Light is captured")
+    assert live.errors == []
+
+
+def test_play_again_is_refused_while_the_game_is_on(live):
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    from webtools import post_json
+
+    token = live.table.tokens["white"]
+    status, body = post_json(f"{live.base}/api/seat/{token}/again", {}, {"X-Seat-Token": token})
+    assert status == 400 and body["error"] == "the game is not over: play again once it has ended"
+    assert live.table.row.id == 1
+    status, body = post_json(f"{live.base}/api/seat/{token}/again", {}, {})
+    assert status == 403

@@ -666,6 +666,40 @@ const Quin = (() => {
     }
   }
 
+  /* The end of a game, for the status page and each phone: the result (unless the headline says
+     it), the winning move, that every tower is now shown, who has asked to play again, and a link
+     to the replay.  The seat adds its own Play again button. */
+  function renderEnd(box, state, viewer, headline) {
+    box.innerHTML = "";
+    const v = state.view;
+    if (!v || !v.result || v.result.status === "ongoing") { box.classList.add("hidden"); return; }
+    const res = resultText(v.result);
+    if (res !== headline) box.append(h("p", { class: "result-text" }, res));
+    const turn = v.history[v.history.length - 1];
+    if (turn) {
+      const flashes = v.events.filter((e) => e.turn === turn.turn && e.type === "flash").map((e) => flashEventText(e, turn.player, viewer));
+      const what = turn.actions.map(actionText).join("; ");
+      box.append(h("p", { class: "winning" }, `${v.result.winner ? "The winning move" : "The last move"}: ` +
+        `${cap(turn.player)} ${what}` + (flashes.length ? ` (${flashes.join("; ")})` : "") + "."));
+    }
+    box.append(h("p", { class: "small" }, "Every tower is shown now: the game is over."));
+    const again = state.again || { asked: [], needs: [] };
+    const first = cap(again.first || "");
+    const asked = again.asked || [], needs = again.needs || [];
+    let line;
+    if (!asked.length) {
+      line = needs.length > 1 ? `Play again: both players tap Play again on their phones (${first} moves first).`
+                              : `Play again: tap Play again on the phone (${first} moves first).`;
+    } else {
+      const waiting = needs.filter((p) => !asked.includes(p));
+      line = `${asked.map((p) => p === viewer ? "You" : cap(p)).join(" and ")} asked to play again; ` +
+             `waiting for ${waiting.map((p) => p === viewer ? "you" : cap(p)).join(" and ")} (${first} moves first).`;
+    }
+    box.append(h("p", { class: "again" }, line));
+    box.append(h("p", {}, h("a", { href: `/history/${state.game}`, class: "button replay-link" }, `Replay game ${state.game}`)));
+    box.classList.remove("hidden");
+  }
+
   /* The legend: one icon per piece. */
   function legend(box) {
     box.innerHTML = "";
@@ -775,5 +809,5 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
-           stepMarks, addOpponent, outOfTurn, proper, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
+           stepMarks, addOpponent, outOfTurn, proper, renderEnd, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
 })();

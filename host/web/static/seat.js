@@ -322,11 +322,20 @@ document.addEventListener("DOMContentLoaded", async () => {
     const myTurn = !!d;
     box.classList.toggle("hidden", !myTurn);
     $("bar-status").classList.toggle("hidden", myTurn);
+    if (myTurn) $("again").classList.add("hidden");
     if (!myTurn) {
       const v = state.view;
       let status = "";
-      if (v && v.result && v.result.status !== "ongoing") status = "The game is over.";
-      else if (ref.phase === "setup") status = "Put the towers on the board; play begins when it matches.";
+      const over = v && v.result && v.result.status !== "ongoing";
+      const again = state.again || {};
+      $("again").classList.toggle("hidden", !over);
+      if (over) {
+        const mine = (again.asked || []).includes(me);
+        $("again").disabled = mine;
+        $("again").textContent = mine ? "Asked ✓" : "Play again";
+        const alone = (again.needs || []).length < 2;  // against the practice opponent
+        status = mine ? `Waiting for ${cap(rival)} to play again.` : `Again? ${cap(again.first || "")} moves first${alone ? "" : " once you both tap"}.`;
+      } else if (ref.phase === "setup") status = "Put the towers on the board; play begins when it matches.";
       else if (ref.phase === "sync") status = "Put the board back as the game stands.";
       else if (v && state.opponent && state.opponent.side === v.to_move) {
         status = state.opponent.plan ? `Make ${cap(v.to_move)}'s move on the board, as shown above.` : `${cap(v.to_move)} (the practice opponent) is thinking.`;
@@ -453,6 +462,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       zoomIn = false;
       $("zoom").classList.add("hidden");
       $("declare").classList.add("hidden");
+      $("again").classList.add("hidden");
       $("bar-status").classList.remove("hidden");
       if (s.seat.setup && !draft.clone && !draft.removed && !Object.keys(draft.lineup).length) {
         draft = mine(s.seat.setup);
@@ -468,9 +478,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     }
     if (sheet === "saved") sheet = null;
     $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
-    const res = v ? Quin.resultText(v.result) : "";
-    $("result").textContent = res;
-    $("result").classList.toggle("hidden", !res || res === $("turn").textContent);
+    Quin.renderEnd($("result"), s, me, $("turn").textContent);
     renderNow();
     renderDeclarations();
     renderSheet();
@@ -487,6 +495,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     lastEvents = n;
     Quin.notify(notices, me);
   }
+
+  $("again").addEventListener("click", () => send("again", {}).catch(() => {}));
 
   /* A revoked seat (re-issued to another phone, or taken by the practice opponent) stops here, with a
      word why.  A new game does not revoke it: the seat follows the table. */

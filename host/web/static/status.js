@@ -53,8 +53,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("turn").textContent = Quin.headline(state, null);
     $("sub").textContent = subline(state);
     const res = v ? Quin.resultText(v.result) : "";
-    $("result").textContent = res;
-    $("result").classList.toggle("hidden", !res || $("turn").textContent === res);
+    Quin.renderEnd($("result"), state, null, $("turn").textContent);
     document.querySelector(".head").classList.toggle("over", !!res);
     let need = Quin.needs(state, null, Quin.staleness(state, () => render(current, [])));
     const wrong = Quin.outOfTurn(state, null);
