@@ -671,3 +671,45 @@ def test_play_again_is_refused_while_the_game_is_on(live):
     assert live.table.row.id == 1
     status, body = post_json(f"{live.base}/api/seat/{token}/again", {}, {})
     assert status == 403
+
+
+def test_the_replay_shows_the_game_at_a_glance_with_its_turning_points_linked_to_their_moments(live, artifacts):
+    from scripted import to_first_flash, to_the_end
+    from webtools import get_json
+
+    to_first_flash(live.hands)
+    # While the game is on, the replay holds no estimate (it would need the hidden identities).
+    body = get_json(f"{live.base}/api/games/1")[1]
+    assert "turning_points" not in body and all("white_chance" not in f for f in body["frames"])
+    to_the_end(live.hands)
+    body = get_json(f"{live.base}/api/games/1")[1]
+    chances = [f["white_chance"] for f in body["frames"]]
+    assert chances[-1] == 1.0 and all(0 <= c <= 1 for c in chances)  # White won
+    turning = body["turning_points"]
+    assert turning and all(abs(t["white_after"] - t["white_before"]) >= 0.2 for t in turning), turning
+    page = live.open("/history/1", PHONE)
+    expect(page.locator("#step-label")).to_have_text("Start")
+
+    def glance(page, size):
+        chart = page.locator("#chart")
+        expect(chart).to_be_visible()
+        expect(chart.locator("polygon")).to_have_count(4)  # each side on the board and in Zero Gravity
+        expect(chart.locator("polyline.chance")).to_have_count(1)
+        expect(chart.locator("a[data-turning]")).to_have_count(len(turning))
+        expect(page.locator("#turning a")).to_have_count(len(turning))
+        assert small_text(page) == [], small_text(page)
+        assert axe_bad(page) == []
+
+    at_both_sizes(page, artifacts, "7-replay-glance", glance)
+    # Each turning point is a link to that moment.
+    last = turning[-1]
+    page.locator("#turning a").last.click()
+    expect(page.locator("#step-label")).to_contain_text(f"Step {last['step']} of {len(chances) - 1}")
+    assert page.evaluate("location.hash") == f"#step={last['step']}"
+    x = float(page.locator("#chart-now").get_attribute("x1"))
+    dot = float(page.locator(f'#chart a[data-turning="{last["step"]}"] circle').get_attribute("cx"))
+    assert abs(x - dot) < 0.01
+    page.locator("#chart a[data-turning]").first.click()
+    expect(page.locator("#step-label")).to_contain_text(f"Step {turning[0]['step']} of")
+    at_both_sizes(page, artifacts, "7-replay-turning-point")
+    assert live.errors == []
