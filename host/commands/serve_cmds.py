@@ -467,7 +467,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
     if opponent is not None:
-        print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
+        print(f"  opponent:      level {args.level} plays {args.opponent.capitalize()}; its moves show on the status page, "
+              "the virtual board and your phone", file=out)
     secrets_shown = args.show_links or out.isatty()
     by_address = f"http://{address}:{port}" if announcement else None  # where the name does not resolve
     if secrets_shown:

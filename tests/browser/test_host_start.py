@@ -4,7 +4,6 @@ shows its new seat codes there and on the terminal."""
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
 

@@ -2,7 +2,6 @@
 board, short counts instead of lists, present tense, one way to say the result, confirmed board resets."""
 
 import subprocess
-import sys
 
 from playwright.sync_api import expect
 
