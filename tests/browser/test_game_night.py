@@ -632,6 +632,10 @@ def test_the_end_reveals_every_tower_shows_the_winning_move_and_offers_play_agai
             expect(end.locator("a.replay-link")).to_have_attribute("href", "/history/1")
             if name == "status":
                 expect(end).to_contain_text("Play again: both players tap Play again on their phones (Black moves first).")
+                if size == "tv":  # the whole end on the TV, without scrolling
+                    height = page.evaluate("document.documentElement.scrollHeight")
+                    assert height <= TV["height"], height
+                    expect(end).to_be_in_viewport(ratio=1)
             else:
                 expect(page.locator("#again")).to_be_visible()
                 expect(page.locator("#again")).to_have_text("Play again")
@@ -713,3 +717,39 @@ def test_the_replay_shows_the_game_at_a_glance_with_its_turning_points_linked_to
     expect(page.locator("#step-label")).to_contain_text(f"Step {turning[0]['step']} of")
     at_both_sizes(page, artifacts, "7-replay-turning-point")
     assert live.errors == []
+
+
+def test_play_again_against_the_practice_opponent_takes_one_tap_and_the_loser_moves_first(tmp_path):
+    """The table's rule, without a browser: against the opponent only the person's phone is asked."""
+    from engine.actions import Move
+    from engine.board import parse_space
+    from host.opponent.driver import TableOpponent
+    from host.simboard import SimulatedBoard
+    from host.store import Store
+    from host.table import Table, TableError
+    from host.web.events import Broker
+
+    table = Table(Store(tmp_path / "quin.sqlite3"), Broker(), board=SimulatedBoard())
+    table.open("classic")
+    table.submit_setup("white", WHITE)
+    table.submit_setup("black", BLACK)
+    with pytest.raises(TableError, match="the game is not over"):
+        table.play_again("white")
+    for a, b in [("w38", "w31"), ("b18", "b17"), ("w31", "b35"), ("b17", "b16"), ("b35", "b38"), ("b28", "b27"),
+                 ("b38", "b39")]:
+        table.game.push(Move(parse_space(a), parse_space(b)))  # the game's moves (the referee is not under test)
+    assert table.phase == "over"
+    # Two people: the rematch waits for both, then Black (the loser) moves first.
+    public = table.state(None)
+    assert public["revealed"] and public["again"] == {"asked": [], "first": "black", "needs": ["black", "white"]}
+    assert all(t["piece"] for t in public["view"]["board"])  # every identity, to everyone
+    assert table.play_again("white") is None and table.state("black")["again"]["asked"] == ["white"]
+    assert table.row.id == 1
+    # Against the opponent (Black here), the person's one tap starts it; the opponent sets up at once.
+    table.opponent = TableOpponent("black", 0, seed=1, threaded=False, min_think=0)
+    table.rematch.clear()
+    assert table.state(None)["again"]["needs"] == ["white"]
+    assert table.play_again("white") == 2
+    assert table.row.first == "black" and table.row.mode == "classic"
+    assert table.row.setups["black"] is not None and table.row.setups["white"] is None
+    assert "revealed" not in table.state(None) and "again" not in table.state(None)

@@ -698,6 +698,8 @@ const Quin = (() => {
     box.append(h("p", { class: "again" }, line));
     box.append(h("p", {}, h("a", { href: `/history/${state.game}`, class: "button replay-link" }, `Replay game ${state.game}`)));
     box.classList.remove("hidden");
+    const t = document.getElementById("toast");  // the end says it all: an earlier notice goes
+    if (t) t.classList.add("hidden");
   }
 
   /* The legend: one icon per piece. */
