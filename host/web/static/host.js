@@ -36,7 +36,9 @@ document.addEventListener("DOMContentLoaded", () => {
       .then((r) => {
         showSeats(r.seats);
         $("game-title").textContent = `Game ${r.game}: ${PHASE[r.state.phase] || r.state.phase}`;
-        $("host-note").textContent = `New game ${r.game}: the phones on the seats are carried to it; the codes stay the same.`;
+        $("host-note").textContent = document.querySelector("[data-opponent]")
+          ? `New game ${r.game}: the phone on your seat is carried to it; the code stays the same.`
+          : `New game ${r.game}: the phones on the seats are carried to it; the codes stay the same.`;
         $("error").textContent = "";
       }).catch(fail);
   });
