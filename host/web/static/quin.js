@@ -682,7 +682,7 @@ const Quin = (() => {
       box.append(h("p", { class: "winning" }, `${v.result.winner ? "The winning move" : "The last move"}: ` +
         `${cap(turn.player)} ${what}` + (flashes.length ? ` (${flashes.join("; ")})` : "") + "."));
     }
-    box.append(h("p", { class: "small" }, "Every tower is shown now: the game is over."));
+    box.append(h("p", { class: "small" }, "Every tower is shown now: nothing is hidden once a game ends."));
     const again = state.again || { asked: [], needs: [] };
     const first = cap(again.first || "");
     const asked = again.asked || [], needs = again.needs || [];
