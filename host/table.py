@@ -91,6 +91,8 @@ class Table:
         self._shown: dict[str, dict] = {}  # the state each audience was last sent
         self._retry_at = 0.0
         self._blackbox_said = float("-inf")  # when a black box that cannot be written may be logged again
+        self.rematch: set[str] = set()  # the players who asked to play again, once the game is over
+        self._reveal: tuple | None = None  # ((game id, actions), the finished game with every identity open)
 
     # --- the referee ----------------------------------------------------------------------
 
@@ -152,9 +154,17 @@ class Table:
 
     # --- lifecycle -------------------------------------------------------------------------
 
-    def open(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> None:
-        """Resume the open game from the store, or start a new one in setup."""
+    def open(self, mode: str = "classic", vision: bool = False, first: str = WHITE, *, take_over: bool = False) -> None:
+        """Resume the open game from the store, or start a new one in setup.
+
+        With a practice opponent, a game two people are playing (begun, or its seat's lineup sent
+        from a phone) is not handed to it silently: a TableError says so, unless ``take_over``.
+        """
         with self.lock:
+            if self.opponent is not None and not take_over:
+                taken = self.seat_taken_over()
+                if taken is not None:
+                    raise TableError(taken)
             # Stream ids never repeat across restarts: each start numbers its events in a new epoch.
             epoch = self.store.next_epoch()
             if hasattr(self.broker, "set_epoch"):
@@ -183,9 +193,32 @@ class Table:
                 self._new(mode, vision, first)
             self._publish(self._split(notices))
 
+    def seat_taken_over(self) -> str | None:
+        """Why opening the store's open game would take a person's seat from them, or None.
+
+        The practice opponent may take a seat nobody has played yet; a game whose lineup for that
+        seat came from a phone, or that is under way with a person in that seat, is theirs."""
+        row = self.store.open_game()
+        if row is None or self.opponent is None:
+            return None
+        side = self.opponent.side
+        if self.store.meta(f"opponent:{row.id}") == side:
+            return None  # the opponent played this seat already
+        if row.status == "playing" or row.setups.get(side) is not None:
+            what = "is being played" if row.status == "playing" else "is being set up"
+            return (f"game {row.id} {what} by two people: the practice opponent would take "
+                    f"{side.capitalize()}'s seat and that phone would stop working")
+        return None
+
+    def _opponent_plays(self, game_id: int) -> None:
+        """Note who plays this game's seats, so a later start knows whether a person's seat is at stake."""
+        self.store.set_meta(f"opponent:{game_id}", self.opponent.side if self.opponent is not None else "none")
+
     def _resume(self, row: GameRow) -> list:
         """Rebuild the open game from its stored actions, then check the board against it."""
         row.check()  # a damaged row is set aside like a game that no longer replays
+        if self.opponent is not None:
+            self._opponent_plays(row.id)
         self.row = row
         self.tokens = self.store.seats(row.id)
         self.game = None
@@ -213,18 +246,20 @@ class Table:
             raise TableError(f"first: expected 'white' or 'black', got {first!r}")
 
     def _new(self, mode: str, vision: bool, first: str) -> None:
+        """A new game in setup.  A seat is a phone's place at the table: it keeps its token from
+        game to game (a phone on it is carried to the new game) until the host re-issues it."""
         self._check_settings(mode, vision, first)
-        tokens = {p: new_token() for p in PLAYERS}
+        tokens = {p: self.tokens.get(p) or new_token() for p in PLAYERS}
         game_id = self.store.new_game(mode, vision, first, tokens)
+        self._opponent_plays(game_id)
         self.row = self.store.game(game_id)
         self.tokens = tokens
         self.game = None
         self.ref = None
-        for player in PLAYERS:
-            self.broker.disconnect(player)
+        self.rematch = set()
 
     def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> int:
-        """Abandon the open game (if unfinished) and start a new one in setup."""
+        """Abandon the open game (if unfinished) and start a new one in setup, with the same seats."""
         self._check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
         with self.lock:
             self._no_unsaved()
@@ -233,6 +268,35 @@ class Table:
             self._new(mode, vision, first)
             self._publish({})
             return self.row.id
+
+    def next_first(self) -> str:
+        """Who moves first in the next game: the loser of a finished game, or after a draw the
+        player who did not move first in it (the host page may choose otherwise)."""
+        row, game = self.row, self.game
+        if row is None:
+            return WHITE
+        result = game.result if game is not None and game.is_over() else None
+        winner = getattr(result, "winner", None)
+        if winner:
+            return "black" if winner == "white" else "white"
+        if result is not None:
+            return "black" if row.first == "white" else "white"
+        return row.first
+
+    def play_again(self, player: str) -> int | None:
+        """``player`` asks for a rematch once the game is over: the same seats, mode and Vision, the
+        loser moving first.  It starts when every phone seat has asked (the practice opponent always
+        agrees); returns the new game's number then, else None."""
+        with self.lock:
+            if self.phase != "over":
+                raise TableError("the game is not over: play again once it has ended")
+            self.rematch.add(player)
+            waiting = [p for p in self.phone_seats() if p not in self.rematch]
+            if waiting:
+                self._publish({})
+                return None
+            row = self.row
+            return self.new_game(row.mode, row.vision, self.next_first())
 
     def reissue(self, player: str) -> str:
         """A new seat token for ``player`` (a lost phone); the old one stops working at once."""
@@ -427,10 +491,16 @@ class Table:
                 "board": self._board_state(),
                 "source": self.source_status,
                 "committed_at": self.committed_at,
-                "view": view(game, viewer) if game is not None else None,
+                "view": view(self._revealed(), viewer) if self.phase == "over" else view(game, viewer) if game is not None else None,
                 "referee": self._referee_status(),
                 "opponent": self.opponent.public_status(self) if self.opponent is not None else None,
             }
+            if self.phase == "over":
+                # The game is over: nothing is hidden any more.  Every identity is shown to everyone,
+                # and the table says who has asked to play again and who would move first.
+                data["revealed"] = True
+                data["again"] = {"asked": sorted(self.rematch), "first": self.next_first(),
+                                 "needs": sorted(self.phone_seats())}
             if self.resume_error and viewer is None:
                 data["notice"] = self.resume_error
             if self.unsaved is not None:
@@ -445,6 +515,17 @@ class Table:
                     "start_spaces": [SPACE_NAMES[s] for s in START_SPACES[viewer]],
                 }
             return data
+
+    def _revealed(self) -> Game:
+        """The finished game replayed with every identity open (Vision Mode: the same rules)."""
+        game = self.game
+        key = (self.row.id, len(game.log))
+        if self._reveal is None or self._reveal[0] != key:
+            open_game = Game(game.setups[WHITE], game.setups["black"], game.mode, True, game.first)
+            for _, _, action in game.log:
+                open_game.push(action, trusted=True)
+            self._reveal = (key, open_game)
+        return self._reveal[1]
 
     def _referee_status(self) -> dict | None:
         """The referee's public status, without its settled board: the moment the board settles

@@ -40,6 +40,8 @@ def add_parser(sub) -> None:
                    help="the practice opponent takes this seat: it sets up and decides; you move its towers")
     p.add_argument("--level", type=int, choices=range(0, 6), default=3, metavar="N",
                    help="the opponent's strength, 0 (random) to 5 (default 3)")
+    p.add_argument("--take-over", action="store_true",
+                   help="with --opponent: hand it that seat even in a game two people are playing (asked in a terminal)")
     p.add_argument("--mdns", metavar="NAME", default="quin",
                    help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
     p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
@@ -69,6 +71,8 @@ def add_parser(sub) -> None:
     p.add_argument("game", type=int, help="the game number (see `quin games`)")
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.add_argument("--data-dir", help="where games are stored")
+    p.add_argument("--force", action="store_true",
+                   help="write the record of a game still being played (it holds both players' hidden lineups)")
     p.set_defaults(func=cmd_export)
 
 
@@ -155,6 +159,11 @@ def cmd_export(args) -> int:
 
     store = _open_store(args.data_dir, readonly=True)
     try:
+        row = store.game(args.game)
+        if row.status in ("setup", "playing") and not args.force:
+            # As the web refuses it: the record names every hidden identity of a game still in play.
+            raise UserError(f"game {args.game} is still being played: its record holds both players' hidden "
+                            "lineups; add --force to write it anyway")
         record = store.record(args.game)
     except StoreError as exc:
         raise UserError(str(exc)) from None
@@ -253,23 +262,32 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
                 table.set_source_status({"ok": False, "message": f"the board's lights: {exc}"})
 
 
-def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, board: bool = False) -> None:
+def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, board: bool = False,
+                by_address: str | None = None) -> None:
     """The host page and the phone seats' join links, each with its QR code; the virtual board's
     link (it carries the board key) when ``board``.
 
     ``tokens`` holds the phone seats only: a seat without one is the practice opponent's.
+    ``by_address``: the same server by IP address, printed under each link for a device that
+    cannot resolve the mDNS name.
     """
     from host.web.sim import board_key
 
     print(f"  host page:     {base}/host/{host_key}", file=out)
+    if by_address:
+        print(f"    by address:  {by_address}/host/{host_key}", file=out)
     if board:
         print(f"  virtual board: {base}/board/{board_key(host_key)}", file=out)
+        if by_address:
+            print(f"    by address:  {by_address}/board/{board_key(host_key)}", file=out)
     for player in ("white", "black"):
         if player not in tokens:
             print(f"  {player} seat:    played by the practice opponent: no phone, no link", file=out)
             continue
         url = f"{base}/seat/{tokens[player]}"
         print(f"  {player} seat:    {url}", file=out)
+        if by_address:
+            print(f"    by address:  {by_address}/seat/{tokens[player]}", file=out)
         if qr:
             import segno
 
@@ -283,13 +301,15 @@ NEXT_STEPS = """Next:
 Stop with Ctrl-C; the game is saved as it is played."""
 
 
-def next_steps(opponent: str | None) -> str:
-    """What to do now, in three lines; against the opponent only one seat needs a phone."""
+def next_steps(opponent: str | None, codes_shown: bool = True) -> str:
+    """What to do now, in three lines; against the opponent only one seat needs a phone.  Where the
+    seat codes are not printed (not a terminal), the line says how to get them."""
+    where = "" if codes_shown else " (`quin links`, run in a terminal, prints the codes)"
     if opponent is None:
-        scan = "Each player scans their own seat code with their phone, out of sight of the other."
+        scan = f"Each player scans their own seat code{where} with their phone, out of sight of the other."
     else:
-        scan = (f"Scan your seat code with your phone; the opponent plays {opponent} and needs none "
-                "(set its towers out as the status page shows).")
+        scan = (f"Scan your seat code{where} with your phone; the opponent plays {opponent.capitalize()} and needs "
+                "none (set its towers out as the status page shows).")
     return NEXT_STEPS.format(scan=scan)
 
 
@@ -321,7 +341,13 @@ def cmd_links(args) -> int:
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
     phones = {player: token for player, token in store.seats(row.id).items() if player != record.opponent}
-    print_links(sys.stdout, base, key, phones, qr=not args.no_qr, board=record.board == "sim")
+    by_address = None
+    if ".local:" in base:  # an mDNS name: some devices cannot resolve it
+        address = record.host if record.host not in (None, "", "0.0.0.0", "::") else lan_address()
+        by_address = f"http://{address}:{record.port}"
+        print(f"  by address:    {by_address}/")
+    print_links(sys.stdout, base, key, phones, qr=not args.no_qr, board=record.board == "sim",
+                by_address=by_address)
     return 0
 
 
@@ -435,10 +461,29 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     table = Table(store, broker, board=board, opponent=opponent)
     if board is not None:
         table.occupied = board.occupied
+    from host.table import TableError
+
+    take_over = args.take_over
+    if opponent is not None and not take_over:
+        taken = table.seat_taken_over()
+        if taken is not None:
+            # A person's seat is not handed to the computer silently: ask in a terminal, else say how.
+            if sys.stdin.isatty() and out.isatty():
+                print(f"{taken}.", file=out)
+                try:
+                    answer = input(f"Hand {args.opponent.capitalize()}'s seat to the practice opponent? [y/N] ")
+                except EOFError:
+                    answer = ""
+                take_over = answer.strip().lower() in ("y", "yes")
+            if not take_over:
+                raise UserError(f"{taken}: add --take-over to hand it over, or start a new game from the host "
+                                "page (or `quin serve` without --opponent) first")
     try:
-        table.open(args.mode, args.vision, args.first)
+        table.open(args.mode, args.vision, args.first, take_over=take_over)
     except ImportError as exc:
         raise UserError(f"the referee is not available: {exc}") from None
+    except TableError as exc:
+        raise UserError(str(exc)) from None
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
     from host.web.server import raise_file_limit
 
@@ -486,20 +531,24 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         print(f"  note: at most {server.max_streams} live pages and {server.max_connections} connections "
               f"(this process may open {files} files; raise LimitNOFILE or `ulimit -n` for more)", file=out)
     if opponent is not None:
-        print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
+        print(f"  opponent:      level {args.level} plays {args.opponent.capitalize()}; its moves show on the status page, "
+              "the virtual board and your phone", file=out)
     secrets_shown = args.show_links or out.isatty()
+    by_address = f"http://{address}:{port}" if announcement else None  # where the name does not resolve
     if secrets_shown:
-        print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None)
+        print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None,
+                    by_address=by_address)
     else:
         print(f"  seat, host{' and virtual board' if board is not None else ''} links are not printed here "
               "(not a terminal): run `quin links`", file=out)
-    print(next_steps(args.opponent), file=out)
+    print(next_steps(args.opponent, secrets_shown), file=out)
     out.flush()
 
-    def new_seats(reason: str) -> None:  # the host page started a game or re-issued a seat
+    def new_seats(reason: str, links: bool = True) -> None:  # the host page started a game or re-issued a seat
         print(reason, file=out)
-        if secrets_shown:
-            print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None)
+        if secrets_shown and links:
+            print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None,
+                        by_address=by_address)
         out.flush()
 
     app.config["ON_NEW_SEATS"] = new_seats

@@ -73,9 +73,9 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
     host.click("#new-game")
     host.click('dialog [data-confirm="yes"]')
     expect(host.locator("#game-title")).to_contain_text("Game 2")
-    # The old seats stop working, and their pages say so.
-    expect(white.locator("#turn")).to_have_text("This seat link no longer works", timeout=10000)
-    expect(white.locator("#conn")).to_have_text("closed")
+    # The seats follow the table: the phone on White's seat is carried to game 2 (issue 22).
+    expect(white.locator("#turn")).to_have_text("Choose your lineup", timeout=10000)
+    expect(white.locator("#conn")).to_have_text("live")
     host.goto(f"{base}/history")
     expect(host.locator("#games tr")).to_have_count(2)
     host.click('a[href="/history/1"]')

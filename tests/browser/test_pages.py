@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from host.web import create_app
 from host.web.sim import board_key
+from conftest import body_text
 from webtools import PHONE, running
 
 # White's lineup (tapped in on the white seat): the Shadow on w38 will cross the Iris.
@@ -107,8 +108,11 @@ def test_a_short_game_in_the_browser_with_a_flash_and_a_reconnect(browser, serve
 
     # The flash: lift the Shadow, lift the Reflector it flashes, then put the Shadow down.
     tap(board, "b35", "b38")
-    expect(white.locator(".toast.flash")).to_have_text("Your Shadow captures Black's Reflector on b38", timeout=10000)
-    expect(black.locator(".toast.flash")).to_have_text("White's Shadow captures your Reflector on b38", timeout=10000)
+    # Said once, from each side: the panel under the headline says it (a toast would only repeat it).
+    expect(white.locator("#now h3")).to_have_text("Your Shadow captures Black's Reflector on b38", timeout=10000)
+    expect(black.locator("#now h3")).to_have_text("White's Shadow captures your Reflector on b38", timeout=10000)
+    for page in (white, black):
+        assert body_text(page).count("captures") == 1
     white.screenshot(path=str(artifacts / "seat-white-flash.png"))
     black.screenshot(path=str(artifacts / "seat-black-flash.png"))
     tap(board, "b38")

@@ -156,7 +156,7 @@ def test_killed_mid_game_and_restarted_loses_no_committed_action(serve_factory, 
     again.wait(lambda st: st["referee"]["phase"] == "play" or st["board"]["lift"] or st["board"]["place"],
                "the board check")
 
-    out = quin("export", str(game_id), "--data-dir", str(tmp_path / "data"))
+    out = quin("export", str(game_id), "--data-dir", str(tmp_path / "data"), "--force")  # still in play: forced
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)
     assert record["format"] == "quin-record/1"
@@ -272,7 +272,7 @@ def test_against_the_opponent_only_the_humans_seat_gets_a_link(tmp_path, serve_f
     s = serve_factory("--opponent", "white", "--level", "0")
     assert set(s.tokens) == {"black"}
     assert s.rows["white seat"] == "played by the practice opponent: no phone, no link"
-    assert any("Scan your seat code" in line and "opponent plays white" in line for line in s.lines), s.lines
+    assert any("Scan your seat code" in line and "opponent plays White" in line for line in s.lines), s.lines
     out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
     assert out.returncode == 0, out.stderr
     assert "white seat:    played by the practice opponent: no phone, no link" in out.stdout

@@ -37,22 +37,36 @@ document.addEventListener("DOMContentLoaded", async () => {
     const marks = {};
     for (const sp of b.lift || []) marks[sp] = "lift";
     for (const sp of b.place || []) marks[sp] = "place";
-    const need = Quin.needs(s, null, Quin.staleness(s, () => render(state)));
-    const drawn = Quin.scene(v, need, marks);  // the sensed difference, not the needs' marks
+    let need = Quin.needs(s, null, Quin.staleness(s, () => render(state)));
+    // The practice opponent's move is made here, by hand: its plan (what is left of it) on the board.
+    need.marks = marks;
+    const wrong = Quin.outOfTurn(s, null);
+    if (wrong) need = wrong;
+    const robot = !wrong && Quin.addOpponent(s, null, need);
+    const drawn = Quin.scene(v, need, need.marks);  // the sensed difference, not the needs' marks
     board.render(towers, drawn.marks, drawn.overlays);
     $("turn").textContent = Quin.headline(s, null);
     $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
     const box = $("now");
     box.innerHTML = "";
-    const lines = s.phase === "setup" ? ["The players choose their lineups on their phones."] : need.lines;
+    const opp = s.opponent && s.opponent.side;
+    let lines = need.lines;
+    if (s.phase === "setup") {
+      lines = [opp ? `${Quin.cap(Quin.other(opp))} chooses a lineup on their phone; ${Quin.cap(opp)} is the practice opponent.`
+                   : "The players choose their lineups on their phones."];
+    } else if (need.kind === "setup" && opp) {
+      lines = lines.concat([`${Quin.cap(opp)}'s towers need no faces: put any ten of them on its starting spaces.`]);
+    }
     if (need.title) box.append(h("h3", {}, need.title));
     if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
-    box.className = "now " + (need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : "") + (box.childNodes.length ? "" : " hidden");
+    box.className = "now " + (need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"
+      : need.kind === "out-of-turn" ? "problem" : "") + (box.childNodes.length ? "" : " hidden");
     const lift = b.lift || [], place = b.place || [];
     // While a flash or a Time is carried out, the board is on its way to what the referee said above.
     const underWay = need.kind === "flash" || need.kind === "time";
     $("diff").textContent = lift.length || place.length ? Quin.countText(lift, place) + "."
-      : underWay ? "" : "The board matches the game.";
+      : underWay ? "" : robot && s.opponent.plan ? `The board matches the game: now make ${Quin.cap(opp)}'s move.`
+      : "The board matches the game.";
     Quin.renderLog($("log"), v, null);
   }
 
