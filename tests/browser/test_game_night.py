@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PHONE, TV, body_text
+from browsing import PHONE, TV, body_text
 from scripted import BLACK, WHITE, Hands, wait_for
 
 from host.web.sim import board_key
@@ -449,7 +449,7 @@ def test_quin_export_refuses_a_game_still_being_played_unless_forced(tmp_path):
     import json
     import subprocess
 
-    from conftest import ROOT
+    from browsing import ROOT
     from quin_cmd import QUIN
 
     from host.web import create_app
@@ -483,7 +483,7 @@ def test_quin_serve_in_the_background_says_where_the_seat_codes_are(tmp_path):
         served.stop()
     import subprocess
 
-    from conftest import ROOT
+    from browsing import ROOT
     from quin_cmd import QUIN
 
     proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path / "data"),
