@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from .board import SPACE_NAMES, parse_space
-from .errors import InvalidError
+from .errors import InvalidError, quoted
 from .pieces import parse_piece
 
 N = SPACE_NAMES
@@ -179,15 +179,15 @@ def action_from_record(data: object) -> Action:
         raise InvalidError("an action must be an object with a 'type'")
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _FIELDS:
-        raise InvalidError(f"type: unknown action type {kind!r}")
+        raise InvalidError(f"type: unknown action type {quoted(kind)}")
     required, optional = _FIELDS[kind]
     fields = set(data) - {"type"}
     unknown = fields - required - optional
     if unknown:
-        raise InvalidError(f"{kind}: unknown field {sorted(unknown)[0]!r}")
+        raise InvalidError(f"{kind}: unknown field {quoted(sorted(unknown)[0])}")
     missing = required - fields
     if missing:
-        raise InvalidError(f"{kind}: missing field {sorted(missing)[0]!r}")
+        raise InvalidError(f"{kind}: missing field {quoted(sorted(missing)[0])}")
     if kind == "move":
         return Move(_space(data, "from"), _space(data, "to"))
     if kind == "reinforce":
@@ -198,7 +198,7 @@ def action_from_record(data: object) -> Action:
         for name, piece in to.items():
             space = parse_space(name) if isinstance(name, str) and name in N else None
             if space is None:
-                raise InvalidError(f"reinforce: to: unknown space {name!r}")
+                raise InvalidError(f"reinforce: to: unknown space {quoted(name)}")
             placements.append((space, parse_piece(piece, f"reinforce.to.{name}")))
         return Reinforce(tuple(sorted(placements)))
     if kind == "resurrect":
@@ -220,9 +220,9 @@ def action_from_record(data: object) -> Action:
         pairs = []
         for a, b in moves.items():
             if not isinstance(a, str) or a not in N:
-                raise InvalidError(f"gravity: moves: unknown space {a!r}")
+                raise InvalidError(f"gravity: moves: unknown space {quoted(a)}")
             if not isinstance(b, str) or b not in N:
-                raise InvalidError(f"gravity: moves.{a}: unknown space {b!r}")
+                raise InvalidError(f"gravity: moves.{quoted(a)}: unknown space {quoted(b)}")
             pairs.append((parse_space(a), parse_space(b)))
         return Gravity(_space(data, "void"), tuple(sorted(pairs)))
     return PASS

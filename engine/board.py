@@ -12,7 +12,7 @@ edges (``parse_space`` / ``space_name``).
 
 from __future__ import annotations
 
-from .errors import InvalidError
+from .errors import InvalidError, quoted
 
 WHITE = "white"
 BLACK = "black"
@@ -66,7 +66,7 @@ def parse_space(name: object) -> int:
         space = SPACE_IDS.get(name)
         if space is not None:
             return space
-    raise InvalidError(f"unknown space {name!r}")
+    raise InvalidError(f"unknown space {quoted(name)}")
 
 
 def sight_space(side: str, line: int, ring: int) -> int:

@@ -50,7 +50,7 @@ from .board import (
     other,
 )
 from .effects import BoardEffect, board_effect, equivalent, key_after, same_game_classes, same_game_key
-from .errors import IllegalError, InvalidError
+from .errors import IllegalError, InvalidError, quoted
 from .flash import CAPTURE, CLASSIC, FLASH_TABLE, MODES, MUTUAL, SWAP, THIRD_EYE
 from .pieces import (
     ACCELERATED_RANGE,
@@ -193,9 +193,9 @@ class Game:
         first: str = WHITE,
     ):
         if mode not in MODES:
-            raise InvalidError(f"mode: unknown mode {mode!r} (classic or third_eye)")
+            raise InvalidError(f"mode: unknown mode {quoted(mode)} (classic or third_eye)")
         if first not in PLAYERS:
-            raise InvalidError(f"first: unknown player {first!r} (white or black)")
+            raise InvalidError(f"first: unknown player {quoted(first)} (white or black)")
         self.mode = mode
         self.third_eye = mode == THIRD_EYE
         self.vision = bool(vision)

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .board import GATEWAYS, PLAYERS, SPACE_NAMES, START_SPACES, parse_space
-from .errors import InvalidError
+from .errors import InvalidError, quoted
 
 LIGHT = "light"
 SHADOW = "shadow"
@@ -70,7 +70,7 @@ def piece_set(clone: str, removed: str) -> Counter:
 def parse_piece(name: object, field: str = "piece") -> str:
     if isinstance(name, str) and name in BASE_SET:
         return name
-    raise InvalidError(f"{field}: unknown piece {name!r} (one of {', '.join(PIECES)})")
+    raise InvalidError(f"{field}: unknown piece {quoted(name)} (one of {', '.join(PIECES)})")
 
 
 @dataclass(frozen=True)
@@ -109,10 +109,10 @@ class Setup:
             raise InvalidError(f"{where}: expected an object with clone, removed and lineup")
         unknown = set(data) - {"clone", "removed", "lineup"}
         if unknown:
-            raise InvalidError(f"{where}: unknown field {sorted(unknown)[0]!r}")
+            raise InvalidError(f"{where}: unknown field {quoted(sorted(unknown)[0])}")
         for key in ("clone", "removed", "lineup"):
             if key not in data:
-                raise InvalidError(f"{where}: missing {key!r}")
+                raise InvalidError(f"{where}: missing {quoted(key)}")
         lineup = data["lineup"]
         if not isinstance(lineup, dict):
             raise InvalidError(f"{where}.lineup: expected an object mapping spaces to pieces")
@@ -135,11 +135,11 @@ def make_setup(player: str, clone: str, removed: str, lineup: dict[int, str]) ->
     """Validate a player's setup; InvalidError names the problem."""
     where = f"setup.{player}"
     if player not in PLAYERS:
-        raise InvalidError(f"unknown player {player!r}")
+        raise InvalidError(f"unknown player {quoted(player)}")
     if clone not in CLONES:
-        raise InvalidError(f"{where}.clone: {clone!r} is not a clone (one of {', '.join(CLONES)})")
+        raise InvalidError(f"{where}.clone: {quoted(clone)} is not a clone (one of {', '.join(CLONES)})")
     if removed not in BASE_SET:
-        raise InvalidError(f"{where}.removed: unknown piece {removed!r}")
+        raise InvalidError(f"{where}.removed: unknown piece {quoted(removed)}")
     if removed in NOT_REMOVABLE:
         raise InvalidError(f"{where}.removed: {removed} may not be removed")
     start = START_SPACES[player]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .actions import Action, action_from_record
 from .board import BLACK, PLAYERS, WHITE
-from .errors import IllegalError, InvalidError, QuinError
+from .errors import IllegalError, InvalidError, QuinError, quoted
 from .flash import MODES
 from .game import Game
 from .pieces import Setup
@@ -75,28 +75,28 @@ def load_record(data: object) -> Record:
         raise ReplayError("a record must be a JSON object")
     unknown = set(data) - _TOP_FIELDS
     if unknown:
-        raise ReplayError(f"unknown field {sorted(unknown)[0]!r}")
+        raise ReplayError(f"unknown field {quoted(sorted(unknown)[0])}")
     if data.get("format") != FORMAT:
-        raise ReplayError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
+        raise ReplayError(f"format: expected {quoted(FORMAT)}, got {quoted(data.get('format'))}")
     mode = data.get("mode")
     if mode not in MODES:
-        raise ReplayError(f"mode: expected 'classic' or 'third_eye', got {mode!r}")
+        raise ReplayError(f"mode: expected 'classic' or 'third_eye', got {quoted(mode)}")
     vision = data.get("vision", False)
     if not isinstance(vision, bool):
-        raise ReplayError(f"vision: expected true or false, got {vision!r}")
+        raise ReplayError(f"vision: expected true or false, got {quoted(vision)}")
     first = data.get("first")
     if first not in PLAYERS:
-        raise ReplayError(f"first: expected 'white' or 'black', got {first!r}")
+        raise ReplayError(f"first: expected 'white' or 'black', got {quoted(first)}")
     setup = data.get("setup")
     if not isinstance(setup, dict):
         raise ReplayError("setup: expected an object with 'white' and 'black'")
     extra = set(setup) - set(PLAYERS)
     if extra:
-        raise ReplayError(f"setup: unknown field {sorted(extra)[0]!r}")
+        raise ReplayError(f"setup: unknown field {quoted(sorted(extra)[0])}")
     setups = {}
     for player in PLAYERS:
         if player not in setup:
-            raise ReplayError(f"setup: missing {player!r}")
+            raise ReplayError(f"setup: missing {quoted(player)}")
         try:
             setups[player] = Setup.from_record(player, setup[player])
         except InvalidError as exc:
@@ -110,10 +110,10 @@ def load_record(data: object) -> Record:
             raise ReplayError(f"turn {i}: expected an object with 'player' and 'actions'", i)
         extra = set(raw) - {"player", "actions"}
         if extra:
-            raise ReplayError(f"turn {i}: unknown field {sorted(extra)[0]!r}", i)
+            raise ReplayError(f"turn {i}: unknown field {quoted(sorted(extra)[0])}", i)
         player = raw.get("player")
         if player not in PLAYERS:
-            raise ReplayError(f"turn {i}: player: expected 'white' or 'black', got {player!r}", i)
+            raise ReplayError(f"turn {i}: player: expected 'white' or 'black', got {quoted(player)}", i)
         actions = raw.get("actions")
         if not isinstance(actions, list):
             raise ReplayError(f"turn {i} ({player}): actions: expected a list", i)

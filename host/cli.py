@@ -6,6 +6,8 @@ import argparse
 import importlib
 import sys
 
+from engine.errors import bounded
+
 # (module, description); each module defines add_parser(subparsers) that sets
 # ``func`` on its parser.  The function returns the exit code.
 COMMANDS = [
@@ -43,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UserError as exc:
-        print(f"quin: {exc}", file=sys.stderr)
+        print(bounded(f"quin: {exc}"), file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         return 130

@@ -2,7 +2,7 @@
 
 ``quin serve`` holds an exclusive ``fcntl.flock`` on ``quin.lock`` in its data
 folder for as long as it runs, and writes into that file a small JSON run
-record ``{"pid", "host", "port", "data_dir", "started", "opponent"}``.  A second server on
+record ``{"pid", "host", "port", "data_dir", "started", "opponent", "board"}``.  A second server on
 the same folder fails at once with one line naming the first one's pid and
 port.  The kernel drops the lock when the process ends, however it ends
 (kill -9 included), so a stale file never blocks a restart.
@@ -16,7 +16,7 @@ salvage``) hold the same exclusive lock as the server.
 API::
 
     lock = hold(folder)                  # FolderBusy if another process holds it
-    lock.publish(host, port, opponent)   # the run record, once the port is known
+    lock.publish(host, port, opponent, board)   # the run record, once the port is known
     lock.release()                       # (also on process exit)
     record = running(folder)             # RunRecord of the holder, or None
 """
@@ -44,6 +44,7 @@ class RunRecord:
     data_dir: str
     started: float | None = None
     opponent: str | None = None  # the seat the practice opponent plays (it has no phone link)
+    board: str | None = None  # where the board is read ("sim": the virtual board, whose link `quin links` prints)
 
     def describe(self) -> str:
         pid = f"pid {self.pid}" if self.pid else "pid unknown"
@@ -72,9 +73,10 @@ class FolderLock:
         self.record = RunRecord(os.getpid(), None, None, str(folder), time.time())
         self._write()
 
-    def publish(self, host: str, port: int, opponent: str | None = None) -> RunRecord:
-        """Record where the server listens and which seat its opponent plays (read by `quin links`, `quin doctor`)."""
-        self.record = RunRecord(os.getpid(), host, port, str(self.folder), self.record.started, opponent)
+    def publish(self, host: str, port: int, opponent: str | None = None, board: str | None = None) -> RunRecord:
+        """Record where the server listens, which seat its opponent plays and its board (read by `quin links`,
+        `quin doctor`)."""
+        self.record = RunRecord(os.getpid(), host, port, str(self.folder), self.record.started, opponent, board)
         self._write()
         return self.record
 
@@ -118,7 +120,8 @@ def _read(fd: int, folder: Path) -> RunRecord:
     host = data.get("host") if isinstance(data.get("host"), str) else None
     started = data.get("started") if isinstance(data.get("started"), (int, float)) else None
     opponent = data.get("opponent") if data.get("opponent") in ("white", "black") else None
-    return RunRecord(number("pid"), host, number("port"), str(folder), started, opponent)
+    board = data.get("board") if data.get("board") in ("sim", "serial", "gpio", "blinka") else None
+    return RunRecord(number("pid"), host, number("port"), str(folder), started, opponent, board)
 
 
 def hold(folder: str | Path) -> FolderLock:

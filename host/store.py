@@ -21,13 +21,19 @@ The store is shared by the referee thread and the web threads: one connection
 guarded by a lock.  Read-only pages open their own connection per request
 (:func:`connect`).
 
-Bounded by size: a rejected input is kept as a short summary (its type and
-size, :data:`INPUT_SUMMARY` bytes at most), an accepted one whole (the
-referee has checked it: a few hundred bytes); the newest :data:`INPUTS_LIMIT`
-inputs are kept, and the black box keeps :data:`BLACKBOX_LIMIT` snapshots
-(about 0.6 KB each at most).  Both are written without waiting for the disk
-(they are for diagnosis; the next action's durable commit carries them there).  So the inputs and the black box never hold more
-than about 8 MB together, whatever the phones send.
+Bounded by size: every input is kept as a bounded summary: whole if its JSON
+is at most :data:`INPUT_SUMMARY` bytes, else its type and size only; the same
+input sent again by the same player is stored once (its row counts the
+repeats).  The newest :data:`INPUTS_LIMIT` input rows are kept and the black
+box keeps :data:`BLACKBOX_LIMIT` snapshots (a 99-space snapshot is under
+0.4 KB).  So the inputs and the black box never hold more than
+:data:`DIAGNOSIS_BOUND` bytes together, whatever the phones send (tested by
+trying to exceed it).  Both are written without waiting for the disk (they are
+for diagnosis; the next action's durable commit carries them there).
+
+A store that cannot be written (a read-only file, WAL or folder, a full or
+failing card) raises :class:`StoreWriteError` naming what could not be written;
+:meth:`Store.writable_problem` says so before anything is served.
 
 A damaged store is reported, never a traceback: :meth:`Store.problems` says in
 one line each what ``PRAGMA quick_check`` and the rows found; a row that does
@@ -46,7 +52,7 @@ import os
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.actions import Action, action_from_record
@@ -59,7 +65,10 @@ from engine.pieces import Setup
 DB_NAME = "quin.sqlite3"
 BLACKBOX_LIMIT = 5000  # snapshots kept in the black box (the oldest are dropped)
 INPUTS_LIMIT = 10000  # inputs kept (the oldest are dropped)
-INPUT_SUMMARY = 512  # bytes of a rejected input that are kept
+INPUT_SUMMARY = 512  # bytes of an input that are kept whole (a longer one is kept as its type and size)
+# What the inputs and the black box can hold together on disk, rows at their largest with SQLite's
+# page overhead (measured 7.6 MB: tests/host/test_store_bounds.py fills both past their caps).
+DIAGNOSIS_BOUND = 10 * 1024 * 1024
 BACKUPS = 5  # backups kept in <data dir>/backups
 STATUSES = ("setup", "playing", "over", "abandoned")
 
@@ -110,7 +119,8 @@ CREATE TABLE IF NOT EXISTS inputs (
     player TEXT NOT NULL,
     data TEXT NOT NULL,
     accepted INTEGER NOT NULL,
-    at REAL NOT NULL
+    at REAL NOT NULL,
+    repeats INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS blackbox (
     id INTEGER PRIMARY KEY,
@@ -121,13 +131,19 @@ CREATE TABLE IF NOT EXISTS blackbox (
 """
 
 
+# What makes a commit durable: WAL with a sync of the log at every commit (FULL), so a power cut
+# loses no committed transaction.  The power-cut test (tests/host/test_store_powercut.py) runs
+# these very pragmas and the store's own statements through a file layer that loses what was
+# not synced.
+PRAGMAS = ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON")
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     """A connection to the store with the settings every user of it needs."""
     conn = sqlite3.connect(str(path), timeout=10, check_same_thread=False, isolation_level=None)
     conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA foreign_keys=ON")
+    for pragma in PRAGMAS:
+        conn.execute(f"PRAGMA {pragma}")
     return conn
 
 
@@ -233,19 +249,46 @@ class StoreError(QuinError):
         self.where = where
 
 
+class StoreWriteError(sqlite3.OperationalError):
+    """The store could not be written (read-only, full, failing): what, and why, in one line.
+
+    ``where``: what could not be written and why (:func:`unwritable`), without the preamble."""
+
+    def __init__(self, where: str):
+        super().__init__(f"the game store could not be written: {where}")
+        self.where = where
+
+
+def unwritable(path: Path, exc: BaseException) -> str:
+    """What of the store at ``path`` cannot be written, and why, in one line."""
+    reason = str(exc) or type(exc).__name__
+    folder = path.parent
+    for what in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if what.exists() and not os.access(what, os.W_OK):
+            return f"{what} is read-only ({reason})"
+    if not os.access(folder, os.W_OK):
+        return f"the folder {folder} is read-only ({reason})"
+    return f"{path} ({reason})"
+
+
 class Store:
     """The game store.  Thread-safe: one connection, one lock."""
 
-    def __init__(self, path: str | Path, blackbox_limit: int = BLACKBOX_LIMIT, readonly: bool = False):
+    def __init__(self, path: str | Path, blackbox_limit: int = BLACKBOX_LIMIT, readonly: bool = False,
+                 connector=None):
         """Open (or create) the store.  StoreError in one line if the file is not a usable store.
 
         ``readonly``: for commands that only read (no file is created or changed).
         ``notices`` lists what the caller should tell the user (an empty file started afresh).
+        ``connector(path)``: a connection like :func:`connect`'s (the power-cut test's file layer).
+        A file SQLite cannot read raises StoreError with ``where == "the file"``; one it cannot
+        write, StoreWriteError.
         """
         self.path = Path(path)
         self.blackbox_limit = blackbox_limit
         self.readonly = readonly
         self.notices: list[str] = []
+        self._last_input: dict[tuple[int, str], tuple[int, str, int]] = {}
         self._lock = threading.RLock()
         self._last_snapshot: frozenset[int] | None = None
         if readonly:
@@ -259,12 +302,42 @@ class Store:
                 f"the game store {self.path} was an empty file (0 bytes), so any games it held are lost: "
                 f"a new store was started{_latest_backup_hint(self.path)}"
             )
+        conn = None
         try:
-            self._conn = connect(self.path)
-            self._conn.executescript(SCHEMA)
-        except sqlite3.DatabaseError as exc:
+            conn = (connector or connect)(self.path)
+            conn.executescript(SCHEMA)
+            self._conn = conn
+            self._migrate()
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()  # nothing left open behind a store that did not open
+            self._refuse(exc)
+
+    def _refuse(self, exc: sqlite3.Error) -> None:
+        """Why the store did not open: StoreWriteError, or StoreError (``where``: "the file")."""
+        if isinstance(exc, sqlite3.OperationalError) and not _unreadable(exc):
+            raise StoreWriteError(unwritable(self.path, exc)) from None
+        if isinstance(exc, sqlite3.DatabaseError):
             raise StoreError(f"the game store {self.path} is damaged ({exc}): run `quin store salvage`",
                              "the file") from None
+        raise exc
+
+    def _migrate(self) -> None:
+        """Bring a store written by an older version up to this schema."""
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(inputs)").fetchall()}
+        if "repeats" not in columns:
+            self._conn.execute("ALTER TABLE inputs ADD COLUMN repeats INTEGER NOT NULL DEFAULT 1")
+
+    def writable_problem(self) -> str | None:
+        """None if a durable write goes through now, else what cannot be written and why (one line)."""
+        try:
+            with self._tx() as c:
+                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('written', ?)", (repr(time.time()),))
+        except StoreWriteError as exc:
+            return exc.where
+        except sqlite3.Error as exc:
+            return unwritable(self.path, exc)
+        return None
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, **kw) -> "Store":
@@ -278,8 +351,9 @@ class Store:
 
     def _tx(self, durable: bool = True):
         """A write transaction; ``durable=False`` (the input log, the black box: diagnosis, not the
-        game) commits without waiting for the disk; the next durable commit carries it there."""
-        return _Transaction(self._conn, self._lock, durable)
+        game) commits without waiting for the disk; the next durable commit carries it there.
+        StoreWriteError if it could not be written."""
+        return _Transaction(self._conn, self._lock, durable, self.path)
 
     def meta(self, key: str, default: str | None = None) -> str | None:
         with self._lock:
@@ -447,23 +521,27 @@ class Store:
     # --- inputs and the black box ------------------------------------------------------------
 
     def record_input(self, game_id: int, player: str, data: object, accepted: bool) -> None:
-        """Log a player's input: whole if accepted, as a bounded summary if rejected."""
-        text = json.dumps(data)
-        if not accepted and len(text) > INPUT_SUMMARY:
-            kind = data.get("type") if isinstance(data, dict) else None
-            text = json.dumps({"summary": True, "bytes": len(text),
-                               "type": kind if isinstance(kind, str) and len(kind) <= 32 else None})
+        """Log a player's input as a bounded summary; the same input again from the same player
+        (say one word sent over and over) adds to its row's count instead of a new row."""
+        text = input_summary(data)
+        key = (game_id, player)
+        last = self._last_input.get(key)
         with self._tx(durable=False) as c:
+            if last is not None and last[1:] == (text, int(accepted)):
+                cur = c.execute("UPDATE inputs SET repeats = repeats + 1, at = ? WHERE id = ?", (time.time(), last[0]))
+                if cur.rowcount:
+                    return
             cur = c.execute(
                 "INSERT INTO inputs(game_id, player, data, accepted, at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, player, text, int(accepted), time.time()),
             )
             c.execute("DELETE FROM inputs WHERE id <= ?", (cur.lastrowid - INPUTS_LIMIT,))
+            self._last_input[key] = (cur.lastrowid, text, int(accepted))
 
     def inputs(self, game_id: int) -> list[dict]:
         with self._lock:
             rows = self._conn.execute(
-                "SELECT player, data, accepted, at FROM inputs WHERE game_id = ? ORDER BY id", (game_id,)
+                "SELECT player, data, accepted, at, repeats FROM inputs WHERE game_id = ? ORDER BY id", (game_id,)
             ).fetchall()
         out = []
         for r in rows:
@@ -471,20 +549,21 @@ class Store:
                 data = json.loads(r["data"])
             except (TypeError, ValueError, RecursionError):
                 continue  # a damaged row: the log is for diagnosis, the game does not depend on it
-            out.append({"player": r["player"], "data": data, "accepted": bool(r["accepted"]), "at": r["at"]})
+            out.append({"player": r["player"], "data": data, "accepted": bool(r["accepted"]), "at": r["at"],
+                        "repeats": r["repeats"] if isinstance(r["repeats"], int) else 1})
         return out
 
     def record_snapshot(self, game_id: int | None, t: float, occupied: frozenset[int]) -> bool:
         """Keep a raw snapshot in the black box if the occupancy changed.  True if kept."""
         if occupied == self._last_snapshot:
             return False
-        self._last_snapshot = occupied
         with self._tx(durable=False) as c:
             cur = c.execute(
                 "INSERT INTO blackbox(game_id, t, occupied) VALUES (?, ?, ?)",
                 (game_id, t, json.dumps(sorted(occupied))),
             )
             c.execute("DELETE FROM blackbox WHERE id <= ?", (cur.lastrowid - self.blackbox_limit,))
+        self._last_snapshot = occupied  # only once kept: a refused one is tried again
         return True
 
     def blackbox(self, limit: int = 100) -> list[dict]:
@@ -608,6 +687,22 @@ class Store:
             return None
 
 
+def input_summary(data: object) -> str:
+    """What is kept of an input: its JSON if at most INPUT_SUMMARY bytes, else its type and size."""
+    text = json.dumps(data)
+    if len(text) <= INPUT_SUMMARY:
+        return text
+    kind = data.get("type") if isinstance(data, dict) else None
+    return json.dumps({"summary": True, "bytes": len(text),
+                       "type": kind if isinstance(kind, str) and len(kind) <= 32 else None})
+
+
+def _unreadable(exc: sqlite3.Error) -> bool:
+    """Does this error say the file is not a database (damage), rather than that it cannot be written?"""
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text or "corrupt" in text
+
+
 def _connect_readonly(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10, check_same_thread=False,
                            isolation_level=None)
@@ -622,15 +717,52 @@ def _latest_backup_hint(path: Path) -> str:
 
 @dataclass
 class Salvage:
-    kept: list[int]
-    lost: list[int]
-    aside: Path
+    kept: list[int]  # every game in the new store
+    lost: list[int]  # games the damaged file names that no source held whole
+    aside: Path  # the damaged file, set aside
+    from_file: list[int] = field(default_factory=list)  # copied from the damaged file
+    from_backup: list[int] = field(default_factory=list)  # copied from the backup (the file did not yield them)
+    backup: Path | None = None  # the backup used, if any game came from it
+
+    def describe(self) -> str:
+        """One line: how many games were kept, which came from where, which are lost."""
+        parts = [f"{len(self.kept)} game(s) copied into a new store"]
+        if self.from_backup:
+            parts.append(f"game(s) {_ids(self.from_file) or 'none'} from the damaged file, "
+                         f"game(s) {_ids(self.from_backup)} from the backup {self.backup}")
+        if self.lost:
+            parts.append(f"game(s) {_ids(self.lost)} could not be read")
+        return "; ".join(parts) + f"; the damaged file is kept as {self.aside}"
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(map(str, ids))
+
+
+def readable_backups(path: Path) -> list[Path]:
+    """The backups beside the store at ``path`` that open and pass SQLite's check, newest first."""
+    out = []
+    for candidate in sorted((path.parent / "backups").glob("quin-*.sqlite3"), reverse=True):
+        try:
+            conn = _connect_readonly(candidate)
+            try:
+                ok = [r[0] for r in conn.execute("PRAGMA quick_check(1)").fetchall()] == ["ok"]
+                conn.execute("SELECT COUNT(*) FROM games").fetchone()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            continue
+        if ok:
+            out.append(candidate)
+    return out
 
 
 def salvage(path: str | Path) -> Salvage:
     """Copy every game that still reads and replays into a new store; set the damaged file aside.
 
-    The caller holds the data folder (no server may use the store meanwhile).
+    A game the damaged file does not yield whole (or a file SQLite cannot open at all) is taken
+    from the newest backup that reads, if it holds it.  The caller holds the data folder (no
+    server may use the store meanwhile).
     """
     path = Path(path)
     fresh = path.with_name(path.name + ".salvaging")
@@ -638,24 +770,44 @@ def salvage(path: str | Path) -> Salvage:
         leftover.unlink(missing_ok=True)
     src = sqlite3.connect(str(path), timeout=10)
     src.row_factory = sqlite3.Row
-    kept: list[int] = []
-    lost: list[int] = []
+    backups = readable_backups(path)
+    bk = _connect_readonly(backups[0]) if backups else None
+    result = Salvage([], [], path, backup=None)
     dst = Store(fresh)
     try:
-        for row in _readable(src, "SELECT key, value FROM meta"):
-            if row["key"] != "epoch":
-                dst.set_meta(row["key"], str(row["value"]))
-        epoch = max([int(r["value"]) for r in _readable(src, "SELECT value FROM meta WHERE key = 'epoch'")
+        sources = [src] + ([bk] if bk is not None else [])
+        for conn in reversed(sources):  # the file's settings (the host key) win over the backup's
+            for row in _readable(conn, "SELECT key, value FROM meta"):
+                if row["key"] not in ("epoch", "written"):
+                    dst.set_meta(row["key"], str(row["value"]))
+        epoch = max([int(r["value"]) for conn in sources
+                     for r in _readable(conn, "SELECT value FROM meta WHERE key = 'epoch'")
                      if str(r["value"]).isdigit()] or [0])
         dst.set_meta("epoch", str(epoch))  # stream ids keep growing across the salvage
-        for game_id in _game_ids(src):
-            (kept if _copy_game(src, dst, game_id) else lost).append(game_id)
-        with dst._tx() as c:
-            for r in _readable(src, "SELECT id, game_id, t, occupied FROM blackbox ORDER BY id"):
-                if parse_snapshot_row(r["occupied"]) is not None and isinstance(r["t"], (int, float)):
-                    c.execute("INSERT INTO blackbox(id, game_id, t, occupied) VALUES (?, ?, ?, ?)", tuple(r))
+        in_file = _game_ids(src)
+        in_backup = _game_ids(bk) if bk is not None else []
+        for game_id in sorted(set(in_file) | set(in_backup)):
+            if game_id in in_file and _copy_game(src, dst, game_id):
+                result.from_file.append(game_id)
+            elif game_id in in_backup and _copy_game(bk, dst, game_id):
+                result.from_backup.append(game_id)
+            elif game_id in in_file:
+                result.lost.append(game_id)
+        result.kept = sorted(result.from_file + result.from_backup)
+        if result.from_backup:
+            result.backup = backups[0]
+        for conn in sources:
+            rows = [r for r in _readable(conn, "SELECT id, game_id, t, occupied FROM blackbox ORDER BY id")
+                    if parse_snapshot_row(r["occupied"]) is not None and isinstance(r["t"], (int, float))]
+            if rows:
+                with dst._tx() as c:
+                    for r in rows:
+                        c.execute("INSERT INTO blackbox(id, game_id, t, occupied) VALUES (?, ?, ?, ?)", tuple(r))
+                break
     finally:
         src.close()
+        if bk is not None:
+            bk.close()
         dst.close()
     aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
     os.replace(path, aside)
@@ -666,10 +818,27 @@ def salvage(path: str | Path) -> Salvage:
     os.replace(fresh, path)
     for suffix in ("-wal", "-shm"):
         Path(f"{fresh}{suffix}").unlink(missing_ok=True)
-    return Salvage(kept, lost, aside)
+    _sync_folder(path.parent)  # the renames reach the card before anything is written to the new store
+    result.aside = aside
+    return result
 
 
-def _readable(conn: sqlite3.Connection, sql: str, args: tuple = ()) -> list:
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # a file system that cannot sync a folder: the renames are still made
+    finally:
+        os.close(fd)
+
+
+def _readable(conn, sql: str, args: tuple = ()) -> list:
+    if conn is None:
+        return []
     try:
         return conn.execute(sql, args).fetchall()
     except sqlite3.DatabaseError:
@@ -701,10 +870,11 @@ def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
     except (sqlite3.DatabaseError, StoreError):
         return False
     with dst._tx() as c:
-        c.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(row))
+        c.execute(f"INSERT INTO games({', '.join(row.keys())}) VALUES ({', '.join('?' * len(row.keys()))})", tuple(row))
         for table, rows in (("seats", seats), ("actions", actions), ("reveals", reveals), ("inputs", inputs)):
-            for r in rows:
-                c.execute(f"INSERT INTO {table} VALUES ({', '.join('?' * len(r))})", tuple(r))
+            for r in rows:  # by column name: an older store's inputs lack the newer columns
+                names = r.keys()
+                c.execute(f"INSERT INTO {table}({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", tuple(r))
     if game.setups["white"] is not None and game.setups["black"] is not None:
         try:
             dst.load_game(game_id)
@@ -718,19 +888,25 @@ def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
 
 
 class _Transaction:
-    """``with store._tx() as c``: one IMMEDIATE transaction under the store's lock."""
+    """``with store._tx() as c``: one IMMEDIATE transaction under the store's lock.
 
-    def __init__(self, conn: sqlite3.Connection, lock: threading.RLock, durable: bool = True):
+    A write the file refuses (read-only, full, an I/O error) leaves as :class:`StoreWriteError`."""
+
+    def __init__(self, conn, lock: threading.RLock, durable: bool = True, path: Path | None = None):
         self.conn = conn
         self.lock = lock
         self.durable = durable
+        self.path = path
 
-    def __enter__(self) -> sqlite3.Connection:
+    def __enter__(self):
         self.lock.acquire()
         try:
-            if not self.durable:
-                self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA synchronous=FULL" if self.durable else "PRAGMA synchronous=NORMAL")
             self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            self._restore()
+            self.lock.release()
+            raise self._unwritten(exc) from None
         except BaseException:
             self._restore()
             self.lock.release()
@@ -739,11 +915,35 @@ class _Transaction:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+            if exc_type is None:
+                try:
+                    self.conn.execute("COMMIT")
+                except sqlite3.OperationalError as failed:
+                    self._rollback()
+                    raise self._unwritten(failed) from None
+            else:
+                self._rollback()
+                if isinstance(exc, sqlite3.OperationalError) and not isinstance(exc, StoreWriteError):
+                    raise self._unwritten(exc) from None
         finally:
             self._restore()
             self.lock.release()
 
+    def _rollback(self) -> None:
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # no transaction left to roll back (SQLite ended it on the error)
+
+    def _unwritten(self, exc: sqlite3.OperationalError) -> BaseException:
+        if _unreadable(exc):
+            return exc
+        where = unwritable(self.path, exc) if self.path is not None else str(exc)
+        return StoreWriteError(where)
+
     def _restore(self) -> None:
         if not self.durable:
-            self.conn.execute("PRAGMA synchronous=FULL")
+            try:
+                self.conn.execute("PRAGMA synchronous=FULL")
+            except sqlite3.Error:
+                pass

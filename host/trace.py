@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Iterable, Iterator
 
 from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES
+from engine.errors import quoted
 from engine.game import Game
 from engine.pieces import Setup
 from engine.record import FORMAT as RECORD_FORMAT
@@ -102,13 +103,13 @@ def parse_header(data: object, line: int = 1) -> TraceHeader:
     if not isinstance(data, dict):
         raise TraceError("the header must be a JSON object", line)
     if data.get("format") != FORMAT:
-        raise TraceError(f"format: expected {FORMAT!r}, got {data.get('format')!r}", line)
+        raise TraceError(f"format: expected {quoted(FORMAT)}, got {quoted(data.get('format'))}", line)
     unknown = set(data) - _HEADER_FIELDS
     if unknown:
-        raise TraceError(f"unknown field {sorted(unknown)[0]!r}", line)
+        raise TraceError(f"unknown field {quoted(sorted(unknown)[0])}", line)
     for key in ("mode", "first", "setup"):
         if key not in data:
-            raise TraceError(f"missing field {key!r}", line)
+            raise TraceError(f"missing field {quoted(key)}", line)
     as_record = {k: v for k, v in data.items() if k != "format"}
     as_record.update(format=RECORD_FORMAT, turns=[])
     try:
@@ -122,17 +123,12 @@ def _time(data: dict, line: int, last: float) -> float:
     t = data.get("t")
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not -MAX_TIME <= t <= MAX_TIME \
             or not math.isfinite(t):
-        raise TraceError(f"t: expected a number of seconds up to {MAX_TIME} (a week), got {_short(t)}", line)
+        raise TraceError(f"t: expected a number of seconds up to {MAX_TIME} (a week), got {quoted(t)}", line)
     if t < 0:
-        raise TraceError(f"t: must not be negative, got {t!r}", line)
+        raise TraceError(f"t: must not be negative, got {quoted(t)}", line)
     if t < last:
         raise TraceError(f"t: {t} is earlier than the line before ({last})", line)
     return float(t)
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def parse_event(data: object, line: int, last: float) -> SnapshotLine | InputLine:
@@ -143,7 +139,7 @@ def parse_event(data: object, line: int, last: float) -> SnapshotLine | InputLin
     if "occupied" in data:
         extra = set(data) - {"t", "occupied"}
         if extra:
-            raise TraceError(f"unknown field {sorted(extra)[0]!r}", line)
+            raise TraceError(f"unknown field {quoted(sorted(extra)[0])}", line)
         t = _time(data, line, last)
         names = data["occupied"]
         if not isinstance(names, list):
@@ -152,17 +148,17 @@ def parse_event(data: object, line: int, last: float) -> SnapshotLine | InputLin
         for name in names:
             space = SPACE_IDS.get(name) if isinstance(name, str) else None
             if space is None:
-                raise TraceError(f"occupied: unknown space {name!r}", line)
+                raise TraceError(f"occupied: unknown space {quoted(name)}", line)
             spaces.append(space)
         return SnapshotLine(t, frozenset(spaces), line)
     if "player" in data or "input" in data:
         extra = set(data) - {"t", "player", "input"}
         if extra:
-            raise TraceError(f"unknown field {sorted(extra)[0]!r}", line)
+            raise TraceError(f"unknown field {quoted(sorted(extra)[0])}", line)
         t = _time(data, line, last)
         player = data.get("player")
         if player not in PLAYERS:
-            raise TraceError(f"player: expected 'white' or 'black', got {player!r}", line)
+            raise TraceError(f"player: expected 'white' or 'black', got {quoted(player)}", line)
         if "input" not in data:
             raise TraceError("missing field 'input'", line)
         value = data["input"]
@@ -171,7 +167,7 @@ def parse_event(data: object, line: int, last: float) -> SnapshotLine | InputLin
         return InputLine(t, player, value, line)
     extra = set(data) - {"t"}
     if extra:
-        raise TraceError(f"unknown field {sorted(extra)[0]!r}", line)
+        raise TraceError(f"unknown field {quoted(sorted(extra)[0])}", line)
     raise TraceError("expected 'occupied' (a snapshot) or 'player' and 'input' (an input)", line)
 
 

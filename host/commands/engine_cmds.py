@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from engine import board
+from engine.errors import bounded
 from engine.game import Game
 from engine.pieces import LETTER
 from engine.record import ReplayError, load_record, parse_json, play_turn, turns_of
+from host.commands.files import MAX_RECORD, FileTooLarge, read_text
 
 
 def add_parser(sub) -> None:
@@ -48,7 +49,9 @@ def cmd_board(args) -> int:
 def read_json(path: str) -> object:
     """Read a JSON file; ReplayError (exit 2) with one line if it cannot be read."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        text = read_text(path, MAX_RECORD, "game record")
+    except FileTooLarge as exc:
+        raise ReplayError(str(exc)) from None
     except OSError as exc:
         raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -114,7 +117,7 @@ def _fail(exc: ReplayError, as_json: bool, label: dict | None = None) -> int:
         print(json.dumps({**(label or {}), "error": exc.to_json()}))
     else:
         where = f"{label['record']}: " if label else ""
-        print(f"quin: {where}{exc}", file=sys.stderr)
+        print(bounded(f"quin: {where}{exc}"), file=sys.stderr)
     return exc.code
 
 

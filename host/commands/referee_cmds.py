@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
+from engine.errors import bounded
 from engine.record import FORMAT as RECORD_FORMAT
 from engine.record import ReplayError, load_record, parse_json, replay, to_record
 from host.cli import UserError
+from host.commands.files import MAX_RECORD, MAX_TRACE, FileTooLarge, read_text
 from host.referee import Referee
 from host.simulate import LEVELS, PACE_NAMES, Hands, run_closed_loop
 from host.trace import TraceError, read_trace, referee_trace, write_trace
@@ -46,15 +47,14 @@ def add_parser(sub) -> None:
 
 def _load_trace(path: str):
     try:
-        if path == "-":
-            lines = sys.stdin.readlines()
-        else:
-            try:
-                lines = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
-            except OSError as exc:
-                raise TraceError(f"cannot read {path}: {exc.strerror or exc}") from None
-            except UnicodeDecodeError:
-                raise TraceError(f"{path} is not a UTF-8 text file") from None
+        try:
+            lines = read_text(path, MAX_TRACE, "trace").splitlines(keepends=True)
+        except FileTooLarge as exc:
+            raise UserError(str(exc), 2) from None
+        except OSError as exc:
+            raise TraceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise TraceError(f"{'standard input' if path == '-' else path} is not a UTF-8 text file") from None
         try:
             return read_trace(lines)
         except TraceError:
@@ -103,8 +103,8 @@ def cmd_referee(args) -> int:
     else:
         print(json.dumps(record, indent=1))
         for r in rejected:
-            print(f"quin: note: line {r['line']} (t={r['t']:.3f} s): {r['player']}'s input was rejected: "
-                  f"{r['reason']}", file=sys.stderr)
+            print(bounded(f"quin: note: line {r['line']} (t={r['t']:.3f} s): {r['player']}'s input was rejected: "
+                          f"{r['reason']}"), file=sys.stderr)
         if run.stuck:
             print(f"quin: stuck at t={run.stuck['t']:.3f} s, waiting for {run.stuck['waiting_for']}", file=sys.stderr)
     return 1 if run.stuck else 0
@@ -112,10 +112,9 @@ def cmd_referee(args) -> int:
 
 def cmd_simulate(args) -> int:
     try:
-        if args.record == "-":
-            text = sys.stdin.read()
-        else:
-            text = Path(args.record).read_text(encoding="utf-8")
+        text = read_text(args.record, MAX_RECORD, "game record")
+    except FileTooLarge as exc:
+        raise UserError(str(exc), 2) from None
     except OSError as exc:
         raise UserError(f"cannot read {args.record}: {exc.strerror or exc}", 2) from None
     except UnicodeDecodeError:

@@ -36,15 +36,22 @@ def add_parser(sub) -> None:
                    help="live pages open at once, in all (default 2000); beyond it a page gets a 503")
     p.add_argument("--streams-per-client", type=int, default=16, metavar="N",
                    help="live pages one device may hold open (default 16); beyond it a 503")
+    p.add_argument("--connections-per-client", type=int, default=64, metavar="N",
+                   help="connections one device may hold open, idle or not (default 64); beyond it a 503")
     p.add_argument("--no-qr", action="store_true", help="do not draw the join QR codes in the terminal")
     p.add_argument("--opponent", choices=("white", "black"),
                    help="the practice opponent takes this seat: it sets up and decides; you move its towers")
     p.add_argument("--level", type=int, choices=range(0, 6), default=3, metavar="N",
                    help="the opponent's strength, 0 (random) to 5 (default 3)")
+    p.add_argument("--take-over", action="store_true",
+                   help="with --opponent: hand it that seat even in a game two people are playing (asked in a terminal)")
     p.add_argument("--mdns", metavar="NAME", default="quin",
                    help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
     p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
                    help="no mDNS: links and QR codes use the IP address (also: QUIN_MDNS=off)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="another name this server answers to for changes (a DNS name you gave the Pi, a proxy's); "
+                        "localhost, IP addresses, this machine's name and the mDNS name always are")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
@@ -67,6 +74,8 @@ def add_parser(sub) -> None:
     p.add_argument("game", type=int, help="the game number (see `quin games`)")
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.add_argument("--data-dir", help="where games are stored")
+    p.add_argument("--force", action="store_true",
+                   help="write the record of a game still being played (it holds both players' hidden lineups)")
     p.set_defaults(func=cmd_export)
 
 
@@ -153,6 +162,11 @@ def cmd_export(args) -> int:
 
     store = _open_store(args.data_dir, readonly=True)
     try:
+        row = store.game(args.game)
+        if row.status in ("setup", "playing") and not args.force:
+            # As the web refuses it: the record names every hidden identity of a game still in play.
+            raise UserError(f"game {args.game} is still being played: its record holds both players' hidden "
+                            "lineups; add --force to write it anyway")
         record = store.record(args.game)
     except StoreError as exc:
         raise UserError(str(exc)) from None
@@ -255,18 +269,32 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
                 table.set_source_status({"ok": False, "message": f"the board's lights: {exc}"})
 
 
-def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True) -> None:
-    """The host page and the phone seats' join links, each with its QR code.
+def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, board: bool = False,
+                by_address: str | None = None) -> None:
+    """The host page and the phone seats' join links, each with its QR code; the virtual board's
+    link (it carries the board key) when ``board``.
 
     ``tokens`` holds the phone seats only: a seat without one is the practice opponent's.
+    ``by_address``: the same server by IP address, printed under each link for a device that
+    cannot resolve the mDNS name.
     """
+    from host.web.sim import board_key
+
     print(f"  host page:     {base}/host/{host_key}", file=out)
+    if by_address:
+        print(f"    by address:  {by_address}/host/{host_key}", file=out)
+    if board:
+        print(f"  virtual board: {base}/board/{board_key(host_key)}", file=out)
+        if by_address:
+            print(f"    by address:  {by_address}/board/{board_key(host_key)}", file=out)
     for player in ("white", "black"):
         if player not in tokens:
             print(f"  {player} seat:    played by the practice opponent: no phone, no link", file=out)
             continue
         url = f"{base}/seat/{tokens[player]}"
         print(f"  {player} seat:    {url}", file=out)
+        if by_address:
+            print(f"    by address:  {by_address}/seat/{tokens[player]}", file=out)
         if qr:
             import segno
 
@@ -280,13 +308,15 @@ NEXT_STEPS = """Next:
 Stop with Ctrl-C; the game is saved as it is played."""
 
 
-def next_steps(opponent: str | None) -> str:
-    """What to do now, in three lines; against the opponent only one seat needs a phone."""
+def next_steps(opponent: str | None, codes_shown: bool = True) -> str:
+    """What to do now, in three lines; against the opponent only one seat needs a phone.  Where the
+    seat codes are not printed (not a terminal), the line says how to get them."""
+    where = "" if codes_shown else " (`quin links`, run in a terminal, prints the codes)"
     if opponent is None:
-        scan = "Each player scans their own seat code with their phone, out of sight of the other."
+        scan = f"Each player scans their own seat code{where} with their phone, out of sight of the other."
     else:
-        scan = (f"Scan your seat code with your phone; the opponent plays {opponent} and needs none "
-                "(set its towers out as the status page shows).")
+        scan = (f"Scan your seat code{where} with your phone; the opponent plays {opponent.capitalize()} and needs "
+                "none (set its towers out as the status page shows).")
     return NEXT_STEPS.format(scan=scan)
 
 
@@ -318,7 +348,13 @@ def cmd_links(args) -> int:
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
     phones = {player: token for player, token in store.seats(row.id).items() if player != record.opponent}
-    print_links(sys.stdout, base, key, phones, qr=not args.no_qr)
+    by_address = None
+    if ".local:" in base:  # an mDNS name: some devices cannot resolve it
+        address = record.host if record.host not in (None, "", "0.0.0.0", "::") else lan_address()
+        by_address = f"http://{address}:{record.port}"
+        print(f"  by address:    {by_address}/")
+    print_links(sys.stdout, base, key, phones, qr=not args.no_qr, board=record.board == "sim",
+                by_address=by_address)
     return 0
 
 
@@ -331,23 +367,64 @@ def _hold(folder: Path):
     except datalock.FolderBusy as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
+        import errno
+
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise UserError(f"the data folder cannot be written: the folder {folder} is read-only "
+                            f"({exc.strerror}): give another --data-dir") from None
         raise UserError(f"cannot lock the data folder {folder}: {exc.strerror or exc}") from None
 
 
 def _serving_store(folder: Path, out):
-    """The store to serve from: a structurally damaged one is salvaged first; damage is said in one line."""
-    from host.store import DB_NAME, salvage
+    """The store to serve from, or UserError (exit 2) in one line naming what cannot be written.
 
-    store = _open_store(folder)
+    A file SQLite cannot open, or one whose structure is damaged, is salvaged first (from the
+    file and the newest readable backup; which games came from where is said); damage is said
+    in one line.
+    """
+    from host.store import DB_NAME, Store, StoreError, StoreWriteError, salvage
+
+    path = folder / DB_NAME
+
+    def opened() -> Store | None:
+        try:
+            return Store(path)
+        except StoreWriteError as exc:
+            raise UserError(f"the game store cannot be written: {exc.where}: the server cannot keep games there; "
+                            "make it writable or give another --data-dir") from None
+        except StoreError as exc:
+            if exc.where != "the file":
+                raise UserError(str(exc)) from None
+            return None
+        except OSError as exc:
+            raise UserError(f"cannot open the game store in {folder}: {exc.strerror or exc}") from None
+
+    def salvaged() -> None:
+        import sqlite3
+
+        try:
+            saved = salvage(path)
+        except (OSError, sqlite3.Error) as exc:
+            raise UserError(f"the game store {path} is damaged and could not be salvaged: {exc.strerror or exc}") from None
+        print(f"  note: the game store was damaged: {saved.describe()}", file=out)
+
+    store = opened()
+    if store is None:
+        salvaged()
+        store = opened()
+        if store is None:
+            raise UserError(f"the game store {path} is damaged and its salvage does not open: run `quin store check`")
     for notice in store.notices:
         print(f"  note: {notice}", file=out)
     if not store.structure_ok():
         store.close()
-        saved = salvage(folder / DB_NAME)
-        print(f"  note: the game store was damaged: {len(saved.kept)} game(s) were copied into a new store"
-              f"{f', {len(saved.lost)} could not be read' if saved.lost else ''}; the damaged file is kept as "
-              f"{saved.aside}", file=out)
-        store = _open_store(folder)
+        salvaged()
+        store = opened()
+    problem = store.writable_problem()
+    if problem is not None:
+        store.close()
+        raise UserError(f"the game store cannot be written: {problem}: the server cannot keep games there; "
+                        "make it writable or give another --data-dir")
     damaged = [g.id for g in store.games() if g.damage]
     if damaged:
         print(f"  note: game(s) {', '.join(map(str, damaged))} are damaged in the store and set aside "
@@ -394,18 +471,41 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     table = Table(store, broker, board=board, opponent=opponent)
     if board is not None:
         table.occupied = board.occupied
+    from host.table import TableError
+
+    take_over = args.take_over
+    if opponent is not None and not take_over:
+        taken = table.seat_taken_over()
+        if taken is not None:
+            # A person's seat is not handed to the computer silently: ask in a terminal, else say how.
+            if sys.stdin.isatty() and out.isatty():
+                print(f"{taken}.", file=out)
+                try:
+                    answer = input(f"Hand {args.opponent.capitalize()}'s seat to the practice opponent? [y/N] ")
+                except EOFError:
+                    answer = ""
+                take_over = answer.strip().lower() in ("y", "yes")
+            if not take_over:
+                raise UserError(f"{taken}: add --take-over to hand it over, or start a new game from the host "
+                                "page (or `quin serve` without --opponent) first")
     try:
-        table.open(args.mode, args.vision, args.first)
+        table.open(args.mode, args.vision, args.first, take_over=take_over)
     except ImportError as exc:
         raise UserError(f"the referee is not available: {exc}") from None
+    except TableError as exc:
+        raise UserError(str(exc)) from None
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
+    from host.web.server import raise_file_limit
+
+    files = raise_file_limit()  # every connection is a file handle: take what the system allows
     try:
         server = WebServer(app, args.host, args.port, threads=args.threads, max_streams=args.max_streams,
-                           streams_per_client=args.streams_per_client)
+                           streams_per_client=args.streams_per_client,
+                           connections_per_client=args.connections_per_client)
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.port
-    lock.publish(args.host, port, args.opponent)
+    lock.publish(args.host, port, args.opponent, args.board)
     from host.system import mdns
 
     announcement, no_mdns = (None, "--no-mdns") if args.no_mdns else mdns.announce(int(port), args.host, args.mdns)
@@ -413,6 +513,10 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     host = announcement.hostname if announcement else address
     base = f"http://{host}:{port}"
     app.config["PUBLIC_URL"] = base  # join codes on the host page point here, not at localhost
+    from host.web.guard import allowed_hosts
+
+    # A change is taken only for a Host this server answers to (DNS rebinding: host.web.guard).
+    app.config["ALLOWED_HOSTS"] = allowed_hosts(args.host, address, host, *args.allow_host)
     store.set_meta("public_url", base)  # and `quin links` prints the same
 
     stop = threading.Event()
@@ -432,23 +536,29 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         print(f"  by address:    http://{address}:{port}/ (for devices that cannot resolve {host})", file=out)
     elif not mdns.is_loopback(args.host):
         print(f"  (no mDNS name: {no_mdns})", file=out)
-    if board is not None:
-        print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
+    if server.max_streams < args.max_streams:
+        print(f"  note: at most {server.max_streams} live pages and {server.max_connections} connections "
+              f"(this process may open {files} files; raise LimitNOFILE or `ulimit -n` for more)", file=out)
     if opponent is not None:
-        print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
+        print(f"  opponent:      level {args.level} plays {args.opponent.capitalize()}; its moves show on the status page, "
+              "the virtual board and your phone", file=out)
     secrets_shown = args.show_links or out.isatty()
+    by_address = f"http://{address}:{port}" if announcement else None  # where the name does not resolve
     if secrets_shown:
-        print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr)
+        print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None,
+                    by_address=by_address)
     else:
-        print("  seat and host links are not printed here (not a terminal): run `quin links`", file=out)
-    print(next_steps(args.opponent), file=out)
+        print(f"  seat, host{' and virtual board' if board is not None else ''} links are not printed here "
+              "(not a terminal): run `quin links`", file=out)
+    print(next_steps(args.opponent, secrets_shown), file=out)
     out.flush()
 
-    def new_seats(reason: str) -> None:  # the host page started a game or re-issued a seat
+    def new_seats(reason: str, links: bool = True) -> None:  # the host page started a game or re-issued a seat
         print(reason, file=out)
-        if secrets_shown:
-            print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr)
+        if secrets_shown and links:
+            print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None,
+                        by_address=by_address)
         out.flush()
 
     app.config["ON_NEW_SEATS"] = new_seats

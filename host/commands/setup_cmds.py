@@ -33,6 +33,9 @@ def add_parser(sub) -> None:
     p.add_argument("--data-dir", help="where games are stored (default ~USER/.local/share/quin)")
     p.add_argument("--root", default="/", metavar="DIR",
                    help="set up the system installed under DIR instead of this one (writes files only)")
+    p.add_argument("--protect-card", action="store_true",
+                   help="also keep the system journal in memory, so logging does not wear the SD card "
+                        "(it is lost at power-off); see docs/hardware.md, \"SD cards\"")
     p.add_argument("--undo", action="store_true", help="remove the service, the udev rule and the groups it added")
     p.set_defaults(func=cmd_setup)
 
@@ -61,7 +64,7 @@ def cmd_setup(args) -> int:
         else:
             outcome = installer.setup(service.Options(
                 exec=installation_command(), board=args.board, serial_port=args.port, user=args.user,
-                http_port=args.http_port, data_dir=args.data_dir,
+                http_port=args.http_port, data_dir=args.data_dir, protect_card=args.protect_card,
             ))
     except (service.SetupError, OSError) as exc:
         raise UserError(str(exc), 1) from None

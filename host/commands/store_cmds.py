@@ -19,7 +19,9 @@ def add_parser(sub) -> None:
         "salvage",
         help="copy every game that still reads into a new store and set the damaged file aside",
         description="Copy every game that still reads and replays into a new store, keep the damaged file "
-        "beside it (quin.sqlite3.damaged-DATE), and put the new store in its place. quin serve must not run.",
+        "beside it (quin.sqlite3.damaged-DATE), and put the new store in its place. A game the damaged file "
+        "does not yield whole (or a file that does not open at all) is taken from the newest readable backup "
+        "in backups/; the report says which games came from where. quin serve must not run.",
     )
     s.add_argument("--data-dir", help="where games are stored")
     s.set_defaults(func=cmd_salvage)
@@ -40,7 +42,8 @@ def cmd_check(args) -> int:
         return 0
     for line in problems:
         print(f"{store.path}: {line}")
-    print("run `quin store salvage` to copy every intact game into a new store", flush=True)
+    print("run `quin store salvage` to copy every intact game into a new store "
+          "(a game the file does not yield whole comes from the newest readable backup)", flush=True)
     return 1
 
 
@@ -58,6 +61,5 @@ def cmd_salvage(args) -> int:
             saved = salvage(path)
         except (OSError, sqlite3.Error) as exc:
             raise UserError(f"the store could not be salvaged: {exc}") from None
-    lost = f"; game(s) {', '.join(map(str, saved.lost))} could not be read" if saved.lost else ""
-    print(f"{len(saved.kept)} game(s) copied into a new {path}{lost}; the damaged file is kept as {saved.aside}")
+    print(f"{path}: {saved.describe()}")
     return 0

@@ -45,40 +45,49 @@ from .search import DEFAULT_LEVEL, MAX_LEVEL, choose
 N = SPACE_NAMES
 
 
-def plan_of(action, seen: dict, side: str) -> dict:
+def plan_of(action, seen: dict, side: str, rival_spaces=frozenset()) -> dict:
     """What the human does with the opponent's towers for ``action``: public words and spaces only.
 
     ``seen`` is the action as the public sees it (``action_seen_by(..., None)``);
-    lift/place are what the LEDs light.
+    lift/place are what the LEDs light.  ``rival_spaces``: the spaces holding the
+    rival's towers (public), so a move onto one is announced as the flash it is
+    before anyone lifts a tower: both towers come up, and the flash then says
+    who wins.
     """
     kind = type(action)
-    who = f"{side}'s tower"
+    Side = side.capitalize()
+    rival = "black" if side == "white" else "white"
+    who = f"{Side}'s tower"
     if kind in (Move, Reflect):
         a, b = seen["from"], seen["to"]
+        if b in rival_spaces:
+            return {"do": "move", "flash": True, "from": a, "to": b, "lift": [a, b], "place": [],
+                    "text": f"{who} on {a} flashes {rival.capitalize()}'s tower on {b}: lift both towers, "
+                            "then the flash says who wins"}
         return {"do": "move", "from": a, "to": b, "lift": [a], "place": [b],
                 "text": f"move {who} on {a} to {b}"}
     if kind is Swap:
         a, b = seen["spaces"] if "spaces" in seen else sorted([seen["memory"], seen["with"]])
         return {"do": "swap", "spaces": [a, b], "lift": [a, b], "place": [a, b],
-                "text": f"{side} makes a Memory Swap: swap {side}'s towers on {a} and {b}"}
+                "text": f"{Side} makes a Memory Swap: swap {Side}'s towers on {a} and {b}"}
     if kind is Gravity:
         moves = seen.get("moves", {})
         steps = ", ".join(f"{a} to {b}" for a, b in sorted(moves.items()))
         return {"do": "moves", "moves": dict(sorted(moves.items())), "lift": sorted(moves), "place": sorted(moves.values()),
-                "text": f"move {side}'s towers: {steps}"}
+                "text": f"move {Side}'s towers: {steps}"}
     if kind is Reinforce:
         spaces = sorted(seen["to"])
         pieces = sorted({p for p in seen["to"].values() if p})
-        what = f" ({', '.join(p.replace('_', ' ') for p in pieces)})" if pieces else ""
+        what = f" ({', '.join(p.replace('_', ' ').title() for p in pieces)})" if pieces else ""
         return {"do": "reinforce", "spaces": spaces, "lift": [], "place": spaces,
-                "text": f"put {len(spaces)} of {side}'s reserve towers{what} on {', '.join(spaces)}"
-                if len(spaces) > 1 else f"put one of {side}'s reserve towers on {spaces[0]}"}
+                "text": f"put {len(spaces)} of {Side}'s reserve towers{what} on {', '.join(spaces)}"
+                if len(spaces) > 1 else f"put one of {Side}'s reserve towers on {spaces[0]}"}
     if kind is Resurrect:
-        piece = seen["piece"].replace("_", " ")
+        piece = seen["piece"].replace("_", " ").title()
         return {"do": "resurrect", "spaces": [seen["to"]], "lift": [], "place": [seen["to"]],
-                "text": f"{side} resurrects its {piece}: put it on {seen['to']}"}
+                "text": f"{Side} resurrects its {piece}: put it on {seen['to']}"}
     if kind is Time:
-        text = f"{side} uses the Power of Time: take its tower on {seen['at']} off the board"
+        text = f"{Side} uses the Power of Time: take its tower on {seen['at']} off the board"
         plan = {"do": "time", "at": seen["at"], "lift": [seen["at"]], "place": []}
         if "target" in seen:
             text += f", and push the tower on {seen['target']} back to {seen['to']}"
@@ -87,7 +96,7 @@ def plan_of(action, seen: dict, side: str) -> dict:
             plan["place"].append(seen["to"])
         plan["text"] = text
         return plan
-    return {"do": "pass", "lift": [], "place": [], "text": f"{side} passes"}
+    return {"do": "pass", "lift": [], "place": [], "text": f"{Side} passes"}
 
 
 class TableOpponent:
@@ -150,7 +159,7 @@ class TableOpponent:
             out["plan"] = {k: v for k, v in plan.items() if k != "_action"}
             out["text"] = "Opponent: " + plan["text"]
         elif thinking:
-            out["text"] = f"Opponent ({self.side}, level {self.level}) is thinking"
+            out["text"] = f"{self.side.capitalize()} (the practice opponent, level {self.level}) is thinking"
         if self._error:
             out["error"] = self._error
         return out
@@ -225,7 +234,8 @@ class TableOpponent:
         if game is None or (table.row.id, len(game.log)) != key or game.to_move != self.side:
             return  # the game moved on meanwhile (a new game, a resume): decide again next time
         seen = action_seen_by(game, action, self.side, None)
-        plan = plan_of(action, seen, self.side)
+        rivals = {t["space"] for t in view(game, None)["board"] if t["owner"] != self.side}  # public
+        plan = plan_of(action, seen, self.side, rivals)
         self._error = None
         try:
             if type(action) is Time:

@@ -24,7 +24,7 @@ from enum import Enum
 from typing import Any, Callable
 
 from engine.actions import PASS, Action, Time
-from engine.board import PLAYERS, SPACE_NAMES, other
+from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
 from engine.effects import Flash
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
@@ -143,6 +143,7 @@ class Referee:
         self.step: Step | None = None
         self.ev: Evidence | None = None
         self._time: dict | None = None  # the Power of Time announced this turn, until it is played
+        self._time_expected: frozenset[int] | None = None  # the board the public expects meanwhile
         self._last_same: dict[str, set] = {p: set() for p in PLAYERS}  # each player's last action, and its equals
         if self.state is not Phase.OVER:
             self._new_step()
@@ -218,9 +219,8 @@ class Referee:
         """The occupancy the board should show once the pending step is done."""
         if self.state is Phase.FLASH:
             return self._lock_result
-        info = self._time
-        if info is not None and info.get("result") is not None:
-            return info["result"]
+        if self._time is not None and self._time_expected is not None:
+            return self._time_expected
         return self.game.occupied()
 
     def public_status(self) -> dict:
@@ -250,6 +250,8 @@ class Referee:
             "instructions": list(self.private_instructions[player]),
             "declared": words[0].to_json() if words else None,
             "words": [w.to_json() for w in words],
+            # the announced Power of Time's towers, when only the mover may know where they stand
+            "time_towers": list(self._time["private_towers"]) if self._time and self._time["player"] == player else [],
         }
 
     def is_idle(self) -> bool:
@@ -283,7 +285,8 @@ class Referee:
             opts = ", ".join(str(a) for a in self._asked["options"])
             return f"{player} to answer a question ({self._asked['text']}): {opts}"
         if self.state is Phase.TIME:
-            return self._waiting_text()
+            todo = say_list(self.public_instructions)
+            return f"{self._waiting_text()}: {todo}" if todo else self._waiting_text()
         words = self.words[player]
         if words:
             return f"{player}'s declared action on the board ({wording.word_text(words[0])})"
@@ -575,6 +578,8 @@ class Referee:
         step, ev = self.step, self.ev
         n = len(ev)
         if n == 0:
+            if self.state is Phase.TIME and self._time is not None:
+                self._time_update(out)
             if not self.deb.pending and self._asked is None and step.can_pass and not step.pass_only:
                 self._ask([step.of(PASS)], 0, wording.ASK_PASS, "pass", out)
             self._clear_waiting(out)
@@ -762,6 +767,9 @@ class Referee:
         if blocking:
             return
         last = ev.flips[-1].at
+        if self.state is Phase.TIME and self._time is not None:
+            self._time_update(out, last)  # what is left of the announced Time, as the board stands
+            return
         if S == B:
             # Towers lifted and put back, explaining nothing: not an action; forget those touches
             # (unless the mover declared something: then they may be its first part).
@@ -776,13 +784,6 @@ class Referee:
                 self.public_instructions = todo
                 self._say(out, PUBLIC, "instruction", {"for": "flash", "at": N[self._lock[0].flash.at],
                                                         "instructions": todo, "text": say_list(todo)})
-            return
-        info = self._time
-        if self.state is Phase.TIME and info is not None and info.get("result") is not None:
-            if self._later(last + self.settle):
-                todo = corrections(S, info["result"]) or info["instructions"]
-                self.public_instructions = todo
-                self._say(out, PUBLIC, "instruction", {"for": "time", "instructions": todo, "text": say_list(todo)})
             return
         rem, add = ev.change()
         on_the_way = step.on_the_way(ev, self._allowed)
@@ -841,42 +842,147 @@ class Referee:
         game = self.game
         step = self.step
         mover = step.player
-        rival = other(mover)
         fits = [c for c in step.cands if type(c.action) is Time]
         spaces = sorted({c.action.at for c in fits})
-        if len(spaces) > 1:
-            # Two Time towers (a clone): which one is used shows on the board.  Naming both in
+        secret = len(spaces) > 1 and not game.vision
+        if secret:
+            # Two Time towers (a clone): whichever leaves the board is the one used.  Naming both in
             # public would reveal the other, so only the mover hears where they stand.
             names = [N[s] for s in spaces]
             out.append(Notice(mover, "instruction", {"time_towers": names, "text": wording.lift_time_tower(names)}))
-            public_spaces: list[int] = []
-            where = "its space"
-        else:
-            public_spaces = spaces
-            where = N[spaces[0]]
+        public_spaces = [] if secret else spaces
+        where = N[spaces[0]] if len(spaces) == 1 else "its space"
         info: dict = {"turn": game.turn, "player": mover, "time_towers": [N[s] for s in public_spaces],
-                      "result": None}
-        if game.third_eye:
-            info["outcome"] = "pushed"
-            info["instructions"] = ([{"do": "clear", "space": N[s], "text": f"clear {N[s]}"} for s in spaces]
-                                    if len(spaces) == 1 else [])
-        else:
-            effect = fits[0].effect
-            info["outcome"] = effect.time_outcome
-            todo: list[dict] = []
-            if len(spaces) == 1:
-                info["result"] = fits[0].result(step.base)
-                todo.append({"do": "clear", "space": N[spaces[0]], "text": wording.time_tower_off(N[spaces[0]], rival)})
-            for a, b in effect.carries:
-                todo.append({"do": "move", "from": N[a], "to": N[b], "text": wording.move_back(N[a], N[b])})
-            for s in effect.leaves[1:]:
-                todo.append({"do": "clear", "space": N[s], "text": wording.back_off_board(N[s], rival)})
-            info["instructions"] = todo
+                      "private_towers": [N[s] for s in spaces] if secret else [],
+                      "outcome": "pushed" if game.third_eye else fits[0].effect.time_outcome}
         info["text"] = wording.time_text(mover, game.third_eye, info["outcome"], where)
         self._time = info
-        self.public_instructions = info["instructions"]
+        self._time_update()
+        self._said[(PUBLIC, "instruction")] = {"for": "time", "instructions": info["instructions"],
+                                               "text": say_list(info["instructions"])}
         self._go(Event.TIME_DECLARED)
         out.append(Notice(PUBLIC, "time", _public_time(info)))
+
+    def _time_plan(self) -> tuple[list[dict], list[dict], frozenset[int]]:
+        """What is left to do of the announced Power of Time, from the board as it stands now:
+        (the public instructions, the mover's corrections if the board fits no way of carrying it
+        out, the occupancy the public expects).
+
+        With several Time towers whichever one leaves the board is the one used.  Then what the
+        public is told depends on public facts only (the board, whose towers are whose, the rewind):
+        "take one of the mover's Time towers off" until one of the mover's towers has left, the
+        rewind's moves still to make.  A tower of the mover's that left but is no Time tower is told
+        to the mover alone, as any board that fits nothing is."""
+        game, step = self.game, self.step
+        B, S = step.base, self.ev.board()
+        mover = step.player
+        rival = other(mover)
+        board = game.state.board
+        fits = [c for c in step.cands if type(c.action) is Time]
+        if not fits:  # no longer possible (cannot happen: the announcement waits for it)
+            return [], [], B
+        by_at: dict[int, Candidate] = {}
+        for c in fits:
+            by_at.setdefault(c.action.at, c)
+        spaces = sorted(by_at)
+        secret = len(spaces) > 1 and not game.vision
+        first = by_at[spaces[0]]
+        eff = first.effect
+        rewind = set() if game.third_eye else {s for pair in eff.carries for s in pair} | set(eff.leaves[1:])
+        carries = set(eff.carries)
+        gone = [s for s in spaces if s not in S]
+        own_off = [s for s in sorted(B - S) if board[s] != EMPTY and game.owner[board[s]] == mover
+                   and s not in rewind]
+
+        # A rewind that swaps two towers back (a Memory Swap, a swap flash) changes no occupancy: each
+        # is listed until both towers were lifted and stand again.
+        touched = self.ev.touched()
+        pending = [(a, b) for a, b in eff.carries if (b, a) in carries and not game.third_eye
+                   and not ({a, b} <= touched and a in S and b in S)]
+        busy = {N[s] for pair in pending for s in pair}
+
+        def said(items: list[dict], time_at: int | None) -> list[dict]:
+            items = [i for i in items if not busy & {i.get("from"), i.get("to"), i.get("space")}]
+            items += [{"do": "move", "from": N[a], "to": N[b], "text": ""} for a, b in pending]
+            for i in items:
+                if i["do"] == "move" and (S_(i["from"]), S_(i["to"])) in carries:
+                    i["text"] = wording.move_back(i["from"], i["to"])
+                elif i["do"] == "clear" and time_at is not None and S_(i["space"]) == time_at:
+                    i["text"] = wording.time_tower_off(i["space"], rival)
+                elif i["do"] == "clear" and S_(i["space"]) in rewind:
+                    i["text"] = wording.back_off_board(i["space"], rival)
+            # the Time tower first, then the rewind
+            return sorted(items, key=lambda i: i["do"] != "clear" or S_(i["space"]) != time_at)
+
+        def one_off(names: list[str]) -> dict:
+            return {"do": "clear_one", "piece": "time", "player": mover, "spaces": names,
+                    "text": wording.time_tower_one_off(mover, rival, names)}
+
+        # The occupancy once carried out, all Time towers still standing (the rewind alone).
+        if game.third_eye:
+            standing = B
+        else:
+            standing = first.result(B) | {spaces[0]}
+        if len(gone) == 1 or len(spaces) == 1:
+            used = gone[0] if len(spaces) > 1 else spaces[0]
+            exact = standing - {used}
+        elif gone:  # several Time towers off: the nearest way to carry it out
+            used = None
+            exact = min((standing - {s} for s in gone), key=lambda R: (len(S ^ R), sorted(R)))
+        else:
+            used = None
+            exact = None
+        names = [] if secret else [N[s] for s in spaces]  # face up (Vision Mode): everyone may hear where
+        wrong = any(s not in spaces for s in own_off) or len(gone) > 1
+        if game.third_eye:
+            # The push is read from the board: only the Time tower is an instruction.  A rival tower
+            # lifted, or put on an empty space, may be the push under way: never asked back.
+            rival_off = {s for s in B - S if board[s] != EMPTY and game.owner[board[s]] == rival}
+            extra = S - B
+            pushing = (rival_off | extra) if len(rival_off) <= 1 and len(extra) <= 1 else set()
+
+            def expect(R: frozenset[int]) -> frozenset[int]:
+                return (R - pushing) | (extra & pushing)
+
+            if exact is not None:
+                exact = expect(exact)
+        else:
+            def expect(R: frozenset[int]) -> frozenset[int]:
+                return R
+
+        if exact is not None and (len(spaces) == 1 or not secret):
+            return said(corrections(S, exact), used), [], exact
+        # Which Time tower is used is not known yet, or known to the mover alone.  The public is told
+        # what public facts support: a tower of the mover's that left (not one the rewind moves) is
+        # taken to be the Time tower; everything else must come to what the Power does.
+        target = expect(standing - set(own_off))
+        public = ([] if own_off else [one_off(names)]) + said(corrections(S, target), None)
+        if not wrong:
+            fix = []
+        elif exact is not None:
+            fix = said(corrections(S, exact), used)
+        else:
+            fix = said(corrections(S, expect(standing)), None) + [one_off([N[s] for s in spaces])]
+        return public, fix, target
+
+    def _time_update(self, out: list | None = None, last: float | None = None) -> None:
+        """The announced Power of Time as the board now stands: the public instructions (said when
+        they change), what the public expects, and the mover's corrections (after ``settle``)."""
+        public, fix, expected = self._time_plan()
+        info = self._time
+        info["instructions"] = public
+        self.public_instructions = public
+        self._time_expected = expected
+        if out is None:
+            return
+        self._say(out, PUBLIC, "instruction", {"for": "time", "instructions": public, "text": say_list(public)})
+        mover = self.step.player
+        if not fix:
+            self._clear_waiting(out)
+        elif last is None or self._later(last + self.settle):
+            self.private_instructions[mover] = fix
+            self._say(out, mover, "waiting", {"instructions": fix, "reason": None,
+                                              "text": wording.mismatch(None, say_list(fix), False)})
 
     # --- committing ------------------------------------------------------------------------------
 
@@ -1058,7 +1164,7 @@ def _question_json(q: dict) -> dict:
 def _public_time(info: dict | None) -> dict | None:
     if not info:
         return None
-    return {k: v for k, v in info.items() if k != "result"}
+    return {k: v for k, v in info.items() if k != "private_towers"}
 
 
 __all__ = ["Referee", "Phase", "Event", "TRANSITIONS"]

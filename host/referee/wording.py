@@ -47,7 +47,14 @@ def back_off_board(space: str, rival: str) -> str:
 
 
 def lift_time_tower(names: list[str]) -> str:
-    return "lift the Time tower you use: " + " or ".join(names)
+    return f"take one of your Time towers (on {' or '.join(names)}) off the board: the one that leaves is the one used"
+
+
+def time_tower_one_off(mover: str, rival: str, names: list[str]) -> str:
+    """With several Time towers on the board: whichever leaves is the one used (``names`` only for
+    the mover, or in Vision Mode, where every tower is face up)."""
+    where = f" (on {' or '.join(names)})" if names else ""
+    return f"take one of {mover}'s Time towers{where} off the board and put it on {rival}'s Zero Gravity"
 
 
 def word_text(word: Word) -> str:

@@ -33,6 +33,13 @@ UNIT_FILE = "etc/systemd/system/quin.service"
 RULE_FILE = "etc/udev/rules.d/99-quin.rules"
 STATE_FILE = "var/lib/quin/setup.json"
 MARK = "written by `quin setup`"  # in every file it writes (the unit and rule templates carry it)
+JOURNAL_FILE = "etc/systemd/journald.conf.d/quin.conf"  # --protect-card: the system journal in memory
+JOURNAL_TEXT = f"""# {MARK} --protect-card: the system journal is kept in memory (lost at
+# power-off), so logging does not wear the SD card. `quin setup --undo` removes it.
+[Journal]
+Storage=volatile
+RuntimeMaxUse=16M
+"""
 BOARD_GROUPS = {"serial": ("dialout",), "gpio": ("gpio",), "blinka": ("gpio", "spi")}
 CALIBRATED_BOARDS = ("serial", "blinka")  # the service cannot start on these before `quin calibrate`
 
@@ -119,6 +126,7 @@ class Options:
     user: str | None = None
     http_port: int = 8000
     data_dir: str | None = None
+    protect_card: bool = False  # keep the system journal in memory (fewer writes to the SD card)
 
 
 @dataclass
@@ -256,17 +264,22 @@ class Installer:
             out.changes.append(f"created the data folder {data_dir} (owned by {account.name})")
         unit_changed = self._write(UNIT_FILE, unit, out)
         rule_changed = self._write(RULE_FILE, rule_text(), out)
+        journal_changed = self._write(JOURNAL_FILE, JOURNAL_TEXT, out) if opts.protect_card else False
         groups_added = self._join_groups(account, opts.board, out)
         added = {tuple(x) for x in state.get("groups_added", [])} | {(account.name, g) for g in groups_added}
+        files = [UNIT_FILE, RULE_FILE] + ([JOURNAL_FILE] if opts.protect_card or JOURNAL_FILE in state.get("files", []) else [])
         self._save_state({
             "user": account.name,
             "board": opts.board,
             "data_dir": data_dir,
-            "files": [UNIT_FILE, RULE_FILE],
+            "files": files,
             "groups_added": sorted([list(x) for x in added]),
         })
+        out.notes.extend(self.card_notes(data_dir, JOURNAL_FILE in files))
 
         if self.live:
+            if journal_changed:
+                self._check(["systemctl", "restart", "systemd-journald"])
             if unit_changed:
                 self._check(["systemctl", "daemon-reload"])
             if rule_changed:
@@ -291,6 +304,45 @@ class Installer:
             out.changes.append(f"restarted {UNIT_NAME} with the new settings")
         out.started = True
         return out
+
+    def card_notes(self, data_dir: str, journal_in_memory: bool) -> list[str]:
+        """What protects the games on an SD card, and what the owner can do (docs/hardware.md,
+        "SD cards"): read from the mount table (``proc/self/mountinfo`` under the root), changing nothing."""
+        mounts = self._mounts()
+        if mounts is None:
+            return []
+        notes = []
+        target = os.path.normpath(data_dir)
+        holding = max((m for m in mounts if target == m[0] or target.startswith(m[0].rstrip("/") + "/")),
+                      key=lambda m: len(m[0]), default=None)
+        root = next((m for m in mounts if m[0] == "/"), None)
+        if holding is not None and holding[1] in ("overlay", "tmpfs", "ramfs"):
+            notes.append(f"the data folder {data_dir} is on a {holding[1]} file system ({holding[0]}): games written "
+                         "there are LOST at power-off. Give it a partition of its own (docs/hardware.md, \"SD cards\")")
+        elif holding is not None and holding[0] == "/":
+            notes.append(f"the data folder {data_dir} is on the root file system; a partition of its own (and a "
+                         "read-only root) keeps a failing card or a power cut from taking the system with it: "
+                         "docs/hardware.md, \"SD cards\" (not done for you: it repartitions the card)")
+        if root is not None and not journal_in_memory and root[1] not in ("overlay",) and "ro" not in root[2]:
+            notes.append("to write less to the SD card, `sudo quin setup --protect-card` also keeps the system "
+                         "journal in memory (it is lost at power-off; `--undo` puts it back)")
+        return notes
+
+    def _mounts(self) -> list[tuple[str, str, set[str]]] | None:
+        """(mount point, file system type, mount options) of each mount, or None if unknown."""
+        try:
+            text = self.under_root("proc/self/mountinfo").read_text(encoding="utf-8")
+        except OSError:
+            return None
+        mounts = []
+        for line in text.splitlines():
+            left, _, right = line.partition(" - ")
+            fields, after = left.split(), right.split()
+            if len(fields) < 6 or not after:
+                continue
+            point = fields[4].replace("\\040", " ")
+            mounts.append((point, after[0], set(fields[5].split(","))))
+        return mounts
 
     def _make_data_dir(self, data_dir: str, account: Account) -> bool:
         """Create the data folder (and any missing parents) owned by the user; True if it was missing."""
@@ -341,7 +393,7 @@ class Installer:
     def undo(self) -> Outcome:
         state = self._load_state()
         out = Outcome(data_dir=state.get("data_dir", ""))
-        ours = [rel for rel in (UNIT_FILE, RULE_FILE) if self._is_ours(rel)]
+        ours = [rel for rel in (UNIT_FILE, RULE_FILE, JOURNAL_FILE) if self._is_ours(rel)]
         if UNIT_FILE in ours:
             if self.live and self._ok(["systemctl", "is-active", "--quiet", UNIT_NAME]):
                 self._check(["systemctl", "stop", UNIT_NAME])
@@ -363,6 +415,8 @@ class Installer:
             if self.accounts.in_group(account, group):
                 self._check(["gpasswd", *self._chroot_opt("--root"), "--delete", user, group])
                 out.changes.append(f"removed {user} from the group {group}")
+        if self.live and JOURNAL_FILE in ours:
+            self._check(["systemctl", "restart", "systemd-journald"])
         if self.live and ours:
             self._check(["systemctl", "daemon-reload"])
             if RULE_FILE in ours:

@@ -31,6 +31,7 @@ DEFAULTS = {
     "FIRST": "white",
     "JSON_SORT_KEYS": False,
     "MAX_CONTENT_LENGTH": MAX_BODY,  # a bigger request body is refused with a 413
+    "ALLOWED_HOSTS": None,  # names a state-changing request may be sent to (host.web.guard; None: localhost and this machine's name)
 }
 
 
@@ -45,11 +46,16 @@ def create_app(test_config: dict | None = None) -> Flask:
     if app.config["DATA_DIR"] is None:
         app.config["DATA_DIR"] = str(table.store.path.parent)
     app.extensions["quin.table"] = table
+    if app.config["ALLOWED_HOSTS"] is None:
+        from .guard import allowed_hosts
+
+        app.config["ALLOWED_HOSTS"] = allowed_hosts()
     app.json.sort_keys = False
 
-    from . import errors, history, host_pages, public, seats, sim
+    from . import errors, guard, history, host_pages, public, seats, sim
 
     errors.register(app)
+    app.before_request(guard.check_request)
     app.register_blueprint(public.bp)
     app.register_blueprint(seats.bp)
     app.register_blueprint(sim.bp)

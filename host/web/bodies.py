@@ -20,6 +20,8 @@ import json
 
 from flask import request
 
+from engine.errors import quoted
+
 from .errors import ApiError, bad_request
 
 MAX_BODY = 64 * 1024  # bytes in a request body; the largest real one (a setup) is under 1 KB
@@ -114,7 +116,7 @@ def too_large() -> ApiError:
 def boolean(data: dict, key: str, default: bool) -> bool:
     value = data.get(key, default)
     if not isinstance(value, bool):
-        raise bad_request(f"{key}: expected true or false, got {_shown(value)}")
+        raise bad_request(f"{key}: expected true or false, got {quoted(value)}")
     return value
 
 
@@ -125,13 +127,5 @@ def choice(data: dict, key: str, options: tuple[str, ...], default: str | None =
         raise bad_request(f"missing field {key!r}")
     value = data[key]
     if not isinstance(value, str) or value not in options:
-        raise bad_request(f"{key}: expected {' or '.join(map(repr, options))}, got {_shown(value)}")
+        raise bad_request(f"{key}: expected {' or '.join(map(repr, options))}, got {quoted(value)}")
     return value
-
-
-def _shown(value) -> str:
-    """A rejected value as the message shows it: short, and never a big structure."""
-    if isinstance(value, (dict, list)):
-        return "an object" if isinstance(value, dict) else "a list"
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "..."

@@ -4,12 +4,45 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 import traceback
 
 from flask import jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from engine.errors import bounded
+
 log = logging.getLogger("quin.web")
+
+
+class _OncePerMinute(logging.Filter):
+    """Each kind of error (its first line) is logged at most once a minute; the next line
+    says how many were left out, so a guest repeating a failing request cannot flood the log."""
+
+    EVERY = 60.0
+
+    def __init__(self, clock=time.monotonic):
+        super().__init__()
+        self.clock = clock
+        self.seen: dict[str, tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            key = record.getMessage().split("\n", 1)[0]  # "internal error KeyError at": the kind, not where
+        except Exception:  # noqa: BLE001 - a record that does not format is its own kind
+            key = str(record.msg)
+        now = self.clock()
+        last, skipped = self.seen.get(key, (None, 0))
+        if last is not None and now - last < self.EVERY:
+            self.seen[key] = (last, skipped + 1)
+            return False
+        self.seen[key] = (now, 0)
+        if skipped:
+            record.msg = f"{record.msg} ({skipped} more like it in the last minute, not logged)"
+        return True
+
+
+log.addFilter(_OncePerMinute())
 
 
 class ApiError(Exception):
@@ -35,6 +68,7 @@ def _wants_json() -> bool:
 
 
 def _respond(status: int, message: str):
+    message = bounded(message)  # the last net: a message quotes values through engine.errors.quoted
     if _wants_json():
         return jsonify({"error": message, "status": status}), status
     return render_template("error.html", status=status, message=message), status
@@ -55,6 +89,11 @@ def register(app) -> None:
 
     @app.errorhandler(sqlite3.DatabaseError)
     def _store_error(exc: sqlite3.DatabaseError):
+        from host.store import StoreWriteError
+
+        if isinstance(exc, StoreWriteError):  # read-only, full or failing: nothing was changed
+            log.error("the game store could not be written")
+            return _respond(503, f"{exc}: nothing was changed; try again once it can be written")
         log.error("the game store does not read: %s", type(exc).__name__)
         return _respond(503, "the game store could not be read: try again; if this persists, "
                              "run `quin store check` on the server")

@@ -17,7 +17,7 @@ from pathlib import Path
 from flask import Blueprint, Response, current_app, g, jsonify, render_template
 
 from engine.actions import action_from_record
-from engine.board import PLAYERS
+from engine.board import PLAYERS, WHITE
 from engine.game import Game
 from engine.pieces import Setup
 from engine.record import to_record
@@ -140,9 +140,57 @@ def api_replay(game_id: int):
                 turn, actor = game.turn, game.to_move
                 game.push(action)
                 frames.append(_frame(game, action_seen_by(game, action, actor, None), (turn, actor)))
+                if finished:
+                    frames[-1]["white_chance"] = white_chance(game)
+            if finished and frames:
+                frames[0]["white_chance"] = white_chance(_replayed(row, vision=True)[0])
     summary = dict(_summary(row, len(actions)), damaged=damaged)
     # A damaged game replays up to its damage; it is not exported.
-    return jsonify({"game": summary, "frames": frames, "exportable": finished and damaged is None})
+    body = {"game": summary, "frames": frames, "exportable": finished and damaged is None}
+    if finished and frames:
+        body["turning_points"] = turning_points(frames)
+    return jsonify(body)
+
+
+# --- the game at a glance: the practice opponent's estimate, with full knowledge -------------------
+
+CHANCE_SCALE = 12.0  # evaluation points for odds of e (a Shadow is 6 points: about 62% to 38%)
+TURNING = 0.2  # a swing of a fifth of the chances, or more, is a turning point
+MOST_TURNING = 5
+
+
+def white_chance(game: Game) -> float:
+    """White's chances, 0 to 1, as the practice opponent's evaluation sees the position knowing every
+    identity (only ever asked of a finished game, where nothing is hidden any more): its points for
+    White (material, Light moves to First Sight, Lights in danger, a win on the next move) through a
+    logistic curve; a result is 1, 0 or a half."""
+    import math
+
+    from host.opponent.evaluate import evaluate, light_of
+
+    result = game.result
+    if result is not None:
+        return 0.5 if result.winner is None else 1.0 if result.winner == WHITE else 0.0
+    lights = {p: light_of(game, p) for p in PLAYERS}
+    score = evaluate(game, WHITE, lights, frozenset(game.towers_of(WHITE)))
+    return round(1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, score / CHANCE_SCALE)))), 3)
+
+
+def turning_points(frames: list) -> list[dict]:
+    """The moments the chances swung most: at most five, each a swing of TURNING or more, in order."""
+    swings = []
+    for i in range(1, len(frames)):
+        before, after = frames[i - 1].get("white_chance"), frames[i].get("white_chance")
+        if before is None or after is None or abs(after - before) < TURNING:
+            continue
+        swings.append({"step": i, "turn": frames[i]["turn"], "player": frames[i]["player"],
+                       "white_before": before, "white_after": after})
+    swings.sort(key=lambda t: (-abs(t["white_after"] - t["white_before"]), t["step"]))
+    chosen: list[dict] = []
+    for t in swings:  # the biggest first, no two within a turn of each other (a missed win and its answer)
+        if len(chosen) < MOST_TURNING and all(abs(t["step"] - c["step"]) > 2 for c in chosen):
+            chosen.append(t)
+    return sorted(chosen, key=lambda t: t["step"])
 
 
 def _frame(game: Game, action: dict | None, where) -> dict:

@@ -18,6 +18,7 @@ from host.table import TableError
 from . import get_table
 from .bodies import boolean, choice, json_body
 from .errors import ApiError, bad_request
+from .sim import board_key
 
 bp = Blueprint("host", __name__)
 
@@ -52,7 +53,10 @@ def host_page(key: str):
     _check(key)
     table = get_table()
     opponent = table.opponent
+    board = url_for("sim.board_page_with_key", key=board_key(table.host_key)) if table.board is not None else None
     return render_template("host.html", key=key, players=PLAYERS, seats=seat_links(table), state=table.state(None),
+                           board=board,
+                           next_first=table.next_first(),
                            opponent={"side": opponent.side, "level": opponent.level} if opponent else None)
 
 
@@ -70,8 +74,8 @@ def host_new(key: str):
         raise bad_request(str(exc)) from None
     table = get_table()
     _announce(f"New game {game_id} ({table.row.mode}{', Vision Mode' if table.row.vision else ''}, "
-              f"{table.row.first} moves first): "
-              f"{'scan your new seat code' if table.opponent else 'each player scans their new seat code'}")
+              f"{table.row.first} moves first): the seat links stay the same, and a phone on one is carried "
+              "to the new game", links=False)
     return jsonify({"game": game_id, "state": table.state(None), "seats": seat_links(table)})
 
 
@@ -88,8 +92,9 @@ def host_reissue(key: str):
     return jsonify({"ok": True, "seats": seat_links(get_table())})
 
 
-def _announce(line: str) -> None:
-    """Tell the terminal that started the server (``quin serve`` sets ON_NEW_SEATS) about new seat codes."""
+def _announce(line: str, links: bool = True) -> None:
+    """Tell the terminal that started the server (``quin serve`` sets ON_NEW_SEATS) about a new game or
+    new seat codes (``links``: print the seat links again)."""
     hook = current_app.config.get("ON_NEW_SEATS")
     if hook is not None:
-        hook(line)
+        hook(line, links)

@@ -74,3 +74,16 @@ def seat_setup(token: str):
     except TableError as exc:
         raise bad_request(str(exc)) from None
     return jsonify(table.state(player))
+
+
+@bp.post("/api/seat/<token>/again")
+def seat_again(token: str):
+    """Play again, once the game is over: it starts when both phones have asked (the loser moves first)."""
+    player = acting_player(token)
+    json_body(())
+    table = get_table()
+    try:
+        table.play_again(player)
+    except TableError as exc:
+        raise bad_request(str(exc)) from None
+    return jsonify(table.state(player))

@@ -4,13 +4,21 @@ The virtual board (``host.simboard.SimulatedBoard`` on the real clock) stands
 in for the Hall sensors: it knows only which spaces are occupied, exactly as
 the real board does.  Each tap becomes a :class:`host.sensing.Snapshot` fed to
 the referee, so a whole game can be played in the browser alone.
+
+Moving towers needs the board key (:func:`board_key`, derived from the host
+key): the virtual board's link on the host page and in ``quin serve``'s
+banner carries it (``/board/<key>``), and the page sends it in the
+``X-Board-Key`` header, which another web site cannot set.  ``/board``
+without the key shows the board and moves nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 
-from flask import Blueprint, jsonify, render_template
+from flask import Blueprint, jsonify, render_template, request
 
 from engine.board import PLAYERS, SPACE_NAMES, START_SPACES, parse_space
 from engine.errors import InvalidError
@@ -20,6 +28,28 @@ from .bodies import boolean, json_body
 from .errors import ApiError, bad_request
 
 bp = Blueprint("sim", __name__)
+
+HEADER = "X-Board-Key"
+
+
+def board_key(host_key: str) -> str:
+    """The virtual board's key: from the host key, so it lasts as long as that, and cannot give it away."""
+    return hmac.new(host_key.encode(), b"quin virtual board", hashlib.sha256).hexdigest()[:32]
+
+
+def _key_ok(given: str) -> bool:
+    host_key = get_table().host_key
+    return bool(host_key) and hmac.compare_digest(given.encode("utf-8", "surrogateescape"),
+                                                  board_key(host_key).encode())
+
+
+def _writer():
+    """The board for a request that moves towers: it must carry the board key."""
+    table, board = _board()
+    if not _key_ok(request.headers.get(HEADER, "")):
+        raise ApiError(403, "the virtual board moves towers only from its own link (on the host page and in "
+                            f"the terminal that started the server): the {HEADER} header is missing or wrong")
+    return table, board
 
 
 def make_virtual_board(manual: bool = False):
@@ -48,7 +78,15 @@ def _space(data: dict, key: str = "space") -> int:
 @bp.get("/board")
 def board_page():
     _board()
-    return render_template("board.html")
+    return render_template("board.html", key=None)
+
+
+@bp.get("/board/<key>")
+def board_page_with_key(key: str):
+    _board()
+    if not _key_ok(key):
+        raise ApiError(403, "unknown board key: open the virtual board from the host page or the terminal")
+    return render_template("board.html", key=key)
 
 
 @bp.get("/api/board")
@@ -60,7 +98,7 @@ def board_state():
 @bp.post("/api/board/toggle")
 def board_toggle():
     """Lift the tower on a space, or place one there."""
-    table, board = _board()
+    table, board = _writer()
     space = _space(json_body(("space",)))
     table.feed(board.toggle(space))
     return jsonify({"occupied": sorted(SPACE_NAMES[s] for s in board.occupied)})
@@ -69,7 +107,7 @@ def board_toggle():
 @bp.post("/api/board/set")
 def board_set():
     """Set the whole occupancy at once: ``{"occupied": [...]}`` or ``{"start": true}`` (both lineups)."""
-    table, board = _board()
+    table, board = _writer()
     data = json_body(("occupied", "start"))
     if ("start" in data) == ("occupied" in data):
         raise bad_request("expected 'occupied': a list of spaces, or 'start': true")

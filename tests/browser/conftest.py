@@ -5,18 +5,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browsing import ARTIFACTS, CHROMIUM, PHONE, ROOT, TV  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests" / "support"))
-
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = ROOT / "artifacts"
-PHONE = {"width": 390, "height": 844}
-TV = {"width": 1280, "height": 800}
-
-
-def body_text(page) -> str:
-    """What a person reads on the page."""
-    return page.evaluate("document.body.innerText")
 
 
 @pytest.fixture(scope="session")
@@ -47,16 +39,18 @@ class Table:
     def __init__(self, browser, base, table):
         from scripted import Hands
 
+        from host.web.sim import board_key
+
         self.browser = browser
         self.base = base
         self.table = table
-        self.hands = Hands(base, table.tokens)
+        self.hands = Hands(base, table.tokens, board_key(table.host_key))
         self.errors: list[str] = []
         self.contexts = []
         self.status = self.open("/", TV)
         self.white = self.open(f"/seat/{table.tokens['white']}", PHONE)
         self.black = self.open(f"/seat/{table.tokens['black']}", PHONE)
-        self.board = self.open("/board", TV)
+        self.board = self.open(f"/board/{board_key(table.host_key)}", TV)
 
     def open(self, path, viewport):
         ctx = self.browser.new_context(viewport=viewport)

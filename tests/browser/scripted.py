@@ -36,9 +36,10 @@ def wait_for(what: str, check, timeout: float = 10.0):
 class Hands:
     """The people at the table: they tap the virtual board and their phones."""
 
-    def __init__(self, base: str, tokens: dict):
+    def __init__(self, base: str, tokens: dict, board_key: str):
         self.base = base
         self.tokens = tokens
+        self.board = {"X-Board-Key": board_key}  # the virtual board's link carries it
 
     def state(self) -> dict:
         return get_json(f"{self.base}/api/state")[1]
@@ -49,7 +50,7 @@ class Hands:
 
     def toggle(self, *spaces: str) -> None:
         for space in spaces:
-            status, body = post_json(f"{self.base}/api/board/toggle", {"space": space})
+            status, body = post_json(f"{self.base}/api/board/toggle", {"space": space}, self.board)
             assert status == 200, body
 
     def setup(self, player: str, setup: dict) -> dict:
@@ -63,7 +64,7 @@ class Hands:
         return post_json(f"{self.base}/api/seat/{token}/input", data, {"X-Seat-Token": token})
 
     def start(self) -> None:
-        status, body = post_json(f"{self.base}/api/board/set", {"start": True})
+        status, body = post_json(f"{self.base}/api/board/set", {"start": True}, self.board)
         assert status == 200, body
         wait_for("play to begin", lambda: (self.state()["referee"] or {}).get("phase") == "play")
 

@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from host.web import create_app
+from host.web.sim import board_key
 from webtools import PHONE, running
 
 
@@ -25,7 +26,7 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
         page.on("pageerror", lambda e: errors.append(str(e)))
     white.goto(f"{base}/seat/{table.tokens['white']}")
     black.goto(f"{base}/seat/{table.tokens['black']}")
-    board.goto(f"{base}/board")
+    board.goto(f"{base}/board/{board_key(table.host_key)}")  # the host page's link: it moves towers
     for page in (white, black):
         page.bring_to_front()
         page.click("#random-lineup")
@@ -72,9 +73,9 @@ def test_hints_a_reinforcement_a_new_game_and_the_replay(browser, served, artifa
     host.click("#new-game")
     host.click('dialog [data-confirm="yes"]')
     expect(host.locator("#game-title")).to_contain_text("Game 2")
-    # The old seats stop working, and their pages say so.
-    expect(white.locator("#turn")).to_have_text("This seat link no longer works", timeout=10000)
-    expect(white.locator("#conn")).to_have_text("closed")
+    # The seats follow the table: the phone on White's seat is carried to game 2 (issue 22).
+    expect(white.locator("#turn")).to_have_text("Choose your lineup", timeout=10000)
+    expect(white.locator("#conn")).to_have_text("live")
     host.goto(f"{base}/history")
     expect(host.locator("#games tr")).to_have_count(2)
     host.click('a[href="/history/1"]')

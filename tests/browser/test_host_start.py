@@ -4,13 +4,12 @@ shows its new seat codes there and on the terminal."""
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
 
 from playwright.sync_api import expect
 
-from conftest import ROOT, TV
+from browsing import ROOT, TV
 from quin_cmd import QUIN
 
 
@@ -78,15 +77,20 @@ def test_start_up_says_what_to_do_next_and_a_new_game_shows_its_codes_here_and_o
         page.click('dialog [data-confirm="yes"]')
         expect(page.locator("#game-title")).to_have_text("Game 2: choosing lineups")
         expect(page.locator("#host-note")).to_contain_text("New game 2")
-        new_white = link.get_attribute("href")
-        assert new_white != white_url and page.locator('[data-seat="white"] .qr').inner_html() != old_qr
-        after = served.until("black seat")
-        assert any("New game 2 (third_eye" in line for line in after), after
-        assert url_of(after, "white seat") == new_white
-        # The new code opens the new game's seat; the old one no longer does.
+        # A seat follows the table from game to game (issue 22): the same code, said on the terminal.
+        assert link.get_attribute("href") == white_url and page.locator('[data-seat="white"] .qr').inner_html() == old_qr
+        after = served.until("New game 2")
+        assert any("New game 2 (third_eye" in line and "the seat links stay the same" in line for line in after), after
         seat = ctx.new_page()
-        seat.goto(new_white)
+        seat.goto(white_url)
         expect(seat.locator("#turn")).to_have_text("Choose your lineup")
+        # Re-issuing a seat gives a new code; the old one no longer works.
+        page.click('[data-reissue="white"]')
+        page.click('dialog [data-confirm="yes"]')
+        expect(page.locator("#host-note")).to_contain_text("White's seat has a new code")
+        new_white = link.get_attribute("href")
+        assert new_white != white_url
+        assert url_of(served.until("black seat"), "white seat") == new_white
         assert seat.request.get(white_url).status == 403
         ctx.close()
     finally:
@@ -107,14 +111,16 @@ def test_against_the_opponent_the_host_page_gives_a_code_for_the_human_seat_only
         assert link.get_attribute("href") == black_url
         page.click("#new-game")
         page.click('dialog [data-confirm="yes"]')
-        expect(page.locator("#host-note")).to_have_text("New game 2: scan your new code below.")
+        # The seat follows the table (issue 22): the same code, the phone carried to game 2.
+        expect(page.locator("#host-note")).to_have_text(
+            "New game 2: the phone on your seat is carried to it; the code stays the same.")
         expect(page.locator("#error")).to_have_text("")
-        new_black = link.get_attribute("href")
-        assert new_black != black_url
-        after = served.until("black seat")
-        assert any("New game 2" in line and "scan your new seat code" in line for line in after), after
-        assert url_of(after, "black seat") == new_black
-        assert any(line.strip() == "white seat:    played by the practice opponent: no phone, no link" for line in after)
+        assert link.get_attribute("href") == black_url
+        after = served.until("New game 2")
+        assert any("New game 2" in line and "the seat links stay the same" in line for line in after), after
+        seat = ctx.new_page()
+        seat.goto(black_url)
+        expect(seat.locator("#turn")).to_have_text("Choose your lineup")
         ctx.close()
     finally:
         served.stop()

@@ -8,6 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from host.web import create_app
+from host.web.sim import board_key
+from browsing import body_text
 from webtools import PHONE, running
 
 # White's lineup (tapped in on the white seat): the Shadow on w38 will cross the Iris.
@@ -64,7 +66,7 @@ def test_a_short_game_in_the_browser_with_a_flash_and_a_reconnect(browser, serve
         page.on("pageerror", lambda e: errors.append(str(e)))
     white.goto(f"{base}/seat/{table.tokens['white']}")
     black.goto(f"{base}/seat/{table.tokens['black']}")
-    board.goto(f"{base}/board")
+    board.goto(f"{base}/board/{board_key(table.host_key)}")  # the host page's link: it moves towers
     status.goto(f"{base}/")
     expect(white.locator("#turn")).to_have_text("Choose your lineup")
     white.screenshot(path=str(artifacts / "seat-setup.png"))
@@ -106,8 +108,11 @@ def test_a_short_game_in_the_browser_with_a_flash_and_a_reconnect(browser, serve
 
     # The flash: lift the Shadow, lift the Reflector it flashes, then put the Shadow down.
     tap(board, "b35", "b38")
-    expect(white.locator(".toast.flash")).to_have_text("Your Shadow captures Black's Reflector on b38", timeout=10000)
-    expect(black.locator(".toast.flash")).to_have_text("White's Shadow captures your Reflector on b38", timeout=10000)
+    # Said once, from each side: the panel under the headline says it (a toast would only repeat it).
+    expect(white.locator("#now h3")).to_have_text("Your Shadow captures Black's Reflector on b38", timeout=10000)
+    expect(black.locator("#now h3")).to_have_text("White's Shadow captures your Reflector on b38", timeout=10000)
+    for page in (white, black):
+        assert body_text(page).count("captures") == 1
     white.screenshot(path=str(artifacts / "seat-white-flash.png"))
     black.screenshot(path=str(artifacts / "seat-black-flash.png"))
     tap(board, "b38")

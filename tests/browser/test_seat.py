@@ -5,7 +5,7 @@ import json
 
 from playwright.sync_api import expect
 
-from conftest import PHONE, body_text
+from browsing import PHONE, body_text
 from scripted import BLACK, WHITE, wait_for
 
 
@@ -26,7 +26,7 @@ def start_game(live):
 
 def test_a_rejected_move_is_shown_once_to_the_mover_only_and_clears_when_the_game_moves_on(live):
     start_game(live)
-    reason = "move w18-w14 is 4 spaces, but a peripheral moves at most 3"
+    reason = "move w18-w14 is 4 spaces, but a Peripheral moves at most 3"  # piece names as everywhere (issue 22)
     live.hands.toggle("w18", "w14")  # White's Peripheral: one space too far
     expect(live.white.locator("#now")).to_contain_text("Not allowed: " + reason, timeout=10000)
     assert body_text(live.white).count(reason) == 1  # once, not twice

@@ -283,6 +283,23 @@ def test_no_flash_back_does_not_bind_the_reflector():
     assert at(g, "w34") == ("white", "light") and captured(g, "black") == ["memory"]
 
 
+def test_no_flash_back_survives_the_rewind_of_the_flash():
+    """Spec 4: "The bond holds even when the flash is then rewound by the Power of Time: the tower was
+    flashed and survived". Black's Memory swap-flashes White's Shadow; White rewinds it with Time and then
+    plays its turn: the Shadow, back on its own space, still may not flash the Memory back."""
+    g = position({"w35": "S", "w37": "m", "w39": "T", "w13": "V", **LIGHTS}, "black")
+    g.push(mv("w37", "w35"))  # swap: Memory on w35, Shadow on w37
+    g.push(time_at("w39"))
+    assert g.events[-1].outcome == "rewound" and g.to_move == "white"
+    assert at(g, "w35") == ("white", "shadow") and at(g, "w37") == ("black", "memory")
+    assert "w37" not in move_targets(g, "w35")
+    assert "w36" in move_targets(g, "w35")
+    assert g.why_illegal(mv("w35", "w37")) == (
+        "is not allowed: no flash-back against the tower that flashed it last turn")
+    play(g, mv("w13", "w14"), mv("b19", "b18"))  # one turn later the bond is gone
+    assert "w37" in move_targets(g, "w35")
+
+
 # --- reinforcement -------------------------------------------------------------------------------
 
 

@@ -561,6 +561,162 @@ def test_with_two_time_towers_only_the_mover_hears_where_they_stand():
     assert play.played() == [Time(S("w48"), S("b35"), S("b37"))]
 
 
+def test_a_third_eye_push_under_way_is_never_asked_back():
+    """Third Eye Time with two Time towers: the rival tower in the hand on its way back is what the Power
+    does, so the board the public expects never asks for it on its old space."""
+    game = third_eye({"w38": "T", "w48": "T", "b35": "p"})
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    assert [i["do"] for i in play.ref.public_status()["instructions"]] == ["clear_one"]
+    play.lift("b35", then=0.5)  # the pushed tower, in the hand
+    assert S("b35") not in play.ref.expected()
+    play.lift("w38", then=0.3)
+    assert play.ref.public_status()["instructions"] == []
+    assert play.ref.expected() == game.occupied() - {S("b35"), S("w38")}
+    play.place("b37", then=0.5)
+    assert play.played() == [Time(S("w38"), S("b35"), S("b37"))]
+
+
+TWO_TIMES = {"w28": "T", "w58": "T", "w19": "V", "w38": "S", "b38": "p"}
+
+
+def two_times(towers=TWO_TIMES, **kw):
+    """The rulebook's first game ("remove a Void and replace it with a Clone of Time"): White holds two
+    Time towers on the board; Black just moved b38-b37."""
+    game = classic(towers, "black", sets={"white": ("time", "void")}, **kw)
+    game.push(mv("b38", "b37"))
+    return game
+
+
+def public_of(play):
+    return [n.to_json() for n in play.notices if n.audience == "public"]
+
+
+@pytest.mark.parametrize("used, time_first", [("w28", False), ("w58", False), ("w58", True)])
+def test_with_two_time_towers_every_step_is_said_and_whichever_leaves_is_used(used, time_first):
+    """Rulebook: "declare the Power of Time and reveal your Tower, from anywhere on the board" -- with two
+    Time towers, the one taken off is the one used (issue 17: say so, then the rewind's moves)."""
+    game = two_times()
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    ref = play.ref
+    todo = ref.public_status()["instructions"]
+    assert [i["do"] for i in todo] == ["clear_one", "move"]
+    assert todo[0]["spaces"] == [] and todo[0]["player"] == "white"
+    assert (todo[1]["from"], todo[1]["to"]) == ("b37", "b38")
+    assert ref.private_status("white")["time_towers"] == ["w28", "w58"]
+    assert ref.private_status("black")["time_towers"] == []
+    assert "take one of white's Time towers off the board" in ref.stuck_reason()  # the CLI says it too
+    # The public expects the rewind, never its undoing, and no particular Time tower.
+    assert ref.expected() == game.occupied() - {S("b37")} | {S("b38")}
+    if time_first:
+        play.lift(used, then=0.5)
+        assert [i["do"] for i in ref.public_status()["instructions"]] == ["move"]
+        assert ref.expected() == game.occupied() - {S("b37"), S(used)} | {S("b38")}
+        play.move("b37", "b38", then=0.5)
+    else:
+        play.move("b37", "b38", then=0.5)
+        assert play.played() == []
+        left = ref.public_status()["instructions"]
+        assert [i["do"] for i in left] == ["clear_one"], left  # the rewind is done: only the Time tower is left
+        assert ref.expected() == game.occupied() - {S("b37")} | {S("b38")}
+        play.lift(used, then=0.5)
+    assert play.played() == [Time(S(used))]
+    assert ref.public_status()["instructions"] == [] and ref.public_status()["time"] is None
+    assert game.to_move == "white"
+
+
+def test_with_two_time_towers_the_public_hears_the_same_whichever_towers_are_time():
+    """Hidden information: the unused Time tower stays hidden.  Permuting which of White's towers is the
+    second Time tower changes no byte of what the public is told, step by step."""
+    def run(towers):
+        play = Play(two_times(towers))
+        play.say("white", {"type": "time"})
+        seen = [play.ref.public_status()]
+        play.move("b37", "b38", then=0.5)
+        seen.append(play.ref.public_status())
+        play.lift("w28", then=0.5)
+        seen.append(play.ref.public_status())
+        assert play.played() == [Time(S("w28"))]
+        return public_of(play), seen
+
+    other_time = dict(TWO_TIMES, w58="V", w19="T")
+    assert run(TWO_TIMES) == run(other_time)
+
+
+def test_with_two_time_towers_a_wrong_tower_lifted_is_told_to_the_mover_only():
+    game = two_times()
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    play.move("b37", "b38", then=0.3)
+    play.lift("w19", then=1.0)  # a Void, not a Time tower
+    assert play.played() == []
+    mine = play.ref.private_status("white")["instructions"]
+    assert {"do": "fill", "space": "w19"} in [{k: i.get(k) for k in ("do", "space")} for i in mine]
+    assert any(i["do"] == "clear_one" and i["spaces"] == ["w28", "w58"] for i in mine)
+    assert play.ref.private_status("black")["instructions"] == []
+    assert "w19" not in str(play.ref.public_status()["instructions"])
+    play.place("w19", then=0.3)
+    assert play.ref.private_status("white")["instructions"] == []
+    play.lift("w28", then=0.5)
+    assert play.played() == [Time(S("w28"))]
+
+
+def test_with_two_time_towers_a_rival_tower_knocked_over_is_said_in_public():
+    """Everything but which Time tower is used is public: a tower of Black's knocked off meanwhile is
+    asked back on every screen, or the Time could never be carried out."""
+    game = two_times()
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    play.lift("b11", then=0.5)  # Black's Light, knocked off
+    todo = play.ref.public_status()["instructions"]
+    assert {"do": "fill", "space": "b11"} in [{k: i.get(k) for k in ("do", "space")} for i in todo]
+    assert todo[0]["do"] == "clear_one"
+    play.place("b11", then=0.3)
+    play.move("b37", "b38", then=0.3)
+    play.lift("w58", then=0.5)
+    assert play.played() == [Time(S("w58"))]
+
+
+def test_a_rewound_memory_swap_is_listed_until_both_towers_were_lifted_and_stand_again():
+    """A rewind that swaps two towers back changes no occupancy: the board shows it done only once both
+    were lifted and put back, and until then every screen lists both moves."""
+    game = classic({"w38": "T", "w58": "T", "b35": "m", "b33": "v"}, "black", sets={"white": ("time", "void")})
+    game.push(swap("b35", "b33"))
+    play = Play(game)
+    play.say("white", {"type": "time"})
+
+    def left():
+        return sorted((i["do"], i.get("from"), i.get("to")) for i in play.ref.public_status()["instructions"])
+
+    both = [("clear_one", None, None), ("move", "b33", "b35"), ("move", "b35", "b33")]
+    assert left() == both
+    play.lift("b35", then=0.3)
+    play.place("b35", then=0.3)  # one tower straightened: no swap yet
+    assert left() == both
+    play.lift("b35", then=0.1)
+    play.lift("b33", then=0.3)
+    assert left() == both
+    play.place("b33", then=0.1)
+    play.place("b35", then=0.3)
+    assert left() == [("clear_one", None, None)]
+    play.lift("w38", then=0.5)
+    assert play.played() == [Time(S("w38"))]
+
+
+def test_in_vision_mode_both_time_towers_are_named_for_everyone():
+    game = two_times(vision=True)
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    todo = play.ref.public_status()["instructions"]
+    assert todo[0]["do"] == "clear_one" and todo[0]["spaces"] == ["w28", "w58"]  # face up: said to all
+    assert "w28 or w58" in todo[0]["text"]
+    play.lift("w58", then=0.3)
+    assert [i["do"] for i in play.ref.public_status()["instructions"]] == ["move"]
+    play.move("b37", "b38", then=0.5)
+    assert play.played() == [Time(S("w58"))]
+
+
 def swap_on_board(play, m, o):
     play.lift(m, then=0.4)
     play.lift(o, then=0.4)

@@ -58,6 +58,9 @@ class Serve:
         self.ready_after = time.monotonic() - self.started
         self.base = self.urls["status page"].rstrip("/")
         self.tokens = {p: self.urls[f"{p} seat"].rsplit("/", 1)[1] for p in ("white", "black") if f"{p} seat" in self.urls}
+        # the virtual board's link carries its key: every board write sends it
+        board = self.urls.get("virtual board")
+        self.board = {"X-Board-Key": board.rsplit("/", 1)[1]} if board else {}
 
     def state(self):
         status, body = get_json(self.base + "/api/state")
@@ -123,7 +126,7 @@ def test_killed_mid_game_and_restarted_loses_no_committed_action(serve_factory, 
         token = s.tokens[player]
         status, body = post_json(f"{s.base}/api/seat/{token}/setup", setup.to_record(), {"X-Seat-Token": token})
         assert status == 200, body
-    assert post_json(s.base + "/api/board/set", {"start": True})[0] == 200
+    assert post_json(s.base + "/api/board/set", {"start": True}, s.board)[0] == 200
     s.wait(lambda st: st["referee"] and st["referee"]["phase"] == "play", "the board to be set up")
     game_id = s.state()["game"]
 
@@ -133,14 +136,14 @@ def test_killed_mid_game_and_restarted_loses_no_committed_action(serve_factory, 
         plain = [a for a in shadow.legal_actions() if isinstance(a, Move) and shadow.tower_at(a.to) is None]
         move = rng.choice(plain)
         for space in (move.frm, move.to):
-            assert post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[space]})[0] == 200
+            assert post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[space]}, s.board)[0] == 200
         s.wait(lambda st: moves_played(st) == i + 1, f"move {i + 1} to be committed")
         shadow.push(move)
         announced.append(move.to_record())
     # One more move on the board, and the power goes at once: it may or may not have been committed.
     extra = next(a for a in shadow.legal_actions() if isinstance(a, Move) and shadow.tower_at(a.to) is None)
-    post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[extra.frm]})
-    post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[extra.to]})
+    post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[extra.frm]}, s.board)
+    post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[extra.to]}, s.board)
     s.kill()
 
     again = serve_factory()
@@ -153,7 +156,7 @@ def test_killed_mid_game_and_restarted_loses_no_committed_action(serve_factory, 
     again.wait(lambda st: st["referee"]["phase"] == "play" or st["board"]["lift"] or st["board"]["place"],
                "the board check")
 
-    out = quin("export", str(game_id), "--data-dir", str(tmp_path / "data"))
+    out = quin("export", str(game_id), "--data-dir", str(tmp_path / "data"), "--force")  # still in play: forced
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)
     assert record["format"] == "quin-record/1"
@@ -174,7 +177,7 @@ def test_killed_at_random_moments_every_announced_action_survives(serve_factory)
     for player, setup in ((WHITE, white), (BLACK, black)):
         token = s.tokens[player]
         assert post_json(f"{s.base}/api/seat/{token}/setup", setup.to_record(), {"X-Seat-Token": token})[0] == 200
-    assert post_json(s.base + "/api/board/set", {"start": True})[0] == 200
+    assert post_json(s.base + "/api/board/set", {"start": True}, s.board)[0] == 200
     s.wait(lambda st: st["referee"] and st["referee"]["phase"] == "play", "the board to be set up")
     shadow = Game(white, black, first=s.state()["first"])
     told: list[dict] = []
@@ -201,7 +204,7 @@ def test_killed_at_random_moments_every_announced_action_survives(serve_factory)
             plain = [a for a in shadow.legal_actions() if isinstance(a, Move) and shadow.tower_at(a.to) is None]
             move = rng.choice(plain)
             for space in (move.frm, move.to):
-                post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[space]})
+                post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[space]}, s.board)
             shadow.push(move)
             time.sleep(rng.uniform(0.0, 0.4))
         s.kill()
@@ -215,7 +218,7 @@ def test_killed_at_random_moments_every_announced_action_survives(serve_factory)
         for t in state["view"]["history"]:
             for a in t["actions"]:
                 shadow.push(Move(parse_space(a["from"]), parse_space(a["to"])))
-        assert post_json(s.base + "/api/board/set", {"occupied": [SPACE_NAMES[x] for x in shadow.occupied()]})[0] == 200
+        assert post_json(s.base + "/api/board/set", {"occupied": [SPACE_NAMES[x] for x in shadow.occupied()]}, s.board)[0] == 200
         s.wait(lambda st: st["referee"]["phase"] == "play", "the board to match the game again")
         told = list(stored)
     assert len(told) >= 3
@@ -234,12 +237,13 @@ def test_links_stay_out_of_logs_unless_asked_and_quin_links_prints_them(tmp_path
         rest = proc.stdout.read()  # through the file, so what its buffer already holds is kept
         proc.stdout.close()
     text = "".join(lines) + rest
-    assert "quin links" in text and "/seat/" not in text and "/host/" not in text
+    assert "quin links" in text and "/seat/" not in text and "/host/" not in text and "/board/" not in text
     port = s.base.rsplit(":", 1)[1]
     out = quin("links", "--port", port, "--host", "192.0.2.7", "--no-qr", "--data-dir", str(tmp_path / "data"))
     assert out.returncode == 0, out.stderr
     for player in ("white", "black"):
         assert f"http://192.0.2.7:{port}/seat/{s.tokens[player]}" in out.stdout
+    assert f"virtual board: http://192.0.2.7:{port}/board/{s.board['X-Board-Key']}" in out.stdout
     # Without --port: the port of the server that holds the data folder.
     out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
     assert out.returncode == 0 and f":{port}/seat/{s.tokens['white']}" in out.stdout, out.stderr
@@ -268,7 +272,7 @@ def test_against_the_opponent_only_the_humans_seat_gets_a_link(tmp_path, serve_f
     s = serve_factory("--opponent", "white", "--level", "0")
     assert set(s.tokens) == {"black"}
     assert s.rows["white seat"] == "played by the practice opponent: no phone, no link"
-    assert any("Scan your seat code" in line and "opponent plays white" in line for line in s.lines), s.lines
+    assert any("Scan your seat code" in line and "opponent plays White" in line for line in s.lines), s.lines
     out = quin("links", "--no-qr", "--data-dir", str(tmp_path / "data"))
     assert out.returncode == 0, out.stderr
     assert "white seat:    played by the practice opponent: no phone, no link" in out.stdout

@@ -129,6 +129,8 @@ def test_a_garbled_file_is_reported_and_salvaged(tmp_path, capsys):
 
 def test_salvage_keeps_every_intact_game_whole(tmp_path, capsys):
     games = stored_games(tmp_path, n=4)
+    for backup in (tmp_path / "backups").glob("*"):
+        backup.unlink()  # no backup to fall back on: the damaged game is lost
     with sqlite3.connect(tmp_path / "quin.sqlite3") as c:
         c.execute(DAMAGE["bad action row"])
     code, out, err = run("store", "salvage", "--data-dir", str(tmp_path), capsys=capsys)
@@ -138,6 +140,62 @@ def test_salvage_keeps_every_intact_game_whole(tmp_path, capsys):
     for gid in (1, 3, 4):
         assert store.load_game(gid).state.key() == games[gid - 1].state.key()
     assert store.problems() == []
+
+
+def test_salvage_takes_a_game_the_file_does_not_yield_from_the_newest_backup(tmp_path, capsys):
+    games = stored_games(tmp_path, n=4)
+    with sqlite3.connect(tmp_path / "quin.sqlite3") as c:
+        c.execute(DAMAGE["bad action row"])
+    code, out, err = run("store", "salvage", "--data-dir", str(tmp_path), capsys=capsys)
+    newest = sorted((tmp_path / "backups").glob("quin-*.sqlite3"))[-1]
+    assert code == 0 and "4 game(s) copied" in out, out
+    assert f"game(s) 1, 3, 4 from the damaged file, game(s) 2 from the backup {newest}" in out
+    store = Store(tmp_path / "quin.sqlite3")
+    assert [g.id for g in store.games()] == [4, 3, 2, 1]
+    for gid in (1, 2, 3, 4):
+        assert store.load_game(gid).state.key() == games[gid - 1].state.key()
+    assert store.problems() == []
+
+
+HEADER_DAMAGE = {
+    "truncated": lambda data: data[:len(data) // 3],
+    "header overwritten": lambda data: b"\0" * 100 + data[100:],
+}
+
+
+@pytest.mark.parametrize("what", HEADER_DAMAGE)
+def test_a_store_sqlite_cannot_open_is_salvaged_from_the_backup(tmp_path, capsys, what):
+    games = stored_games(tmp_path, n=3)
+    db = tmp_path / "quin.sqlite3"
+    with sqlite3.connect(db) as c:
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.write_bytes(HEADER_DAMAGE[what](db.read_bytes()))
+    code, out, err = run("store", "salvage", "--data-dir", str(tmp_path), capsys=capsys)
+    assert code == 0, err
+    assert "3 game(s) copied" in out and "from the backup" in out, out
+    store = Store(db)
+    assert [g.id for g in store.games()] == [3, 2, 1]
+    for gid in (1, 2, 3):
+        assert store.load_game(gid).state.key() == games[gid - 1].state.key()
+
+
+def test_quin_serve_recovers_a_store_it_cannot_open_from_the_backup_by_itself(tmp_path):
+    stored_games(tmp_path, n=2)
+    db = tmp_path / "quin.sqlite3"
+    with sqlite3.connect(db) as c:
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.write_bytes(b"\0" * 100 + db.read_bytes()[100:])
+    s = Serve(tmp_path)
+    try:
+        notes = [line for line in s.lines if "the game store was damaged" in line]
+        assert len(notes) == 1 and "game(s) 1, 2 from the backup" in notes[0], s.lines
+        from webtools import get_json
+
+        status, body = get_json(s.base + "/api/games")
+        assert status == 200 and {g["id"] for g in body["games"]} >= {1, 2}
+        assert get_json(s.base + "/api/games/2")[0] == 200
+    finally:
+        s.stop()
 
 
 def test_salvage_refuses_while_a_server_holds_the_folder(tmp_path):
@@ -167,3 +225,21 @@ def test_a_backup_after_each_finished_game_keeping_the_last_five(tmp_path):
     newest = Store(backups[-1], readonly=True)
     assert [g.id for g in newest.games()] == [7, 6, 5, 4, 3, 2, 1]
     assert newest.problems() == []
+
+
+def test_salvage_passes_over_a_backup_that_does_not_read_for_the_next_newest(tmp_path, capsys):
+    games = stored_games(tmp_path, n=3)
+    backups = sorted((tmp_path / "backups").glob("quin-*.sqlite3"))
+    backups[-1].write_bytes(b"\0" * 4096)  # the newest backup is damaged too
+    db = tmp_path / "quin.sqlite3"
+    with sqlite3.connect(db) as c:
+        c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.write_bytes(b"\0" * 100 + db.read_bytes()[100:])
+    code, out, err = run("store", "salvage", "--data-dir", str(tmp_path), capsys=capsys)
+    assert code == 0, err
+    # The second newest backup was made when game 2 ended, before game 3 began.
+    assert f"game(s) 1, 2 from the backup {backups[-2]}" in out, out
+    store = Store(db)
+    assert [g.id for g in store.games()] == [2, 1]
+    for gid in (1, 2):
+        assert store.load_game(gid).state.key() == games[gid - 1].state.key()

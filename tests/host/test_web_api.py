@@ -15,6 +15,7 @@ from host.web import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 from webplay import Driver  # noqa: E402
+from webtools import board_headers  # noqa: E402
 
 
 def make(tmp_path, **config):
@@ -156,20 +157,21 @@ def test_the_mover_sees_declarations_the_rival_does_not(web):
 
 def test_board_endpoints_validate_spaces(web):
     _, client, table = web
-    r = client.post("/api/board/toggle", json={"space": "zz9"})
+    r = client.post("/api/board/toggle", json={"space": "zz9"}, headers=board_headers(table))
     assert r.status_code == 400 and r.get_json()["error"] == "space: unknown space 'zz9'"
-    r = client.post("/api/board/toggle", json={})
+    r = client.post("/api/board/toggle", json={}, headers=board_headers(table))
     assert r.status_code == 400 and r.get_json()["error"] == "missing field 'space'"
-    r = client.post("/api/board/set", json={"occupied": "w35"})
+    r = client.post("/api/board/set", json={"occupied": "w35"}, headers=board_headers(table))
     assert r.status_code == 400
-    assert client.post("/api/board/toggle", json={"space": "w35"}).get_json() == {"occupied": ["w35"]}
-    assert client.post("/api/board/set", json={"start": True}).status_code == 200
+    r = client.post("/api/board/toggle", json={"space": "w35"}, headers=board_headers(table))
+    assert r.get_json() == {"occupied": ["w35"]}
+    assert client.post("/api/board/set", json={"start": True}, headers=board_headers(table)).status_code == 200
     assert len(client.get("/api/board").get_json()["occupied"]) == 20
 
 
 def test_no_simulated_board_endpoints_on_a_real_board(tmp_path):
-    _, client, _ = make(tmp_path, BOARD=None)
-    r = client.post("/api/board/toggle", json={"space": "w35"})
+    _, client, table = make(tmp_path, BOARD=None)
+    r = client.post("/api/board/toggle", json={"space": "w35"}, headers=board_headers(table))
     assert r.status_code == 404 and "real board" in r.get_json()["error"]
     assert client.get("/board").status_code == 404
 
@@ -323,7 +325,7 @@ def test_a_restarted_server_resumes_the_open_game_and_checks_the_board(tmp_path)
     log = [a for _, _, a in table.game.log]
     # Power cut mid-move: a tower of the mover is in the air.
     lifted = SPACE_NAMES[min(table.game.occupied())]
-    assert client.post("/api/board/toggle", json={"space": lifted}).status_code == 200
+    assert client.post("/api/board/toggle", json={"space": lifted}, headers=board_headers(table)).status_code == 200
     table.store.close()
 
     _, client2, table2 = make(tmp_path)
@@ -336,7 +338,7 @@ def test_a_restarted_server_resumes_the_open_game_and_checks_the_board(tmp_path)
     assert state["board"]["place"] == [lifted] and state["board"]["lift"] == []
     assert state["referee"]["instructions"] == [{"do": "fill", "space": lifted, "text": f"put a tower on {lifted}"}]
     # Put the tower back: the game goes on where it stopped.
-    assert client2.post("/api/board/toggle", json={"space": lifted}).status_code == 200
+    assert client2.post("/api/board/toggle", json={"space": lifted}, headers=board_headers(table2)).status_code == 200
     table2.board.clock.advance(1.0)
     table2.tick()
     assert table2.ref.public_status()["phase"] == "play"

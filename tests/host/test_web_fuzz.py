@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from engine.board import BLACK, SPACE_NAMES, WHITE
 from engine.randplay import random_setup
 from host.web import create_app
+from host.web.sim import board_key
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 from webplay import Driver  # noqa: E402
@@ -59,7 +60,7 @@ class World:
             driver.play(rng.choice(driver.shadow.legal_actions()))
 
     def secrets(self) -> list[str]:
-        return [*self.table.tokens.values(), self.table.host_key]
+        return [*self.table.tokens.values(), self.table.host_key, board_key(self.table.host_key)]
 
     def snapshot(self) -> str:
         t = self.table
@@ -84,7 +85,8 @@ def target(world: World, draw) -> tuple[str, str, dict]:
     key = draw(st.sampled_from([table.host_key, "wrong", table.tokens["white"]]))
     game = draw(st.sampled_from(["1", "2", "0", "-1", "9223372036854775808", "1e3", "x", "99999999999999999999"]))
     method, path = draw(st.sampled_from([
-        ("GET", "/"), ("GET", "/board"), ("GET", "/history"), ("GET", f"/history/{game}"),
+        ("GET", "/"), ("GET", "/board"), ("GET", f"/board/{board_key(table.host_key)}"), ("GET", f"/board/{key}"),
+        ("GET", "/history"), ("GET", f"/history/{game}"),
         ("GET", "/api/state"), ("GET", "/api/layout"), ("GET", "/api/board"), ("GET", "/api/games"),
         ("GET", f"/api/games/{game}"), ("GET", f"/api/games/{game}/record"), ("GET", f"/seat/{token}"),
         ("GET", f"/api/seat/{token}/state"), ("GET", f"/host/{key}"),
@@ -97,6 +99,10 @@ def target(world: World, draw) -> tuple[str, str, dict]:
         headers["X-Seat-Token"] = draw(st.sampled_from([token, table.tokens["white"], "bad"]))
     if draw(st.booleans()):
         headers["X-Host-Key"] = draw(st.sampled_from([key, table.host_key]))
+    if draw(st.booleans()):
+        headers["X-Board-Key"] = draw(st.sampled_from([board_key(table.host_key), table.host_key, "bad"]))
+    if draw(st.booleans()):
+        headers["Origin"] = draw(st.sampled_from(["http://localhost", "http://evil.example", "null"]))
     headers["Content-Type"] = draw(st.sampled_from(["application/json", "text/plain", "application/json; charset=latin-1"]))
     return method, path, headers
 

@@ -13,6 +13,7 @@ from host.web import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 from webplay import Driver  # noqa: E402
+from webtools import board_headers  # noqa: E402
 
 HUGE = "9223372036854775808"  # one past SQLite's largest integer
 
@@ -77,7 +78,7 @@ def deep_bodies():
 def test_deeply_nested_json_is_a_400_on_every_post_route(web, raw):
     _, client, table = web
     token = table.tokens[WHITE]
-    routes = [("/api/board/toggle", {}), ("/api/board/set", {}),
+    routes = [("/api/board/toggle", board_headers(table)), ("/api/board/set", board_headers(table)),
               (f"/api/seat/{token}/setup", {"X-Seat-Token": token}),
               (f"/api/seat/{token}/input", {"X-Seat-Token": token}),
               (f"/api/host/{table.host_key}/new", {"X-Host-Key": table.host_key}),
@@ -95,8 +96,8 @@ def test_deeply_nested_json_is_a_400_on_every_post_route(web, raw):
     ('{"space": NaN}', "NaN is not a number"),
 ])
 def test_json_that_parses_loosely_elsewhere_is_refused(web, raw, message):
-    _, client, _ = web
-    r = client.post("/api/board/toggle", data=raw, headers={"Content-Type": "application/json"})
+    _, client, table = web
+    r = client.post("/api/board/toggle", data=raw, headers={"Content-Type": "application/json", **board_headers(table)})
     assert r.status_code == 400 and message in r.get_json()["error"]
     assert client.get("/api/board").get_json()["occupied"] == []
 
@@ -104,8 +105,8 @@ def test_json_that_parses_loosely_elsewhere_is_refused(web, raw, message):
 @pytest.mark.parametrize("body", [{"start": "true"}, {"start": 1}, {"start": True, "occupied": []},
                                   {"occupied": ["w35"], "x": 1}, {}])
 def test_board_set_fields_are_strict(web, body):
-    _, client, _ = web
-    r = client.post("/api/board/set", json=body)
+    _, client, table = web
+    r = client.post("/api/board/set", json=body, headers=board_headers(table))
     assert r.status_code == 400
     assert client.get("/api/board").get_json()["occupied"] == []
 

@@ -112,8 +112,8 @@ class Scanner:
 
     def check(self, audience: str, where: str, payload) -> None:
         game = self.table.game
-        if game is None or game.vision:
-            return
+        if game is None or game.vision or game.is_over():
+            return  # once the game is over nothing is hidden any more: every page shows every tower (issue 22)
         viewer = None if audience == "public" else audience
         pairs, texts = secrets(game, viewer, declared_time(self.table.ref))
         leaked = pairs & pairs_in(payload)

@@ -17,7 +17,7 @@ from host.web import create_app
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_serve import QUIN, ROOT, Serve  # noqa: E402
-from webtools import SSE, get_json, post_json, running  # noqa: E402
+from webtools import SSE, board_headers, get_json, post_json, running  # noqa: E402
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def open_streams(port: int, n: int, source: str = "127.0.0.1") -> list[socket.so
     out = []
     for _ in range(n):
         s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
-        s.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        s.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
         out.append(s)
     for s in out:
         head = b""
@@ -42,13 +42,14 @@ def open_streams(port: int, n: int, source: str = "127.0.0.1") -> list[socket.so
 
 def test_open_streams_do_not_starve_requests(app):
     """Issue 10: with --threads streams open, GET /api/state and board toggles timed out."""
-    with running(app, threads=4, streams_per_client=1000) as base:
+    with running(app, threads=4, streams_per_client=1000, connections_per_client=1000) as base:
         port = int(base.rsplit(":", 1)[1])
         streams = open_streams(port, 300)
         try:
             started = time.monotonic()
             for space in ("w35", "w36", "w35"):
-                assert post_json(base + "/api/board/toggle", {"space": space})[0] == 200
+                board = board_headers(app.extensions["quin.table"])
+                assert post_json(base + "/api/board/toggle", {"space": space}, board)[0] == 200
             assert get_json(base + "/api/state")[0] == 200
             assert time.monotonic() - started < 5  # not a timing test: a starved server never answers
         finally:
@@ -144,7 +145,7 @@ def test_big_bodies_get_a_clear_413_and_store_nothing(app, tmp_path, size):
         port = int(base.rsplit(":", 1)[1])
         token = table.tokens["white"]
         before = db.stat().st_size
-        head = (f"POST /api/seat/{token}/input HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        head = (f"POST /api/seat/{token}/input HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n"
                 f"X-Seat-Token: {token}\r\nContent-Length: {size}\r\n\r\n").encode()
         status, body = raw_request(port, head, b'{"type": "' + b"x" * (size - 12) + b'"}')
         assert status == 413 and body["error"] == "the request body is too large: at most 64 KB"
@@ -157,7 +158,7 @@ def test_a_chunked_body_over_the_limit_is_a_413(app):
         port = int(base.rsplit(":", 1)[1])
         chunk = b"x" * 30000
         body = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(3)) + b"0\r\n\r\n"
-        head = b"POST /api/board/toggle HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+        head = b"POST /api/board/toggle HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
         status, payload = raw_request(port, head, body)
         assert status == 413
 
@@ -169,7 +170,7 @@ def test_header_names_with_underscores_are_dropped(app):
         port = int(base.rsplit(":", 1)[1])
         token = table.tokens["white"]
         body = json.dumps({"type": "done"}).encode()
-        head = (f"POST /api/seat/{token}/input HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX_Seat_Token: {token}\r\n"
+        head = (f"POST /api/seat/{token}/input HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX_Seat_Token: {token}\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode()
         status, payload = raw_request(port, head, body)
         assert status == 403 and "X-Seat-Token" in payload["error"]

@@ -9,18 +9,23 @@ import pytest
 from host.web import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from webtools import SSE, get_json, post_json, running  # noqa: E402
+from webtools import SSE, board_headers, get_json, post_json, running  # noqa: E402
+
+
+TABLES: dict = {}  # base URL -> its table (its board key)
 
 
 @pytest.fixture
 def served(tmp_path):
     app = create_app({"DATA_DIR": str(tmp_path), "TICK": 0, "KEEPALIVE": 0.3})
     with running(app) as base:
+        TABLES[base] = app.extensions["quin.table"]
         yield base, app.extensions["quin.table"]
+        del TABLES[base]
 
 
 def toggle(base, space):
-    status, body = post_json(base + "/api/board/toggle", {"space": space})
+    status, body = post_json(base + "/api/board/toggle", {"space": space}, board_headers(TABLES[base]))
     assert status == 200, body
     return body
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from engine.actions import action_from_record, Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
 from engine.board import SPACE_NAMES, parse_space
 from engine.game import Game
+from host.web.sim import HEADER as BOARD_HEADER
+from host.web.sim import board_key
 
 N = SPACE_NAMES
 
@@ -44,7 +46,8 @@ class Driver:
         return data
 
     def board(self, occupied) -> None:
-        r = self.client.post("/api/board/set", json={"occupied": sorted(N[s] for s in occupied)})
+        r = self.client.post("/api/board/set", json={"occupied": sorted(N[s] for s in occupied)},
+                             headers={BOARD_HEADER: board_key(self.table.host_key)})
         assert r.status_code == 200, r.get_json()
 
     def wait(self, seconds: float) -> None:

@@ -81,6 +81,13 @@ def get_json(url: str) -> tuple[int, dict]:
         return exc.code, json.loads(exc.read())
 
 
+def board_headers(table) -> dict:
+    """The header a virtual-board write carries: the board key of ``table`` (a Table) or of a host key (str)."""
+    from host.web.sim import HEADER, board_key
+
+    return {HEADER: board_key(table if isinstance(table, str) else table.host_key)}
+
+
 def post_json(url: str, body, headers: dict | None = None) -> tuple[int, dict]:
     data = json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, method="POST",

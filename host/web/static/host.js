@@ -28,13 +28,17 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
   $("new-game").addEventListener("click", async () => {
-    if (!(await Quin.confirmBox("Start a new game? An unfinished game is abandoned.", "Start a new game"))) return;
+    let unfinished = true;
+    try { unfinished = (await (await fetch("/api/state")).json()).phase !== "over"; } catch (e) { /* ask as if in play */ }
+    const ask = "Start a new game? " + (unfinished ? "The game in play is abandoned. " : "") + "The phones stay seated: they move to the new game.";
+    if (!(await Quin.confirmBox(ask, "Start a new game"))) return;
     Quin.post(`/api/host/${key}/new`, { mode: $("mode").value, first: $("first").value, vision: $("vision").checked }, headers)
       .then((r) => {
         showSeats(r.seats);
         $("game-title").textContent = `Game ${r.game}: ${PHASE[r.state.phase] || r.state.phase}`;
-        const who = document.querySelector("[data-opponent]") ? "scan your" : "each player scans their";
-        $("host-note").textContent = `New game ${r.game}: ${who} new code below.`;
+        $("host-note").textContent = document.querySelector("[data-opponent]")
+          ? `New game ${r.game}: the phone on your seat is carried to it; the code stays the same.`
+          : `New game ${r.game}: the phones on the seats are carried to it; the codes stay the same.`;
         $("error").textContent = "";
       }).catch(fail);
   });

@@ -55,7 +55,7 @@ const Quin = (() => {
     s.style.position = "absolute";
     let defs = "";
     for (const [p, body] of Object.entries(ICONS)) defs += `<symbol id="q-${p}" viewBox="-12 -12 24 24">${body}</symbol>`;
-    for (const kind of ["last", "flash", "time"]) {
+    for (const kind of ["last", "flash", "time", "plan"]) {
       defs += `<marker id="q-head-${kind}" class="head-${kind}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4.5" markerHeight="4.5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10Z"/></marker>`;
     }
     s.innerHTML = `<defs>${defs}</defs>`;
@@ -93,16 +93,50 @@ const Quin = (() => {
     const base = el("g", {}, svg);
     const marks = el("g", { class: "marks" }, svg);
     const towers = el("g", { class: "towers" }, svg);
+    const labels = el("g", { class: "labels" }, svg);  // above the towers: a tower never hides its space's name
     const overlay = el("g", { class: "overlay" }, svg);
+    const callouts = el("g", { class: "callouts" }, svg);
     const hits = el("g", {}, svg);
     const startOf = {};
     for (const p of PLAYERS) for (const s of L.start[p]) startOf[s] = p;
+    let crop = "unset", zoomed = null, last = null;
 
-    function setView(crop) {
-      if (crop === "own") svg.setAttribute("viewBox", `40 ${C + 110} ${L.size - 80} ${C - 105}`);
-      else svg.setAttribute("viewBox", `0 0 ${L.size} ${L.size}`);
-      svg.classList.toggle("cropped", crop === "own");
+    function setView(c) {
+      c = c || null;
+      if (c === crop) return;
+      crop = c;
+      zoomed = null;
+      view();
     }
+    function view() {
+      let vb = [0, 0, L.size, L.size];
+      if (zoomed) vb = zoomed;
+      else if (crop === "own") vb = [40, C + 110, L.size - 80, C - 105];
+      svg.setAttribute("viewBox", vb.map((n) => n.toFixed(1)).join(" "));
+      svg.classList.toggle("cropped", crop === "own" && !zoomed);
+      svg.classList.toggle("zoomed", !!zoomed);
+      if (last) draw(...last);
+    }
+    /* Zoom in on these spaces (a close look on a phone: every label legible), or back to the whole board. */
+    function zoom(spaces) {
+      const pts = (spaces || []).filter((s) => L.spaces[s]).map(pos);
+      if (!pts.length) { zoomed = null; view(); return; }
+      const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+      // Wide enough for the spaces and their neighbours (a board's fifth at least), no wider.
+      const span = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)) + 4 * R + 80;
+      const w = Math.min(L.size, Math.max(span, 340));
+      const cx = (Math.max(...xs) + Math.min(...xs)) / 2, cy = (Math.max(...ys) + Math.min(...ys)) / 2;
+      const clamp = (v) => Math.max(0, Math.min(L.size - w, v));
+      zoomed = [clamp(cx - w / 2), clamp(cy - w / 2), w, w];
+      view();
+    }
+    /* Screen pixels per board unit, now. */
+    function scale() {
+      const box = svg.getBoundingClientRect();
+      const vb = svg.viewBox.baseVal;
+      return box.width && vb && vb.width ? Math.min(box.width / vb.width, box.height / vb.height || Infinity) : 1;
+    }
+    const LABEL_PX = 11, CALLOUT_PX = 14;
 
     setView(opts.crop);
     el("circle", { cx: C, cy: C, r: Math.min(L.gateway_ring + 26, C - 1), class: "felt" }, base);
@@ -116,7 +150,7 @@ const Quin = (() => {
       if (name === "wi" || name === "bi") cls += " iris";
       if (name === "fs") cls += " fs";
       el("circle", { cx: x, cy: y, r: R * 0.62, class: cls, "data-space": name }, base);
-      el("text", { x, y: y + R + 8, class: "label" }, base).textContent = name;
+      el("text", { x, y: y + R + 8, class: "label", "data-label": name }, labels).textContent = name;
       const c = el("circle", { cx: x, cy: y, r: R + 6, class: "hit", "data-space": name }, hits);
       if (opts.onTap) c.addEventListener("click", () => opts.onTap(name));
     }
@@ -131,15 +165,59 @@ const Quin = (() => {
                    "data-arrow": `${from}-${to}` }, overlay);
     }
 
+    /* Labels sized for the screen: at least LABEL_PX pixels tall wherever they fit between the spaces
+       (a TV, a zoomed phone); where they cannot (a whole board on a phone), only the spaces the page
+       names are labelled, large, and a zoom shows the rest. */
+    function sizeLabels(named) {
+      const k = scale();
+      const units = Math.max(12, LABEL_PX / k);
+      const fits = units <= 19;
+      labels.style.display = fits ? "" : "none";
+      if (fits) {
+        for (const t of labels.children) {
+          const [x, y] = pos(t.dataset.label);
+          t.setAttribute("font-size", units.toFixed(1));
+          t.setAttribute("y", (y + R + 2 + units * 0.55).toFixed(1));
+          t.setAttribute("x", x.toFixed(1));
+        }
+      }
+      callouts.innerHTML = "";
+      if (named.length > 6) return;
+      const f = Math.max(14, CALLOUT_PX / k);
+      for (const [space, kind] of named) {
+        const [x, y] = pos(space);
+        const w = f * (0.62 * space.length + 0.9), hgt = f * 1.45;
+        const g = el("g", { class: "callout callout-" + kind, "data-callout": space }, callouts);
+        const above = y - R - 6 - hgt > 0;
+        const top = above ? y - R - 8 - hgt : y + R + 8;
+        el("rect", { x: (x - w / 2).toFixed(1), y: top.toFixed(1), width: w.toFixed(1), height: hgt.toFixed(1), rx: (hgt / 3).toFixed(1) }, g);
+        el("text", { x: x.toFixed(1), y: (top + hgt / 2).toFixed(1), "font-size": f.toFixed(1) }, g).textContent = space;
+      }
+    }
+
+    if (window.ResizeObserver) new ResizeObserver(() => { if (last) draw(...last); }).observe(svg);
+
+    function draw(list, markMap, overlays) {
+      last = [list, markMap, overlays];
+      towers.innerHTML = "";
+      marks.innerHTML = "";
+      overlay.innerHTML = "";
+      render(list, markMap, overlays);
+      sizeLabels(Object.entries(markMap || {}).filter(([s, k]) => (k === "lift" || k === "place") && L.spaces[s]));
+    }
+
     return {
       setCrop: setView,
-      /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]
-         marks: {space: "lift"|"place"|"hint"|"selected"|"time"|"new"}
-         overlays: [{arrow: kind, from, to, cls} | {burst: kind, at} | {tag: text, at, kind}] */
-      render(list, markMap, overlays) {
-        towers.innerHTML = "";
-        marks.innerHTML = "";
-        overlay.innerHTML = "";
+      zoom,
+      get zoomed() { return !!zoomed; },
+      render: draw,
+    };
+
+    /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]
+       marks: {space: "lift"|"place"|"hint"|"selected"|"time"|"new"}
+       overlays: [{arrow: kind, from, to, cls} | {burst: kind, at} | {tag: text, at, kind}] */
+    function render(list, markMap, overlays) {
+      {
         for (const [space, kind] of Object.entries(markMap || {})) {
           if (!L.spaces[space]) continue;
           const [x, y] = pos(space);
@@ -188,8 +266,8 @@ const Quin = (() => {
             el("text", { x, y: y - R - 23 }, g).textContent = o.tag;
           }
         }
-      },
-    };
+      }
+    }
   }
 
   // --- wording ----------------------------------------------------------------------------
@@ -272,6 +350,14 @@ const Quin = (() => {
       if (ins.do === "move" && ins.from === flash.from && ins.to === flash.at) return `move ${A} from ${flash.from} to ${flash.at}`;
       if (ins.do === "move" && ins.from === flash.at && ins.to === flash.from) return `move ${D} from ${flash.at} to ${flash.from}`;
     }
+    if (ins.do === "clear_one") {
+      // Several Time towers: whichever leaves is the one used.  Where they stand is said to the mover
+      // (ctx.towers, from their private status) or, face up, to everyone (ins.spaces).
+      const mover = ins.player || (time && time.player);
+      const spaces = ins.spaces && ins.spaces.length ? ins.spaces : (viewer === mover && ctx && ctx.towers) || [];
+      const where = spaces.length ? ` (on ${spaces.join(" or ")})` : "";
+      return `take one of ${whose(mover, viewer)} Time towers${where} off the board and put it on ${zeroGravity(other(mover), viewer)}`;
+    }
     if (time && ins.do === "clear" && (time.time_towers || []).includes(ins.space)) {
       return `put ${whose(time.player, viewer)} Time tower from ${ins.space} on ${zeroGravity(other(time.player), viewer)}`;
     }
@@ -309,23 +395,56 @@ const Quin = (() => {
     return cap(parts.join(" and "));
   }
 
-  /* The referee's instructions as marks: red where a tower comes off, green where one goes. */
-  function stepMarks(todo, marks) {
+  /* The referee's instructions as marks: red where a tower comes off, green where one goes, Time's
+     colour on each Time tower one of which is to come off. */
+  function stepMarks(todo, marks, towers) {
     for (const i of todo) {
       if (i.do === "move") { marks[i.from] = "lift"; marks[i.to] = "place"; }
+      else if (i.do === "clear_one") for (const s of (i.spaces && i.spaces.length ? i.spaces : towers || [])) marks[s] = "time";
       else marks[i.space] = i.do === "clear" ? "lift" : "place";
     }
     return marks;
   }
 
-  /* What the board needs now, for the public or a seat: {title, lines, marks, overlays}. */
+  /* One instruction as every screen agrees on it (its words differ by viewer; what to do does not). */
+  function stepKey(i) {
+    if (i.do === "move") return `move ${i.from} ${i.to}`;
+    if (i.do === "clear_one") return `clear one ${i.piece || "time"}`;
+    return `${i.do} ${i.space}`;
+  }
+
+  /* What the board needs now, for the public or a seat: {title, lines, marks, overlays, kind, steps,
+     problem}.  The one statement of the next thing to do: the status page, the virtual board and both
+     phones show it.  steps: what to do, the same on every screen (tests compare them); a seat adds
+     the corrections the referee gave that player alone. */
   function needs(state, viewer, stale) {
+    const out = publicNeeds(state, viewer, stale);
+    const priv = viewer && state.seat && state.seat.private;
+    const todo = (priv && state.phase !== "setup" && priv.instructions) || [];
+    if (todo.length) {
+      out.problem = true;
+      out.title = out.title || "The board does not match the game";
+      const ctx = { time: state.referee && state.referee.time, towers: priv.time_towers };
+      if (todo.length > 4) {
+        const lift = todo.filter((i) => i.do !== "fill"), fill = todo.filter((i) => i.do !== "clear");
+        out.lines.push(countText(lift, fill) + ".");
+      } else {
+        out.lines.push("Put it right: " + todo.map((i) => cap(stepText(i, ctx.time ? ctx : null, viewer, state.view)) + ".").join(" "));
+      }
+      stepMarks(todo, out.marks, priv.time_towers);
+      out.steps = out.steps.concat(todo.map((i) => "fix: " + stepKey(i)));
+    }
+    return out;
+  }
+
+  function publicNeeds(state, viewer, stale) {
     const ref = state.referee, v = state.view, b = state.board || {};
-    const out = { lines: [], marks: {}, overlays: [], kind: null };
+    const out = { lines: [], marks: {}, overlays: [], kind: null, steps: [] };
     const lift = b.lift || [], place = b.place || [];
     const markDiff = () => {
       for (const s of lift) out.marks[s] = "lift";
       for (const s of place) out.marks[s] = "place";
+      out.steps = lift.map((s) => "clear " + s).concat(place.map((s) => "fill " + s));
     };
     if (state.phase === "setup" || !ref) return out;
     if (ref.phase === "setup" || ref.phase === "sync") {
@@ -341,6 +460,7 @@ const Quin = (() => {
       out.overlays.push({ burst: "flash", at: f.at }, { arrow: "flash", from: f.from, to: f.at });
       const todo = ref.instructions || [];
       out.lines = todo.map((i) => cap(stepText(i, { flash: f }, viewer, v)) + ".");
+      out.steps = todo.map(stepKey);
       stepMarks(todo, out.marks);
       return out;
     }
@@ -349,11 +469,17 @@ const Quin = (() => {
       out.kind = "time";
       out.title = timeText(t, viewer);
       const todo = ref.instructions || [];
-      out.lines = todo.map((i) => cap(stepText(i, { time: t }, viewer, v)) + ".");
-      if (t.outcome === "pushed") out.lines.push(cap(`then push one of ${whose(other(t.player), viewer)} towers 1 to 3 spaces back along its Sight Line.`));
-      stepMarks(todo, out.marks);
+      const priv = viewer && state.seat && state.seat.private;
+      const towers = (priv && priv.time_towers) || [];  // the mover's Time towers, said to the mover alone
+      out.lines = todo.map((i) => cap(stepText(i, { time: t, towers }, viewer, v)) + ".");
+      out.steps = todo.map(stepKey);
+      if (t.outcome === "pushed") {
+        out.lines.push(cap(`${todo.length ? "then " : ""}push one of ${whose(other(t.player), viewer)} towers 1 to 3 spaces back along its Sight Line.`));
+        out.steps.push("push");
+      }
+      stepMarks(todo, out.marks, towers);
       for (const i of todo) if (i.do === "move") out.overlays.push({ arrow: "time", from: i.from, to: i.to });
-      for (const s of t.time_towers || []) out.overlays.push({ tag: "Time", at: s, kind: "time" });
+      for (const s of (t.time_towers || []).concat(towers)) out.overlays.push({ tag: "Time", at: s, kind: "time" });
       return out;
     }
     if (ref.phase === "play" && stale && lift.length + place.length) {
@@ -367,9 +493,50 @@ const Quin = (() => {
     return out;
   }
 
+  /* The practice opponent's turn, on every screen a person looks at (the status page, the virtual
+     board, the human's phone): what to do with its towers, from its public plan (spaces only, as the
+     public sees its action).  A move onto a rival tower is announced as a flash before anyone lifts
+     a tower.  The marks follow the sensed board: a lifted tower's red ring goes, a placed one's green
+     ring goes.  Adds to `need` (title, lines, marks, overlays; kind "opponent" or "opponent-flash"),
+     and returns true when the opponent has something to say. */
+  function addOpponent(state, viewer, need) {
+    const opp = state.opponent, ref = state.referee;
+    if (!opp || state.phase !== "playing" || !ref || ref.phase !== "play" || ref.flash || ref.time) return false;
+    const Side = cap(opp.side);
+    const lines = [];
+    if (!opp.plan) {
+      if (!opp.thinking) return false;
+      need.title = need.title || `${Side} is thinking`;
+      lines.push(`${Side} is the practice opponent: its move shows here in a moment, for you to make on the board.`);
+    } else {
+      const p = opp.plan;
+      const occupied = (state.board || {}).occupied;
+      const has = (s) => !occupied || occupied.includes(s);
+      if (p.flash) {
+        need.title = `Flash coming on ${p.to}`;
+        lines.push(`${Side}'s tower on ${p.from} flashes ${whose(other(opp.side), viewer)} tower on ${p.to}.`,
+                   "Lift both towers: the flash then says who wins and where they go.");
+        need.overlays.push({ arrow: "flash", from: p.from, to: p.to }, { burst: "flash", at: p.to });
+      } else {
+        need.title = need.title || `${Side}'s move, for you to make`;
+        lines.push(cap(p.text) + ".");
+        if (p.do === "move") need.overlays.push({ arrow: "plan", from: p.from, to: p.to });
+        for (const [x, y] of Object.entries(p.moves || {})) need.overlays.push({ arrow: "plan", from: x, to: y });
+      }
+      for (const s of p.lift.concat(p.place)) delete need.marks[s];
+      for (const s of p.place) if (!has(s) || p.lift.includes(s)) need.marks[s] = "place";
+      for (const s of p.lift) if (has(s)) need.marks[s] = "lift";
+      need.kind = p.flash ? "opponent-flash" : need.kind || "opponent";
+    }
+    if (opp.error) lines.push(cap(opp.error) + ".");
+    need.lines = lines.concat(need.lines || []);
+    need.kind = need.kind || "opponent";
+    return true;
+  }
+
   /* How long the board has differed from the game in the same way (a page calls it on every state):
      a move in progress lasts a moment; a difference that stays is worth showing. */
-  const STALE_MS = 5000;
+  const STALE_MS = 5000, SETTLED_MS = 1500;
   function staleness(state, rerender) {
     const b = state.board || {};
     const key = JSON.stringify([b.lift || [], b.place || []]);
@@ -377,10 +544,44 @@ const Quin = (() => {
     if (key !== self.key) {
       self.key = key;
       self.since = Date.now();
-      clearTimeout(self.timer);
-      if ((b.lift || []).length || (b.place || []).length) self.timer = setTimeout(rerender, STALE_MS + 50);
+      for (const t of self.timers || []) clearTimeout(t);
+      self.timers = [];
+      if ((b.lift || []).length || (b.place || []).length) {
+        self.timers = [setTimeout(rerender, SETTLED_MS + 50), setTimeout(rerender, STALE_MS + 50)];
+      }
     }
     return Date.now() - self.since >= STALE_MS;
+  }
+  /* The board has stood as it is now for a moment (a hand has let go): staleness must run first. */
+  function settled() { return staleness.since !== undefined && Date.now() - staleness.since >= SETTLED_MS; }
+
+  /* A move made out of turn: only towers of the player who is not to move are missing from where the
+     game has them, and a tower stands where the game has none (a move made, not a tower lifted for a
+     flash).  From public facts only (whose tower stood where).  Returns a need that replaces the
+     page's own: said once, on every screen, naming who moved and what to put back. */
+  function outOfTurn(state, viewer) {
+    const ref = state.referee, v = state.view, b = state.board || {};
+    if (!ref || !v || state.phase !== "playing" || ref.phase !== "play" || ref.flash || ref.time) return null;
+    const place = b.place || [], lift = b.lift || [];
+    if (!place.length || !lift.length || !settled()) return null;
+    const mover = v.to_move, culprit = other(mover);
+    if (!place.every((s) => (towerAt(v, s) || {}).owner === culprit)) return null;
+    const out = { kind: "out-of-turn", lines: [], marks: {}, overlays: [], culprit };
+    for (const s of lift) out.marks[s] = "lift";
+    for (const s of place) out.marks[s] = "place";
+    const mine = viewer === culprit;
+    const towers = whose(culprit, viewer) + (place.length === 1 ? " tower" : " towers");
+    let back;
+    if (place.length === 1 && lift.length === 1) {
+      back = `move ${towers} from ${lift[0]} back to ${place[0]}`;
+      out.overlays.push({ arrow: "plan", from: lift[0], to: place[0] });
+    } else {
+      back = `take the ${plural(lift.length, "tower")} off ${lift.join(", ")} and put ${towers} back on ${place.join(", ")}`;
+    }
+    out.title = mine ? "You moved out of turn" : `${cap(culprit)} moved out of turn`;
+    if (viewer === mover) out.lines.push(`It is your move. ${cap(culprit)} puts it right: ${back}.`);
+    else out.lines.push(`It is ${cap(mover)}'s move. ${mine ? "Put it right" : "Put it back"}: ${back}.`);
+    return out;
   }
 
   /* The headline: the result, a flash, whose move, or what the table does now. */
@@ -481,30 +682,72 @@ const Quin = (() => {
     ol.scrollTop = ol.scrollHeight;
   }
 
-  /* Each player's Zero Gravity: the towers waiting to come in, and the rival's towers captured. */
+  /* Each player's Zero Gravity, one labelled block each: the towers waiting to come in (by name where
+     the viewer knows them) and, under a visible "Captured" label, the rival's towers captured there,
+     each piece once (×2 for two of a kind). */
   function renderZeroGravity(box, view, viewer) {
     box.innerHTML = "";
     if (!view) return;
+    const counted = (pieces) => {
+      const counts = {};
+      for (const piece of pieces) counts[piece] = (counts[piece] || 0) + 1;
+      return Object.entries(counts);
+    };
     for (const p of PLAYERS) {
       const rival = other(p);
-      const row = h("div", { class: "zg" }, h("span", { class: "zg-name" }, cap(zeroGravity(p, viewer)) + ":"));
+      const block = h("div", { class: "zg", "data-zg": p }, h("h3", { class: "zg-name" }, cap(zeroGravity(p, viewer))));
       const mine = view.reserve[p];
       const waiting = mine.count;
-      if (waiting) {
-        const counts = {};
-        for (const piece of mine.pieces || []) counts[piece] = (counts[piece] || 0) + 1;
-        const names = mine.pieces ? ": " + Object.entries(counts).map(([piece, n]) => pieceName(piece) + (n > 1 ? ` ×${n}` : "")).join(", ") : "";
-        row.append(h("span", { class: "zg-wait" }, `${waiting} waiting to come in${names}`));
-      }
+      const names = mine.pieces ? counted(mine.pieces).map(([piece, n]) => pieceName(piece) + (n > 1 ? ` ×${n}` : "")).join(", ") : "";
+      block.append(h("p", { class: "zg-line zg-wait" }, h("span", { class: "zg-label" }, "Waiting to come in:"), " ",
+                     waiting ? `${waiting}${names ? " (" + names + ")" : ""}` : "none"));
       const caught = view.captured[rival];
       if (caught.length) {
-        const chips = h("span", { class: "chips" }, h("span", { class: "sr" }, "captured: "));
-        for (const piece of caught) chips.append(h("span", { class: "chip " + rival, title: `${cap(rival)}'s ${pieceName(piece)}, captured` }, icon(piece), pieceName(piece)));
-        row.append(chips);
+        const chips = h("span", { class: "chips" });
+        for (const [piece, n] of counted(caught)) {
+          chips.append(h("span", { class: "chip " + rival, title: `${cap(rival)}'s ${pieceName(piece)}, captured` },
+                         icon(piece), pieceName(piece) + (n > 1 ? ` ×${n}` : "")));
+        }
+        block.append(h("p", { class: "zg-line" }, h("span", { class: "zg-label" }, `Captured from ${cap(rival)}:`), " ", chips));
       }
-      if (!waiting && !caught.length) row.append(h("span", { class: "zg-wait" }, "empty"));
-      box.append(row);
+      box.append(block);
     }
+  }
+
+  /* The end of a game, for the status page and each phone: the result (unless the headline says
+     it), the winning move, that every tower is now shown, who has asked to play again, and a link
+     to the replay.  The seat adds its own Play again button. */
+  function renderEnd(box, state, viewer, headline) {
+    box.innerHTML = "";
+    const v = state.view;
+    if (!v || !v.result || v.result.status === "ongoing") { box.classList.add("hidden"); return; }
+    const res = resultText(v.result);
+    if (res !== headline) box.append(h("p", { class: "result-text" }, res));
+    const turn = v.history[v.history.length - 1];
+    if (turn) {
+      const flashes = v.events.filter((e) => e.turn === turn.turn && e.type === "flash").map((e) => flashEventText(e, turn.player, viewer));
+      const what = turn.actions.map(actionText).join("; ");
+      box.append(h("p", { class: "winning" }, `${v.result.winner ? "The winning move" : "The last move"}: ` +
+        `${cap(turn.player)} ${what}` + (flashes.length ? ` (${flashes.join("; ")})` : "") + "."));
+    }
+    box.append(h("p", { class: "small" }, "Every tower is shown now: nothing is hidden once a game ends."));
+    const again = state.again || { asked: [], needs: [] };
+    const first = cap(again.first || "");
+    const asked = again.asked || [], needs = again.needs || [];
+    let line;
+    if (!asked.length) {
+      line = needs.length > 1 ? `Play again: both players tap Play again on their phones (${first} moves first).`
+                              : `Play again: tap Play again on the phone (${first} moves first).`;
+    } else {
+      const waiting = needs.filter((p) => !asked.includes(p));
+      line = `${asked.map((p) => p === viewer ? "You" : cap(p)).join(" and ")} asked to play again; ` +
+             `waiting for ${waiting.map((p) => p === viewer ? "you" : cap(p)).join(" and ")} (${first} moves first).`;
+    }
+    box.append(h("p", { class: "again" }, line));
+    box.append(h("p", {}, h("a", { href: `/history/${state.game}`, class: "button replay-link" }, `Replay game ${state.game}`)));
+    box.classList.remove("hidden");
+    const t = document.getElementById("toast");  // the end says it all: an earlier notice goes
+    if (t) t.classList.add("hidden");
   }
 
   /* The legend: one icon per piece. */
@@ -514,6 +757,18 @@ const Quin = (() => {
   }
 
   // --- the stream, posting, notices -----------------------------------------------------------
+
+  /* "The game could not be saved: ...": on every page, for as long as the server says so. */
+  function unsaved(state) {
+    let box = document.getElementById("unsaved");
+    const text = state && state.unsaved;
+    if (!text) { if (box) box.remove(); return; }
+    if (!box) {
+      box = h("div", { id: "unsaved", class: "unsaved", role: "alert" });
+      document.body.prepend(box);
+    }
+    if (box.textContent !== text) box.textContent = text;
+  }
 
   /* An EventSource that keeps the page live; onState(state, notices) for every event. */
   function stream(url, onState, connEl, onError) {
@@ -525,6 +780,7 @@ const Quin = (() => {
       const handle = (e) => {
         const msg = JSON.parse(e.data);
         window.QUIN_LAST_EVENT_ID = e.lastEventId;
+        unsaved(msg.state);
         // In order, each after the one before (a page may wait for its board on the first).
         queue = queue.then(() => onState(msg.state, msg.notices || [])).then(() => {
           if (window.QUIN_RENDERED === undefined) window.QUIN_RENDERED = performance.now();
@@ -555,16 +811,19 @@ const Quin = (() => {
     return data;
   }
 
-  /* One toast at a time, at the foot of the screen (never over the heading); a new one replaces it. */
+  /* One toast at a time; a new one replaces it.  Where the page has a slot for it (#toast-slot, under
+     the panel that says what happens now) it sits there, in the page, and covers nothing: not the
+     sheet of choices, not the lists; elsewhere at the foot of the screen. */
   let toastTimer = null;
   function toast(text, cls, ms) {
     let t = document.getElementById("toast");
+    const slot = document.getElementById("toast-slot");
     if (!t) {
       t = h("div", { id: "toast", class: "toast", role: "status", "aria-live": "polite" });
       t.addEventListener("click", () => t.classList.add("hidden"));
-      (document.querySelector("main") || document.body).appendChild(t);
+      (slot || document.querySelector("main") || document.body).appendChild(t);
     }
-    t.className = "toast " + (cls || "");
+    t.className = "toast " + (slot ? "inline " : "") + (cls || "");
     t.textContent = text;
     clearTimeout(toastTimer);
     toastTimer = setTimeout(() => t.classList.add("hidden"), ms || 6000);
@@ -573,11 +832,23 @@ const Quin = (() => {
 
   /* The stream's notices as toasts for this viewer: a flash, and the Power of Time once carried out. */
   function notify(notices, viewer) {
+    // Said once: a notice the panel above already says (a flash being carried out) is not repeated.
+    const now = document.getElementById("now");
+    const shown = (text) => now && !now.classList.contains("hidden") && now.textContent.includes(text);
     for (const n of notices) {
       const d = n.data || {};
-      if (n.kind === "flash") toast(flashText(d, viewer), "flash", 8000);
-      else if (n.kind === "time" && d.done) toast(timeText(d, viewer), "time", 6000);
+      const text = n.kind === "flash" ? flashText(d, viewer) : n.kind === "time" && d.done ? timeText(d, viewer) : "";
+      if (text && !shown(text)) toast(text, n.kind, n.kind === "flash" ? 8000 : 6000);
     }
+  }
+
+  /* The referee's and the engine's words with the pieces and players named as in the rest of the
+     pages: "a void moves at most 1" reads "a Void moves at most 1", "black's tower" "Black's tower". */
+  const PIECE_WORDS = /\b(a|an|the|your|its|their|his|her|my|one|white's|black's|captured|hidden|rival's)(\s+)(artificial light|light|shadow|reflector|memory|time|peripheral|void)(s?)\b/gi;
+  function proper(text) {
+    return String(text || "")
+      .replace(/\b(white|black)('s)\b/g, (m, who, s) => cap(who) + s)
+      .replace(PIECE_WORDS, (m, pre, sp, piece, pl) => pre + sp + piece.split(" ").map(cap).join(" ") + pl);
   }
 
   /* A question in the page (a <dialog>): resolves answer() when confirmed, `no` when cancelled or
@@ -601,5 +872,6 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
-           stepMarks, rewound, renderLog, renderZeroGravity, legend, towerAt, NAME, PIECES, PLAYERS };
+           stepMarks, stepKey, addOpponent, outOfTurn, proper, renderEnd, rewound, renderLog, renderZeroGravity, legend, towerAt,
+           NAME, PIECES, PLAYERS };
 })();

@@ -49,7 +49,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (/finished action/.test(text)) return "Finish your move on the board, then tap Done.";
     return "Move a tower on the board, or choose another declaration.";
   }
-  const sentence = (t) => { t = String(t || "").trim(); return t ? cap(t) + (/[.!?]$/.test(t) ? "" : ".") : ""; };
+  const sentence = (t) => { t = Quin.proper(String(t || "").trim()); return t ? cap(t) + (/[.!?]$/.test(t) ? "" : ".") : ""; };
 
   // --- lineups: counts, the colour-free form kept on this phone ---------------------------------
 
@@ -238,17 +238,35 @@ document.addEventListener("DOMContentLoaded", async () => {
 
   function drawPlayBoard() {
     const v = state.view;
-    const priv = state.seat.private || {};
-    const drawn = Quin.scene(v, Quin.needs(state, me));
-    const marks = Quin.stepMarks(priv.instructions || [], drawn.marks);
+    let need = Quin.needs(state, me);  // the referee's corrections to this seat included
+    const wrong = Quin.outOfTurn(state, me);
+    if (wrong) need = wrong;
+    else Quin.addOpponent(state, me, need);
+    const drawn = Quin.scene(v, need);
+    const marks = drawn.marks;
     const hints = state.seat.hints;
     if (selected) {
       marks[selected] = "selected";
       if (hints && hints[selected]) for (const s of hints[selected]) marks[s] = "hint";
     }
     const towers = v ? v.board.map((t) => ({ space: t.space, owner: t.owner, piece: t.piece, revealed: t.revealed, own: t.owner === me })) : [];
+    // The spaces the page names now: a close look at them is one tap away (and follows them while zoomed).
+    named = Object.keys(marks).filter((sp) => marks[sp] === "lift" || marks[sp] === "place");
+    if (zoomIn) board.zoom(named.length ? named : ["fs"]);
     board.render(towers, marks, drawn.overlays);
+    const zb = $("zoom");
+    zb.classList.remove("hidden");
+    zb.setAttribute("aria-pressed", String(zoomIn));
+    zb.textContent = zoomIn ? "Whole board" : named.length && named.length <= 4 ? `Zoom in on ${named.join(", ")}` : "Zoom in";
   }
+
+  let zoomIn = false;        // a close look at the board (the named spaces, legible on a phone)
+  let named = [];
+  $("zoom").addEventListener("click", () => {
+    zoomIn = !zoomIn;
+    if (!zoomIn) board.zoom(null);
+    if (state && state.phase !== "setup") drawPlayBoard();
+  });
 
   /* The panel under the headline: a flash, the Power of Time, a refusal, what to put right. */
   function renderNow() {
@@ -258,22 +276,25 @@ document.addEventListener("DOMContentLoaded", async () => {
     const priv = (state.seat && state.seat.private) || {};
     let title = "", cls = "", lines = [];
     if (state.phase !== "setup") {
-      const need = Quin.needs(state, me);
+      const wrong = Quin.outOfTurn(state, me);
+      const need = wrong || Quin.needs(state, me);
+      const robot = !wrong && Quin.addOpponent(state, me, need);
       title = need.title || (need.kind === "setup" ? "Put your lineup on the board" : "");
       lines = need.lines.slice();
-      cls = need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : need.kind ? "problem" : "";
-      if (priv.rejected || (priv.instructions || []).length) {
-        cls = "problem";
-        if (priv.rejected) title = "Not allowed: " + priv.rejected;
-        else title = title || "The board does not match the game";
-        const todo = priv.instructions || [];
-        if (todo.length > 4) {
-          const lift = todo.filter((i) => i.do !== "fill"), fill = todo.filter((i) => i.do !== "clear");
-          lines.push(Quin.countText(lift, fill) + ".");
-        } else if (todo.length) {
-          lines.push("Put it right: " + todo.map((i) => cap(Quin.stepText(i, null, me, state.view)) + ".").join(" "));
-        } else if (priv.rejected) {
-          lines.push(nextStep(priv.rejected));
+      if (need.kind === "setup" && state.opponent) {
+        title = "Put both lineups on the board";
+        lines.push(`${cap(state.opponent.side)}'s towers need no faces: put any ten of them on its starting spaces.`);
+      }
+      // A normal instruction (set the lineups out, the opponent's move) is no alarm: only what went wrong is red.
+      cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"
+        : (robot && need.kind === "opponent") || need.kind === "setup" ? "" : need.kind ? "problem" : "";
+      if (wrong) cls = "problem";  // said once: the referee's own corrections for the mover would say it again
+      else {
+        if (need.problem) cls = "problem";  // the referee's corrections to this seat (Quin.needs says them)
+        if (priv.rejected) {
+          cls = "problem";
+          title = "Not allowed: " + Quin.proper(priv.rejected);
+          if (!(priv.instructions || []).length) lines.push(nextStep(priv.rejected));
         }
       }
     }
@@ -296,13 +317,24 @@ document.addEventListener("DOMContentLoaded", async () => {
     const myTurn = !!d;
     box.classList.toggle("hidden", !myTurn);
     $("bar-status").classList.toggle("hidden", myTurn);
+    if (myTurn) $("again").classList.add("hidden");
     if (!myTurn) {
       const v = state.view;
       let status = "";
-      if (v && v.result && v.result.status !== "ongoing") status = "The game is over.";
-      else if (ref.phase === "setup") status = "Put the towers on the board; play begins when it matches.";
+      const over = v && v.result && v.result.status !== "ongoing";
+      const again = state.again || {};
+      $("again").classList.toggle("hidden", !over);
+      if (over) {
+        const mine = (again.asked || []).includes(me);
+        $("again").disabled = mine;
+        $("again").textContent = mine ? "Asked ✓" : "Play again";
+        const alone = (again.needs || []).length < 2;  // against the practice opponent
+        status = mine ? `Waiting for ${cap(rival)} to play again.` : `Again? ${cap(again.first || "")} moves first${alone ? "" : " once you both tap"}.`;
+      } else if (ref.phase === "setup") status = "Put the towers on the board; play begins when it matches.";
       else if (ref.phase === "sync") status = "Put the board back as the game stands.";
-      else if (v) status = `${cap(v.to_move)} is playing.`;
+      else if (v && state.opponent && state.opponent.side === v.to_move) {
+        status = state.opponent.plan ? `Make ${cap(v.to_move)}'s move on the board, as shown above.` : `${cap(v.to_move)} (the practice opponent) is thinking.`;
+      } else if (v) status = `${cap(v.to_move)} is playing.`;
       $("bar-status").textContent = status;
       return;
     }
@@ -337,7 +369,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     const q = priv.question;
     if (q && state.phase !== "setup") {
       box.setAttribute("aria-label", "the referee asks");
-      box.append(h("h3", {}, q.options.length ? "Which did you play?" : cap(q.text)));
+      box.append(h("h3", {}, q.options.length ? "Which did you play?" : cap(Quin.proper(q.text))));
       if (q.options.length) box.append(h("p", { class: "small muted" }, sentence(q.text)));
       const opts = h("div", { class: "buttons" });
       for (const option of q.options) {
@@ -401,8 +433,18 @@ document.addEventListener("DOMContentLoaded", async () => {
     send("input", input).catch(() => {});
   }
 
+  let game = null;           // the game this page last showed: a seat follows the table from game to game
+
   function render(s, notices) {
+    if (game !== null && s.game !== game) {
+      // A new game at the same table: this phone keeps its seat; what it held for the last game goes.
+      draft = { clone: "", removed: "", lineup: {} };
+      sent = null; refusal = null; note = ""; selected = null; sheet = null; lastEvents = null;
+      Quin.toast(`Game ${s.game}: a new game. Choose your lineup (Last game brings back the one you sent).`, "", 6000);
+    }
+    game = s.game;
     state = s;
+    Quin.staleness(s, () => render(state, []));  // how long the board has stood as it is (a move out of turn)
     const v = s.view;
     $("mode").textContent = (s.mode || "").replace("_", " ") + (s.vision ? " · Vision" : "");
     const setup = s.phase === "setup";
@@ -412,7 +454,10 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("turn").textContent = Quin.headline(s, me);
     board.setCrop(setup ? "own" : null);
     if (setup) {
+      zoomIn = false;
+      $("zoom").classList.add("hidden");
       $("declare").classList.add("hidden");
+      $("again").classList.add("hidden");
       $("bar-status").classList.remove("hidden");
       if (s.seat.setup && !draft.clone && !draft.removed && !Object.keys(draft.lineup).length) {
         draft = mine(s.seat.setup);
@@ -428,9 +473,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     }
     if (sheet === "saved") sheet = null;
     $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
-    const res = v ? Quin.resultText(v.result) : "";
-    $("result").textContent = res;
-    $("result").classList.toggle("hidden", !res || res === $("turn").textContent);
+    Quin.renderEnd($("result"), s, me, $("turn").textContent);
     renderNow();
     renderDeclarations();
     renderSheet();
@@ -448,7 +491,10 @@ document.addEventListener("DOMContentLoaded", async () => {
     Quin.notify(notices, me);
   }
 
-  /* A revoked seat (a new game, or the seat re-issued to another phone) stops here, with a word why. */
+  $("again").addEventListener("click", () => send("again", {}).catch(() => {}));
+
+  /* A revoked seat (re-issued to another phone, or taken by the practice opponent) stops here, with a
+     word why.  A new game does not revoke it: the seat follows the table. */
   async function stillSeated() {
     try {
       const r = await fetch(api("state"));
@@ -459,7 +505,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("conn").textContent = "closed";
     $("turn").textContent = "This seat link no longer works";
     $("now").className = "now problem";
-    $("now").textContent = "A new game was started or this seat was re-issued to another phone: scan your new code on the host page.";
+    $("now").textContent = "This seat was re-issued to another phone (or handed to the practice opponent): ask the host for the new code.";
     for (const id of ["setup", "play", "sheet"]) $(id).classList.add("hidden");
     document.querySelector(".actionbar").classList.add("hidden");
     return false;

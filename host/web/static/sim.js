@@ -7,8 +7,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   let state = null;
   let busy = Promise.resolve();
   const fail = (e) => { $("error").textContent = e.message; };
+  // Moving towers needs the board key: this page's link from the host page or the terminal carries it.
+  const key = window.QUIN_BOARD;
+  const headers = { "X-Board-Key": key || "" };
+  if (!key) $("error").textContent = "This board only shows the game: to move towers, open the virtual board's link on the host page or in the terminal.";
   const toggle = (space) => {
-    busy = busy.then(() => Quin.post("/api/board/toggle", { space }))
+    busy = busy.then(() => Quin.post("/api/board/toggle", { space }, headers))
       .then(() => { $("error").textContent = ""; })
       .catch(fail);
     return busy;
@@ -33,19 +37,36 @@ document.addEventListener("DOMContentLoaded", async () => {
     const marks = {};
     for (const sp of b.lift || []) marks[sp] = "lift";
     for (const sp of b.place || []) marks[sp] = "place";
-    const need = Quin.needs(s, null, Quin.staleness(s, () => render(state)));
-    const drawn = Quin.scene(v, need, marks);  // the sensed difference, not the needs' marks
+    let need = Quin.needs(s, null, Quin.staleness(s, () => render(state)));
+    // The practice opponent's move is made here, by hand: its plan (what is left of it) on the board.
+    need.marks = marks;
+    const wrong = Quin.outOfTurn(s, null);
+    if (wrong) need = wrong;
+    const robot = !wrong && Quin.addOpponent(s, null, need);
+    const drawn = Quin.scene(v, need, need.marks);  // the sensed difference, not the needs' marks
     board.render(towers, drawn.marks, drawn.overlays);
     $("turn").textContent = Quin.headline(s, null);
     $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
     const box = $("now");
     box.innerHTML = "";
-    const lines = s.phase === "setup" ? ["The players choose their lineups on their phones."] : need.lines;
+    const opp = s.opponent && s.opponent.side;
+    let lines = need.lines;
+    if (s.phase === "setup") {
+      lines = [opp ? `${Quin.cap(Quin.other(opp))} chooses a lineup on their phone; ${Quin.cap(opp)} is the practice opponent.`
+                   : "The players choose their lineups on their phones."];
+    } else if (need.kind === "setup" && opp) {
+      lines = lines.concat([`${Quin.cap(opp)}'s towers need no faces: put any ten of them on its starting spaces.`]);
+    }
     if (need.title) box.append(h("h3", {}, need.title));
     if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
-    box.className = "now " + (need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : "") + (box.childNodes.length ? "" : " hidden");
+    box.className = "now " + (need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"
+      : need.kind === "out-of-turn" ? "problem" : "") + (box.childNodes.length ? "" : " hidden");
     const lift = b.lift || [], place = b.place || [];
-    $("diff").textContent = lift.length || place.length ? Quin.countText(lift, place) + "." : "The board matches the game.";
+    // While a flash or a Time is carried out, the board is on its way to what the referee said above.
+    const underWay = need.kind === "flash" || need.kind === "time";
+    $("diff").textContent = lift.length || place.length ? Quin.countText(lift, place) + "."
+      : underWay ? "" : robot && s.opponent.plan ? `The board matches the game: now make ${Quin.cap(opp)}'s move.`
+      : "The board matches the game.";
     Quin.renderLog($("log"), v, null);
   }
 
@@ -55,7 +76,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     const ref = state && state.referee;
     const playing = !!ref && ref.phase !== "setup" && state.phase === "playing";
     if (playing && !(await Quin.confirmBox(`A game is in play. ${what}? The referee will then ask for the board to be put back as the game stands.`, what))) return;
-    Quin.post("/api/board/set", body).then(() => { $("error").textContent = ""; }).catch(fail);
+    Quin.post("/api/board/set", body, headers).then(() => { $("error").textContent = ""; }).catch(fail);
   }
 
   $("place-start").addEventListener("click", () => wholeBoard({ start: true }, "Set up both lineups"));

@@ -15,13 +15,18 @@ document.addEventListener("DOMContentLoaded", async () => {
     box.innerHTML = "";
     const lines = [];
     let title = need.title || "";
-    let cls = need.kind === "flash" ? "flash" : need.kind === "time" ? "time" : need.kind === "fix" || need.kind === "sync" ? "problem" : "";
+    let cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time" : need.kind === "fix" || need.kind === "sync" || need.kind === "out-of-turn" ? "problem" : "";
+    const robot = state.opponent && state.opponent.side;
     if (state.phase === "setup") {
       const done = state.setup_done || {};
-      for (const p of Quin.PLAYERS) lines.push(`${cap(p)} ${done[p] ? "is ready" : "is choosing a lineup"} on their phone.`);
+      for (const p of Quin.PLAYERS) {
+        if (p === robot) lines.push(`${cap(p)} is the practice opponent: ${done[p] ? "its lineup is chosen" : "it is choosing its lineup"}.`);
+        else lines.push(`${cap(p)} ${done[p] ? "is ready" : "is choosing a lineup"} on their phone.`);
+      }
     } else {
       if (need.kind === "setup") title = "Put both lineups on the board";
       lines.push(...need.lines);
+      if (need.kind === "setup" && robot) lines.push(`${cap(robot)}'s towers need no faces: put any ten of them on its starting spaces.`);
     }
     if (state.notice) lines.push(state.notice);
     // the board's link: a problem now, or (ok) one line on what just happened to it
@@ -30,18 +35,6 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (lines.length === 1) box.append(h("p", { class: "line" }, lines[0]));
     else if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
     box.className = "now " + cls + (title || lines.length ? "" : " hidden");
-  }
-
-  /* The practice opponent's turn: what to do with its towers (spaces only, as the public sees its action). */
-  function addOpponent(state, need) {
-    const opp = state.opponent;
-    if (!opp || !opp.text || state.phase === "setup") return;
-    need.lines = [opp.text].concat(need.lines || []);
-    need.marks = need.marks || {};
-    if (opp.plan && !Object.keys(need.marks).length) {
-      for (const s of opp.plan.lift) need.marks[s] = "lift";
-      for (const s of opp.plan.place) need.marks[s] = "place";
-    }
   }
 
   function subline(state) {
@@ -61,11 +54,12 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("turn").textContent = Quin.headline(state, null);
     $("sub").textContent = subline(state);
     const res = v ? Quin.resultText(v.result) : "";
-    $("result").textContent = res;
-    $("result").classList.toggle("hidden", !res || $("turn").textContent === res);
+    Quin.renderEnd($("result"), state, null, $("turn").textContent);
     document.querySelector(".head").classList.toggle("over", !!res);
-    const need = Quin.needs(state, null, Quin.staleness(state, () => render(current, [])));
-    addOpponent(state, need);
+    let need = Quin.needs(state, null, Quin.staleness(state, () => render(current, [])));
+    const wrong = Quin.outOfTurn(state, null);
+    if (wrong) need = wrong;
+    else Quin.addOpponent(state, null, need);
     renderNow(state, need);
     const drawn = Quin.scene(v, need);
     board.render(v ? v.board : [], drawn.marks, drawn.overlays);

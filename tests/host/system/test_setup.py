@@ -60,6 +60,7 @@ def test_setup_writes_a_verified_hardened_unit_for_this_installation(make_root, 
     assert s["NoNewPrivileges"] == ["yes"] and s["PrivateTmp"] == ["yes"]
     assert s["ProtectSystem"] == ["strict"] and s["ReadWritePaths"] == [data]
     assert s["Restart"] == ["on-failure"]
+    assert s["LimitNOFILE"] == ["8192"]  # issue 18: live pages and connections are files; quin serve caps them below it
     verify = subprocess.run([systemd_tool("systemd-analyze"), "verify", str(root / UNIT)],
                             capture_output=True, text=True)
     assert verify.returncode == 0, verify.stderr

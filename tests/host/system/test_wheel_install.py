@@ -1,13 +1,17 @@
 """A wheel-only install: build the wheel, install it into a fresh venv outside the checkout,
 flash the firmware into a folder, serve the pages, and set up the service from there.
 
-The venv sees the machine's site-packages (flask, pyserial, zeroconf ... without
-downloads) but the project itself must come from the wheel: the test checks
-that `host` is imported from the venv, and runs everything outside the checkout.
+The venv sees the site-packages of the interpreter running the tests (flask,
+pyserial, zeroconf ... without downloads), also when that interpreter is itself a
+virtual environment (a careful newcomer's): `--system-site-packages` alone reaches
+only the base interpreter's, so a path file adds the running one's after the venv's
+own. The project itself must come from the wheel: the test checks that `host` is
+imported from the venv, and runs everything outside the checkout.
 """
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 import time
@@ -43,6 +47,11 @@ def venv(tmp_path_factory):
     env_dir = tmp / "venv"
     run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env_dir)])
     python = env_dir / "bin" / "python"
+    # The running interpreter's packages (a venv's too), after the new venv's own: plain path lines,
+    # so their .pth files (an editable install of the checkout) are not run.
+    own = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    outer = [p for p in site.getsitepackages() + [site.getusersitepackages()] if Path(p).is_dir()]
+    (Path(own) / "zz-test-interpreter.pth").write_text("".join(p + "\n" for p in outer))
     run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "-q", str(wheels[0])])
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "QUIN_DATA_DIR", "QUIN_SERIAL_PORT")}
     env["HOME"] = str(tmp / "home")
