@@ -10,6 +10,7 @@ incremental undo to get wrong.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations, permutations
 
@@ -49,7 +50,7 @@ from .board import (
     WHITE,
     other,
 )
-from .effects import BoardEffect, board_effect, equivalent, key_after, same_game_classes, same_game_key
+from .effects import BoardEffect, Flash, effect_of
 from .errors import IllegalError, InvalidError
 from .flash import CAPTURE, CLASSIC, FLASH_TABLE, MODES, MUTUAL, SWAP, THIRD_EYE
 from .pieces import (
@@ -66,14 +67,9 @@ from .pieces import (
     VOID,
     Setup,
 )
+from .state import BOTH, CAPTURED, EMPTY, INDEX, RESERVE, LastAction, State
 
 N = SPACE_NAMES
-RESERVE = -1  # tower location: on its owner's Zero Gravity, not yet played
-CAPTURED = -2  # tower location: on the rival's Zero Gravity
-EMPTY = -1  # board entry with no tower
-
-INDEX = {WHITE: 0, BLACK: 1}
-BOTH = 3  # known-bits: both players know the tower
 
 # Interned actions: generation hands out these objects instead of building new ones.
 _MOVES = [[Move(a, b) for b in SPACES] for a in SPACES]
@@ -123,62 +119,6 @@ class TimeEvent:
 
     def to_json(self) -> dict:
         return {"type": "time", "turn": self.turn, "outcome": self.outcome}
-
-
-@dataclass(frozen=True)
-class LastAction:
-    """What the rival's turn-ending action did, for the Classic Power of Time."""
-
-    player: str
-    moved: tuple[tuple[int, int, int], ...]  # (tower, from location, to location)
-    captured: bool
-    on_iris: bool
-    moved_shadow: bool
-
-
-class State:
-    """Everything that changes during a game.  Copied whole onto the undo stack."""
-
-    __slots__ = (
-        "board",
-        "loc",
-        "captured_turn",
-        "known",
-        "swaps_left",
-        "turn",
-        "to_move",
-        "time_used",
-        "totem_used",
-        "frozen",
-        "flash_ban",
-        "last_action",
-        "passes",
-        "result",
-    )
-
-    def copy(self) -> "State":
-        s = State.__new__(State)
-        s.board = self.board[:]
-        s.loc = self.loc[:]
-        s.captured_turn = self.captured_turn[:]
-        s.known = self.known[:]
-        s.swaps_left = self.swaps_left[:]
-        s.turn = self.turn
-        s.to_move = self.to_move
-        s.time_used = self.time_used
-        s.totem_used = self.totem_used[:]
-        s.frozen = self.frozen
-        s.flash_ban = self.flash_ban
-        s.last_action = self.last_action
-        s.passes = self.passes
-        s.result = self.result
-        return s
-
-    def key(self) -> tuple:
-        """Every field, for comparing states exactly."""
-        return tuple(
-            tuple(v) if isinstance(v, list) else v for v in (getattr(self, f) for f in self.__slots__)
-        )
 
 
 class Game:
@@ -294,24 +234,118 @@ class Game:
     # --- what actions do to the board, and when two leave the same game -----------------
 
     def board_effect(self, action: Action) -> BoardEffect:
-        """What ``action`` (legal now) does to the board (see ``engine.effects``)."""
-        return board_effect(self, action)
+        """What ``action`` (legal now) does to the board, as the sensors see it (``engine.effects``).
+        Reads the game; changes nothing."""
+        st = self.state
+        board = st.board
+        kind = type(action)
+        ends = self.ends_turn(action)
+        if kind is Move or kind is Reflect:
+            f, t = action.frm, action.to
+            defender = board[t]
+            if defender == EMPTY:
+                return effect_of(board, carries=((f, t),), ends_turn=ends)
+            attacker = board[f]
+            outcome = self.flash_outcome(attacker, defender)
+            flash = Flash(f, t, self.piece[attacker], self.piece[defender], outcome)
+            if outcome == CAPTURE:
+                return effect_of(board, carries=((f, t),), leaves=(t,), flash=flash, ends_turn=ends)
+            if outcome == SWAP:
+                return effect_of(board, carries=((f, t), (t, f)), flash=flash, ends_turn=ends)
+            return effect_of(board, leaves=(f, t), flash=flash, ends_turn=ends)
+        if kind is Swap:
+            m, o = action.memory, action.other
+            return effect_of(board, carries=((m, o), (o, m)), word="swap", ends_turn=ends)
+        if kind is Reinforce:
+            return effect_of(board, arrives=tuple(s for s, _ in action.placements), word="reinforce",
+                             ends_turn=ends)
+        if kind is Resurrect:
+            return effect_of(board, arrives=(action.to,), word="resurrect", ends_turn=ends)
+        if kind is Gravity:
+            return effect_of(board, carries=action.moves, ends_turn=ends)
+        if kind is Time:
+            if action.target is not None:  # Third Eye: the Time tower leaves, the rival tower is pushed
+                return effect_of(board, carries=((action.target, action.to),), leaves=(action.at,),
+                                 word="time", ends_turn=ends, time_outcome="pushed")
+            plan = self.rewind_plan(board[action.at])
+            carries = tuple((now, back) for _, now, back in plan if back != RESERVE)
+            leaves = (action.at,) + tuple(now for _, now, back in plan if back == RESERVE)
+            outcome = "failed" if st.last_action.moved_shadow else "rewound"
+            return effect_of(board, carries=carries, leaves=leaves, word="time", ends_turn=ends,
+                             time_outcome=outcome)
+        if kind is Pass:
+            return effect_of(board, word="pass", ends_turn=ends)
+        raise TypeError(f"not an action: {action!r}")  # pragma: no cover
 
     def same_game_key(self) -> tuple:
-        """A canonical form of the state for "the same game from here on" (``engine.effects``)."""
-        return same_game_key(self)
+        """A canonical form of the state: equal exactly for states from which the same actions are
+        legal and lead to the same outcomes, whatever follows ("the same game from here on").
+
+        Towers of one owner and piece are interchangeable unless something tells them apart: a
+        Memory's swaps left (Third Eye), a flash-back ban or a Memory Swap freeze naming the tower
+        this turn, and for captured towers the turn of capture while a Resurrection still waits on
+        it.  Kept: the position, reserves and captures, whose turn, Totems, Time used this turn,
+        passes, the result, and in Classic the facts of the last action that the Power of Time
+        reads (as pieces and spaces).  Left out: the history, who knows what (never a rule), and in
+        Third Eye the last action (only Classic Time reads it).
+        """
+        st = self.state
+        owner, piece = self.owner, self.piece
+        third_eye = self.third_eye
+        loc = st.loc
+
+        def sig(t: int) -> tuple:
+            swaps = st.swaps_left[t] if third_eye and piece[t] == MEMORY else 0
+            return (owner[t], piece[t], swaps, t in st.frozen)
+
+        board = tuple(None if t == EMPTY else sig(t) for t in st.board)
+        reserve = sorted((owner[t], piece[t]) for t in self.towers if loc[t] == RESERVE)
+        ready = st.turn - 2  # captured on this turn or before: may be resurrected (spec 8)
+        captured = sorted((owner[t], piece[t], max(st.captured_turn[t], ready))
+                          for t in self.towers if loc[t] == CAPTURED)
+        ban = st.flash_ban
+        ban_key = None
+        if ban is not None and ban[0] >= st.turn and loc[ban[1]] >= 0 and loc[ban[2]] >= 0:
+            ban_key = (ban[0], loc[ban[1]], loc[ban[2]])
+        last = None
+        if not third_eye and st.last_action is not None:
+            la = st.last_action
+            last = (la.player, tuple(sorted((sig(t), a, b) for t, a, b in la.moved)), la.captured,
+                    la.on_iris, la.moved_shadow)
+        return (
+            board,
+            tuple(reserve),
+            tuple(captured),
+            st.turn,
+            st.to_move,
+            st.time_used,
+            tuple(st.totem_used),
+            ban_key,
+            last,
+            st.passes,
+            st.result,
+        )
 
     def same_game_key_after(self, action: Action) -> tuple:
         """``same_game_key`` after the legal ``action``; the game is left exactly as it was."""
-        return key_after(self, action)
+        if not self.is_legal(action):
+            raise IllegalError(f"{action} {self.why_illegal(action)}")
+        self.push(action, trusted=True)  # checked: the legal actions here come back with pop
+        try:
+            return self.same_game_key()
+        finally:
+            self.pop()
 
     def equivalent(self, a: Action, b: Action) -> bool:
         """Do the legal actions ``a`` and ``b`` leave the same game from here on?"""
-        return equivalent(self, a, b)
+        return a == b or self.same_game_key_after(a) == self.same_game_key_after(b)
 
-    def same_game_classes(self, actions) -> list[list[Action]]:
-        """Legal actions grouped by the game they leave, in first-seen order."""
-        return same_game_classes(self, actions)
+    def same_game_classes(self, actions: Iterable[Action]) -> list[list[Action]]:
+        """Legal actions grouped into classes that leave the same game, in first-seen order."""
+        classes: dict[tuple, list[Action]] = {}
+        for a in actions:
+            classes.setdefault(self.same_game_key_after(a), []).append(a)
+        return list(classes.values())
 
     # --- legal actions -----------------------------------------------------------------
 
