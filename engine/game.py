@@ -70,9 +70,45 @@ from .pieces import (
 from .state import BOTH, CAPTURED, EMPTY, INDEX, RESERVE, LastAction, State
 
 N = SPACE_NAMES
+N_SPACES = len(SPACES)
 
 # Interned actions: generation hands out these objects instead of building new ones.
 _MOVES = [[Move(a, b) for b in SPACES] for a in SPACES]
+
+# RAYS with, for each path, the index where it first enters the Horizon (its length if never);
+# a path along the Horizon itself never "enters" it.
+_RAYS = tuple(
+    tuple(
+        (kind, path, skip, len(path) if kind == RAY_HORIZON
+         else next((i for i, t in enumerate(path) if IS_HORIZON[t]), len(path)))
+        for kind, path, skip in rays
+    )
+    for rays in RAYS
+)
+
+# Void Gravity is most of Third Eye's legal actions; generation builds them without the frozen
+# dataclass __init__ (an object.__setattr__ call per field), setting the slots directly: the same
+# object, about a third cheaper to make.
+_NEW_GRAVITY = (object.__new__, Gravity.__dict__["void"].__set__, Gravity.__dict__["moves"].__set__)
+
+_GRAVITY_PICKS: dict[tuple[int, int, int], tuple[tuple[int, ...], ...]] = {}
+
+
+def _gravity_picks(sources: int, spots: int, k: int) -> tuple[tuple[int, ...], ...]:
+    """Void Gravity pulling ``k`` of ``sources`` Voids onto ``k`` of ``spots`` empty spaces: every
+    choice as indexes into the ``sources x spots`` (source, spot) pairs, sources in increasing
+    order, each destination once; in the order of combinations of sources, then permutations of
+    spots.  Built once per shape."""
+    key = (sources, spots, k)
+    picks = _GRAVITY_PICKS.get(key)
+    if picks is None:
+        picks = tuple(
+            tuple(i * spots + j for i, j in zip(chosen, dests))
+            for chosen in combinations(range(sources), k)
+            for dests in permutations(range(spots), k)
+        )
+        _GRAVITY_PICKS[key] = picks
+    return picks
 
 FIRST_SIGHT_WIN = "first_sight"
 LIGHT_CAPTURED = "light_captured"
@@ -349,16 +385,26 @@ class Game:
 
     # --- legal actions -----------------------------------------------------------------
 
+    @property
+    def legal(self) -> "LegalActions":
+        """The legal actions for the player to move, as a lazy view (python-chess's
+        ``board.legal_moves``): ``action in game.legal`` checks that one action without
+        generating the others, ``game.legal.count()``, iteration, ``bool``."""
+        return LegalActions(self)
+
     def legal_actions(self) -> list[Action]:
-        """Every legal action for the player to move, each once."""
+        """Every legal action for the player to move, each once, as a new list (in a fixed order:
+        the turn-ending actions first, or ``Pass`` when there is none)."""
         if self._legal_cache is None:
             self._legal_cache = self._generate()
         return list(self._legal_cache)
 
     def is_legal(self, action: Action) -> bool:
-        if self._legal_cache is None:
-            self._legal_cache = self._generate()
-        return action in self._legal_cache
+        """Is ``action`` legal now?  Checks that one action; the others are not generated."""
+        if self.state.result is not None:
+            return False
+        check = self._CHECKS.get(type(action))
+        return check is not None and check(self, action)
 
     def _generate(self) -> list[Action]:
         st = self.state
@@ -367,13 +413,14 @@ class Game:
         me = st.to_move
         ending: list[Action] = []
         other_actions: list[Action] = []
-        own = [t for t in self._towers_of[me] if st.loc[t] >= 0]
+        loc = st.loc
+        own = [t for t in self._towers_of[me] if loc[t] >= 0]
+        frozen = st.frozen
+        targets = self._move_targets
         for t in own:
-            if t not in st.frozen:
-                frm = st.loc[t]
-                row = _MOVES[frm]
-                for to in self._move_targets(t, frm):
-                    ending.append(row[to])
+            if t not in frozen:
+                frm = loc[t]
+                ending += map(_MOVES[frm].__getitem__, targets(t, frm))
         self._gen_reflections(own, ending)
         swaps = ending if not self.third_eye else other_actions
         self._gen_swaps(own, swaps)
@@ -393,61 +440,70 @@ class Game:
         owner = self.owner
         me = owner[tower]
         piece = self.piece[tower]
-        rng = self.move_range(tower)
+        rng = RANGE[piece]
+        if piece == ARTIFICIAL_LIGHT and self.accelerated(me):
+            rng = ACCELERATED_RANGE
         te = self.third_eye
         peripheral = piece == PERIPHERAL
+        light = piece == LIGHT
         ban = st.flash_ban
-        banned = ban[2] if ban is not None and ban[0] == st.turn and ban[1] == tower else -1
+        banned = ban[2] if ban is not None and ban[0] == st.turn and ban[1] == tower else EMPTY
         out: list[int] = []
-        for kind, path, skip in RAYS[frm]:
-            if kind == RAY_FIRST_SIGHT and piece != LIGHT:
+        slung = False
+        for kind, path, skip, horizon in _RAYS[frm]:
+            # horizon: where the path first enters the Horizon (its length if never).  Only the
+            # Peripheral enters the Horizon from a ring; in Third Eye any tower moving along a
+            # ring may jump an own Peripheral standing there (Slingshot).
+            if kind == RAY_FIRST_SIGHT and not light:
                 continue
+            stop = rng if peripheral or rng <= horizon else horizon
             i = 0
             for t in path:
-                if i >= rng:
-                    break
-                if IS_HORIZON[t] and not peripheral and kind != RAY_HORIZON:
-                    # Only the Peripheral enters the Horizon; in Third Eye any
-                    # tower may jump an own Peripheral standing there (Slingshot).
-                    if te and kind == RAY_RING:
-                        self._slingshot(path, i, me, banned, out)
+                if i >= stop:
                     break
                 occ = board[t]
                 if occ == EMPTY:
                     if i >= skip:
                         out.append(t)
                 elif owner[occ] == me:
-                    if te and kind == RAY_RING and IS_HORIZON[t] and self.piece[occ] == PERIPHERAL:
-                        self._slingshot(path, i, me, banned, out)
+                    if peripheral and te and kind == RAY_RING and IS_HORIZON[t] and self.piece[occ] == PERIPHERAL:
+                        slung = self._slingshot(path, i, me, banned, out) or slung
                     break
                 else:
                     if i >= skip and occ != banned:
                         out.append(t)
                     break
                 i += 1
+            else:
+                continue
+            if i == horizon < rng and te and kind == RAY_RING and not peripheral:
+                slung = self._slingshot(path, i, me, banned, out) or slung
         if te and peripheral:
             self._diagonals(frm, me, banned, out)
-        if (peripheral or te) and len(out) != len(set(out)):
+        if (peripheral or slung) and len(out) != len(set(out)):
             # One destination by several routes is one action (spec 8): a Peripheral
             # reaches Ring 1 across the Iris and around over the Horizon; a Slingshot
             # may land where a straight ring move in the other direction also goes.
             out = list(dict.fromkeys(out))
         return out
 
-    def _slingshot(self, path: tuple[int, ...], i: int, me: str, banned: int, out: list[int]) -> None:
-        """A ring move reaching path[i] (an own Peripheral on the Horizon) lands beyond it."""
+    def _slingshot(self, path: tuple[int, ...], i: int, me: str, banned: int, out: list[int]) -> bool:
+        """A ring move reaching path[i] (an own Peripheral on the Horizon) lands beyond it.  True
+        if it did."""
         st = self.state
         t = path[i]
         occ = st.board[t]
         if occ == EMPTY or self.owner[occ] != me or self.piece[occ] != PERIPHERAL:
-            return
+            return False
         if i + 1 >= len(path):
-            return
+            return False
         land = path[i + 1]
         occ = st.board[land]
         if occ == EMPTY or (self.owner[occ] != me and occ != banned):
             if land not in out:
                 out.append(land)
+                return True
+        return False
 
     def _diagonals(self, frm: int, me: str, banned: int, out: list[int]) -> None:
         """Third Eye Peripheral: one ring step and one line step, in either order."""
@@ -526,20 +582,35 @@ class Game:
         st = self.state
         loc = st.loc
         board = st.board
-        voids = [t for t in own if self.piece[t] == VOID and loc[t] not in IRIS]
+        piece = self.piece
+        frozen = st.frozen
+        new, set_void, set_moves = _NEW_GRAVITY
+        voids = [t for t in own if piece[t] == VOID and loc[t] not in IRIS]
         if len(voids) < 2:
             return
+        # sources in space order, so each (source, destination) pair comes out sorted
+        free = sorted(loc[t] for t in voids if t not in frozen)
         for anchor in voids:
             v = loc[anchor]
             spots = [s for s in GRAVITY_NEIGHBORS[v] if board[s] == EMPTY]
-            # sources in space order, so each (source, destination) tuple comes out sorted
-            pulled = sorted(loc[t] for t in voids if t != anchor and t not in st.frozen)
-            if not spots or not pulled:
+            if not spots:
                 continue
-            for k in range(1, min(len(spots), len(pulled)) + 1):
-                for sources in combinations(pulled, k):
-                    for dests in permutations(spots, k):
-                        out.append(Gravity(v, tuple(zip(sources, dests))))
+            pulled = [s for s in free if s != v]
+            if not pulled:
+                continue
+            # every (source, destination) pair once; an action's pulls are some of them, by index
+            pairs = [(a, b) for a in pulled for b in spots]
+            for pair in pairs:  # one Void pulled
+                g = new(Gravity)
+                set_void(g, v)
+                set_moves(g, (pair,))
+                out.append(g)
+            for k in range(2, min(len(spots), len(pulled)) + 1):
+                for pick in _gravity_picks(len(pulled), len(spots), k):
+                    g = new(Gravity)
+                    set_void(g, v)
+                    set_moves(g, tuple([pairs[i] for i in pick]))
+                    out.append(g)
 
     def _gen_reinforcements(self, out: list[Action]) -> None:
         st = self.state
@@ -625,6 +696,175 @@ class Game:
                 # resurrected there, leaves it first: that rewind restores the position)
                 return False
         return True  # if the action moved a Shadow, the power fails but may be used
+
+    # --- one action's legality, without generating the others ------------------------
+    #
+    # Each check answers exactly "would generation produce an action equal to this one?":
+    # the same conditions as the _gen_* functions above, read for one action.  Fields that
+    # generation never produces (not a space, unsorted pairs, a list for a tuple) are not legal.
+    # tests/engine/test_legal_view.py compares the two on every candidate of random positions.
+
+    def _mine(self, space: object) -> int:
+        """The mover's tower on ``space`` (an int space id), or EMPTY."""
+        if type(space) is not int or not 0 <= space < N_SPACES:
+            return EMPTY
+        t = self.state.board[space]
+        if t == EMPTY or self.owner[t] != self.state.to_move:
+            return EMPTY
+        return t
+
+    def _check_move(self, action: Move) -> bool:
+        t = self._mine(action.frm)
+        if t == EMPTY or t in self.state.frozen:
+            return False
+        to = action.to
+        return type(to) is int and to in self._move_targets(t, action.frm)
+
+    def _check_reflect(self, action: Reflect) -> bool:
+        st = self.state
+        rs, frm, to = action.reflector, action.frm, action.to
+        r = self._mine(rs)
+        t = self._mine(frm)
+        if r == EMPTY or t == EMPTY or type(to) is not int or not 0 <= to < N_SPACES:
+            return False
+        if self.piece[r] != REFLECTOR or rs in IRIS:
+            return False
+        if self.piece[t] not in (LIGHT, ARTIFICIAL_LIGHT) or t in st.frozen or frm in IRIS:
+            return False
+        if IS_HORIZON[rs]:
+            if not self.third_eye or not IS_HORIZON[frm]:
+                return False
+            targets = HORIZON_REFLECT_TARGETS[rs]
+        else:
+            if LINE_OF[frm] != LINE_OF[rs]:
+                return False
+            targets = REFLECT_TARGETS[rs]
+        if to == frm or to not in targets:
+            return False
+        occ = st.board[to]
+        if occ == EMPTY:
+            return True
+        if self.owner[occ] == st.to_move:
+            return False
+        ban = st.flash_ban
+        return not (ban is not None and ban[0] == st.turn and ban[1] == t and ban[2] == occ)
+
+    def _check_swap(self, action: Swap) -> bool:
+        st = self.state
+        m = self._mine(action.memory)
+        o = self._mine(action.other)
+        if m == EMPTY or o == EMPTY or m == o or self.piece[m] != MEMORY:
+            return False
+        if m in st.frozen or o in st.frozen:
+            return False
+        if self.third_eye and st.swaps_left[m] <= 0:
+            return False
+        return self._swappable(action.memory, action.other)
+
+    def _check_reinforce(self, action: Reinforce) -> bool:
+        st = self.state
+        placements = action.placements
+        if type(placements) is not tuple or not placements:
+            return False
+        gateways = GATEWAYS[st.to_move]
+        board = st.board
+        last = -1
+        for pair in placements:
+            if type(pair) is not tuple or len(pair) != 2:
+                return False
+            g = pair[0]
+            if type(g) is not int or g not in gateways or board[g] != EMPTY or g <= last:  # free, in increasing order
+                return False
+            last = g
+        piece = placements[0][1]
+        if len(placements) > 1 and (piece != ARTIFICIAL_LIGHT or any(p != piece for _, p in placements)):
+            return False
+        have = sum(1 for t in self._towers_of[st.to_move] if st.loc[t] == RESERVE and self.piece[t] == piece)
+        return have >= len(placements)
+
+    def _check_resurrect(self, action: Resurrect) -> bool:
+        me = self.state.to_move
+        to = action.to
+        if type(action.piece) is not str or type(to) is not int or to not in GATEWAYS[other(me)]:
+            return False
+        return self.state.board[to] == EMPTY and action.piece in self._resurrectable(me)
+
+    def _check_time(self, action: Time) -> bool:
+        st = self.state
+        t = self._mine(action.at)
+        if t == EMPTY or self.piece[t] != TIME or action.at in IRIS:
+            return False
+        if not self.third_eye:
+            return action.target is None and action.to is None and not st.time_used and self._can_rewind(t)
+        ts, to = action.target, action.to
+        if type(ts) is not int or not 0 <= ts < N_SPACES or ts in IRIS or IS_HORIZON[ts]:
+            return False
+        target = st.board[ts]
+        rival = other(st.to_move)
+        if target == EMPTY or self.owner[target] != rival:
+            return False
+        for s in PUSH_PATHS[(ts, rival)][:3]:
+            if st.board[s] != EMPTY:
+                return False
+            if s == to:
+                return True
+        return False
+
+    def _check_gravity(self, action: Gravity) -> bool:
+        if not self.third_eye:
+            return False
+        st = self.state
+        v = action.void
+        anchor = self._mine(v)
+        if anchor == EMPTY or self.piece[anchor] != VOID or v in IRIS:
+            return False
+        moves = action.moves
+        if type(moves) is not tuple or not moves:
+            return False
+        board = st.board
+        spots = GRAVITY_NEIGHBORS[v]
+        last = -1
+        dests = set()
+        for pair in moves:
+            if type(pair) is not tuple or len(pair) != 2:
+                return False
+            a, b = pair
+            t = self._mine(a)
+            if t == EMPTY or t == anchor or self.piece[t] != VOID or t in st.frozen or a in IRIS or a <= last:
+                return False
+            last = a
+            if type(b) is not int or b not in spots or board[b] != EMPTY or b in dests:
+                return False
+            dests.add(b)
+        return True
+
+    def _check_pass(self, action: Pass) -> bool:
+        if self._legal_cache is not None:
+            return self._legal_cache[0] is PASS
+        st = self.state
+        own = [t for t in self._towers_of[st.to_move] if st.loc[t] >= 0]
+        for t in own:
+            if t not in st.frozen and self._move_targets(t, st.loc[t]):
+                return False
+        ending: list[Action] = []
+        self._gen_reflections(own, ending)
+        if not self.third_eye:
+            self._gen_swaps(own, ending)
+        else:
+            self._gen_gravity(own, ending)
+        self._gen_reinforcements(ending)
+        return not ending
+
+    _CHECKS = {
+        Move: _check_move,
+        Reflect: _check_reflect,
+        Swap: _check_swap,
+        Reinforce: _check_reinforce,
+        Resurrect: _check_resurrect,
+        Time: _check_time,
+        Gravity: _check_gravity,
+        Pass: _check_pass,
+    }
 
     # --- applying ------------------------------------------------------------------
 
@@ -1027,3 +1267,42 @@ class Game:
         if len({b for _, b in action.moves}) != len(action.moves):
             return "is not allowed: two Voids cannot land on one space"
         return ""
+
+
+class LegalActions:
+    """The legal actions of a game for the player to move: a lazy view, like python-chess's
+    ``board.legal_moves``.  It follows the game (after a push it shows the new state's actions).
+
+    - ``action in game.legal`` checks that one action without generating the others;
+    - ``game.legal.count()`` and iteration generate them all once for the state (kept until the
+      state changes; ``game.legal_actions()`` is the same list, copied);
+    - ``bool(game.legal)`` is whether anything is legal: always, until the game is over (a
+      player with no turn-ending action has ``Pass``).
+    """
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game):
+        self._game = game
+
+    def _all(self) -> list[Action]:
+        game = self._game
+        if game._legal_cache is None:
+            game._legal_cache = game._generate()
+        return game._legal_cache
+
+    def __contains__(self, action: object) -> bool:
+        return self._game.is_legal(action)
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __bool__(self) -> bool:
+        return self._game.state.result is None
+
+    def count(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(str(a) for a in self._all())
+        return f"<LegalActions at {id(self):#x} ({shown})>"
