@@ -10,7 +10,8 @@ incremental undo to get wrong.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations, permutations
 
@@ -45,6 +46,7 @@ from .board import (
     RAYS,
     REFLECT_TARGETS,
     RING_NEIGHBORS,
+    SPACE_IDS,
     SPACE_NAMES,
     SPACES,
     WHITE,
@@ -56,8 +58,10 @@ from .flash import CAPTURE, CLASSIC, FLASH_TABLE, MODES, MUTUAL, SWAP, THIRD_EYE
 from .pieces import (
     ACCELERATED_RANGE,
     ARTIFICIAL_LIGHT,
+    CLONES,
     LIGHT,
     MEMORY,
+    NOT_REMOVABLE,
     PERIPHERAL,
     PIECES,
     RANGE,
@@ -66,6 +70,8 @@ from .pieces import (
     TIME,
     VOID,
     Setup,
+    parse_piece,
+    piece_set,
 )
 from .state import BOTH, CAPTURED, EMPTY, INDEX, RESERVE, LastAction, State
 
@@ -172,34 +178,34 @@ class Game:
             raise InvalidError(f"mode: unknown mode {mode!r} (classic or third_eye)")
         if first not in PLAYERS:
             raise InvalidError(f"first: unknown player {first!r} (white or black)")
+        towers: list[tuple[str, str, int]] = []  # (owner, piece, location)
+        for player, setup in ((WHITE, white), (BLACK, black)):
+            towers += [(player, p, space) for space, p in setup.lineup]
+            towers += [(player, p, RESERVE) for p in PIECES for _ in range(setup.reserve[p])]
+        self._start({WHITE: white, BLACK: black}, mode, vision, first, towers)
+
+    def _start(self, setups: dict[str, Setup], mode: str, vision: bool, first: str,
+               towers: list[tuple[str, str, int]]) -> None:
+        """The game's fixed facts and its first state: ``towers`` as (owner, piece, location: a
+        space or RESERVE), ``first`` to move, every other field as at the start of a game."""
         self.mode = mode
         self.third_eye = mode == THIRD_EYE
         self.vision = bool(vision)
         self.first = first
-        self.setups = {WHITE: white, BLACK: black}
+        self.setups = setups
         self._flash = FLASH_TABLE[mode]
-
-        owner: list[str] = []
-        piece: list[str] = []
+        self.owner: tuple[str, ...] = tuple(o for o, _, _ in towers)
+        self.piece: tuple[str, ...] = tuple(p for _, p, _ in towers)
+        self.towers = range(len(towers))
+        self._towers_of = {p: tuple(t for t in self.towers if self.owner[t] == p) for p in PLAYERS}
+        owner, piece = self.owner, self.piece
+        n = len(towers)
         state = State()
         state.board = [EMPTY] * len(SPACES)
-        state.loc = []
-        for player, setup in ((WHITE, white), (BLACK, black)):
-            for space, p in setup.lineup:
-                state.board[space] = len(owner)
-                state.loc.append(space)
-                owner.append(player)
-                piece.append(p)
-            for p in PIECES:
-                for _ in range(setup.reserve[p]):
-                    state.loc.append(RESERVE)
-                    owner.append(player)
-                    piece.append(p)
-        self.owner: tuple[str, ...] = tuple(owner)
-        self.piece: tuple[str, ...] = tuple(piece)
-        self.towers = range(len(owner))
-        self._towers_of = {p: tuple(t for t in self.towers if owner[t] == p) for p in PLAYERS}
-        n = len(owner)
+        state.loc = [where for _, _, where in towers]
+        for t, where in enumerate(state.loc):
+            if where >= 0:
+                state.board[where] = t
         state.captured_turn = [0] * n
         state.known = [BOTH if vision else 1 << INDEX[owner[t]] for t in range(n)]
         state.swaps_left = [2 if piece[t] == MEMORY and self.third_eye else 0 for t in range(n)]
@@ -217,6 +223,55 @@ class Game:
         self.events: list[FlashEvent | TimeEvent] = []
         self.log: list[tuple[int, str, Action]] = []  # (turn, player, action)
         self._legal_cache: list[Action] | None = None
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Mapping[int | str, tuple[str, str]],
+        to_move: str = WHITE,
+        *,
+        mode: str = CLASSIC,
+        vision: bool = False,
+        sets: Mapping[str, tuple[str, str]] | None = None,
+        reserve: Mapping[str, Iterable[str]] | None = None,
+        captured: Mapping[str, Iterable[str | tuple[str, int]]] | None = None,
+        turn: int = 1,
+        passes: int = 0,
+        time_used: bool = False,
+        totem_used: Iterable[str] = (),
+        revealed: Iterable[int | str] = (),
+        swaps_left: Mapping[int | str, int] | None = None,
+        frozen: Iterable[int | str] = (),
+        flash_ban: tuple[int | str, int | str] | None = None,
+        last_action: Mapping | None = None,
+    ) -> Game:
+        """A game from a position rather than from the start (python-chess's ``Board(fen)``).
+
+        ``board``: {space: (owner, piece)}, spaces as ids or names.  Each player's towers off the
+        board are in ``reserve[player]`` (pieces) or ``captured[player]`` (their pieces on the
+        rival's Zero Gravity, each a piece or (piece, turn it was captured); a bare piece was
+        captured long ago, so it may be resurrected).  With ``sets[player]`` = (clone, removed)
+        the player's 17 towers are known, and whichever of reserve/captured is not given holds the
+        rest (reserve if neither is); without it, board, reserve and captured must together be a
+        17-tower set, and the clone and removed piece are read from it.
+
+        The rest of the state, all defaulting to a turn's start: ``turn``; ``passes`` (1: the
+        rival's last turn was a pass); ``time_used`` (Classic Time used this turn);
+        ``totem_used`` (players); ``revealed`` (spaces whose tower both players know; captured
+        towers always are, and in Vision Mode every tower); Third Eye ``swaps_left`` {Memory's
+        space: 0..2, default 2} and ``frozen`` (spaces of the mover's towers swapped by Memory this
+        turn); ``flash_ban`` (a, b): the mover's tower on a was flashed by the tower on b and may
+        not flash it back this turn; ``last_action``, what the rival's last turn-ending action did,
+        for the Classic Power of Time: {"moves": [(from, to), ...], "captured": bool, "on_iris":
+        bool}, ``from`` a space or RESERVE, the moved tower the one now on ``to``.
+
+        Bad input raises InvalidError (a ValueError) naming the field and space; nothing is built.
+        The game has no history, and its setups have empty lineups (it was not set up), so it has
+        no ``quin-record/1``.
+        """
+        return _PositionReader(cls).read(
+            board, to_move, mode, vision, sets, reserve, captured, turn, passes, time_used,
+            totem_used, revealed, swaps_left, frozen, flash_ban, last_action)
 
     # --- small queries ----------------------------------------------------------------
 
@@ -1267,6 +1322,255 @@ class Game:
         if len({b for _, b in action.moves}) != len(action.moves):
             return "is not allowed: two Voids cannot land on one space"
         return ""
+
+
+class _PositionReader:
+    """Validates and builds :meth:`Game.from_position` (every check before anything is built)."""
+
+    def __init__(self, cls: type[Game]):
+        self.cls = cls
+
+    @staticmethod
+    def space(value: object, field: str) -> int:
+        if type(value) is int and 0 <= value < N_SPACES:
+            return value
+        if isinstance(value, str) and value in SPACE_IDS:
+            return SPACE_IDS[value]
+        raise InvalidError(f"{field}: unknown space {value!r}")
+
+    @staticmethod
+    def player(value: object, field: str) -> str:
+        if value not in PLAYERS:
+            raise InvalidError(f"{field}: unknown player {value!r} (white or black)")
+        return value
+
+    @staticmethod
+    def mapping(value: object, field: str) -> Mapping:
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            raise InvalidError(f"{field}: expected a mapping")
+        return value
+
+    def read(self, board, to_move, mode, vision, sets, reserve, captured, turn, passes, time_used,
+             totem_used, revealed, swaps_left, frozen, flash_ban, last_action) -> Game:
+        if mode not in MODES:
+            raise InvalidError(f"mode: unknown mode {mode!r} (classic or third_eye)")
+        third_eye = mode == THIRD_EYE
+        self.player(to_move, "to_move")
+        if type(turn) is not int or turn < 1:
+            raise InvalidError(f"turn: expected a whole number from 1, got {turn!r}")
+        if passes not in (0, 1) or type(passes) is not int:
+            raise InvalidError(f"passes: 0 or 1 (two passes in a row end the game), got {passes!r}")
+        if type(time_used) is not bool or (time_used and third_eye):
+            raise InvalidError("time_used: true or false (Classic only: Third Eye Time has no once-per-turn)")
+
+        # the board
+        placed: dict[int, tuple[str, str]] = {}
+        for key, value in self.mapping(board, "board").items():
+            space = self.space(key, "board")
+            where = f"board.{N[space]}"
+            if space in placed:
+                raise InvalidError(f"{where}: the space is given twice")
+            if not isinstance(value, tuple | list) or len(value) != 2:
+                raise InvalidError(f"{where}: expected (owner, piece)")
+            owner = self.player(value[0], f"{where}.owner")
+            piece = parse_piece(value[1], f"{where}.piece")
+            if space == FIRST_SIGHT:
+                raise InvalidError(f"{where}: a tower on First Sight has already won the game")
+            placed[space] = (owner, piece)
+
+        # each player's towers off the board
+        sets = self.mapping(sets, "sets")
+        reserve = self.mapping(reserve, "reserve")
+        captured = self.mapping(captured, "captured")
+        for field, given in (("sets", sets), ("reserve", reserve), ("captured", captured)):
+            for player in given:
+                self.player(player, field)
+        chosen: dict[str, tuple[str, str]] = {}
+        waiting: dict[str, list[str]] = {}
+        lost: dict[str, list[tuple[str, int]]] = {}
+        for player in PLAYERS:
+            on_board = Counter(p for o, p in placed.values() if o == player)
+            lost[player] = self.captured_list(captured.get(player), player, turn)
+            waiting[player] = ([parse_piece(p, f"reserve.{player}") for p in self.pieces(reserve[player], f"reserve.{player}")]
+                               if player in reserve else None)
+            if player in sets:
+                chosen[player] = self.set_choice(sets[player], player)
+                have = piece_set(*chosen[player])
+                rest = have - on_board
+                if on_board - have:
+                    extra = sorted((on_board - have).elements())[0]
+                    raise InvalidError(f"board: more {extra} of {player}'s than its set has")
+                if waiting[player] is None:
+                    given = Counter(p for p, _ in lost[player])
+                    if given - rest:
+                        raise InvalidError(f"captured.{player}: more {sorted((given - rest).elements())[0]} than its set has left")
+                    waiting[player] = [p for p in PIECES for _ in range((rest - given)[p])]
+                elif player not in captured:
+                    left = rest - Counter(waiting[player])
+                    if Counter(waiting[player]) - rest:
+                        raise InvalidError(f"reserve.{player}: more {sorted((Counter(waiting[player]) - rest).elements())[0]} than its set has left")
+                    if left[LIGHT]:
+                        raise InvalidError(f"reserve.{player}: the Light is neither on the board nor in reserve, "
+                                           "and a captured Light has already lost the game")
+                    lost[player] = [(p, 0) for p in PIECES for _ in range(left[p])]
+            if waiting[player] is None:
+                waiting[player] = []
+            total = on_board + Counter(waiting[player]) + Counter(p for p, _ in lost[player])
+            if player in sets:
+                if total != piece_set(*chosen[player]):
+                    raise InvalidError(f"{player}: board, reserve and captured are not the towers of its set "
+                                       f"(clone {chosen[player][0]}, removed {chosen[player][1]})")
+            else:
+                chosen[player] = self.infer_set(total, player)
+
+        # per-space facts
+        revealed_spaces = {self.space(s, "revealed") for s in self.pieces(revealed, "revealed")}
+        for s in revealed_spaces:
+            if s not in placed:
+                raise InvalidError(f"revealed.{N[s]}: no tower there")
+        swaps = {}
+        for key, n in self.mapping(swaps_left, "swaps_left").items():
+            s = self.space(key, "swaps_left")
+            if not third_eye:
+                raise InvalidError("swaps_left: Memory's swaps are counted in Third Eye only")
+            if placed.get(s, (None, None))[1] != MEMORY:
+                raise InvalidError(f"swaps_left.{N[s]}: no Memory there")
+            if type(n) is not int or not 0 <= n <= 2:
+                raise InvalidError(f"swaps_left.{N[s]}: 0, 1 or 2, got {n!r}")
+            swaps[s] = n
+        frozen_spaces = {self.space(s, "frozen") for s in self.pieces(frozen, "frozen")}
+        for s in frozen_spaces:
+            if not third_eye:
+                raise InvalidError("frozen: only a Third Eye Memory Swap freezes towers")
+            if placed.get(s, (None,))[0] != to_move:
+                raise InvalidError(f"frozen.{N[s]}: no tower of {to_move}'s there")
+        ban = None
+        if flash_ban is not None:
+            if not isinstance(flash_ban, tuple | list) or len(flash_ban) != 2:
+                raise InvalidError("flash_ban: expected (the mover's space, the rival's space)")
+            a, b = self.space(flash_ban[0], "flash_ban"), self.space(flash_ban[1], "flash_ban")
+            if placed.get(a, (None,))[0] != to_move:
+                raise InvalidError(f"flash_ban.{N[a]}: no tower of {to_move}'s there")
+            if placed.get(b, (None,))[0] != other(to_move):
+                raise InvalidError(f"flash_ban.{N[b]}: no tower of {other(to_move)}'s there")
+            ban = (a, b)
+        last = None
+        if last_action is not None:
+            last = self.last_action(last_action, placed)
+        totems = {self.player(p, "totem_used") for p in self.pieces(totem_used, "totem_used")}
+
+        # build: per player, the board's towers in space order, then captured, then reserve
+        towers: list[tuple[str, str, int]] = []
+        captured_turns: list[int] = []
+        for player in PLAYERS:
+            for space in sorted(placed):
+                if placed[space][0] == player:
+                    towers.append((player, placed[space][1], space))
+                    captured_turns.append(0)
+            for p, when in lost[player]:
+                towers.append((player, p, CAPTURED))
+                captured_turns.append(when)
+            for p in sorted(waiting[player], key=PIECES.index):
+                towers.append((player, p, RESERVE))
+                captured_turns.append(0)
+        game = self.cls.__new__(self.cls)
+        setups = {p: Setup(p, *chosen[p], ()) for p in PLAYERS}
+        game._start(setups, mode, vision, to_move, towers)
+        game._stack = []
+        game.events = []
+        game.log = []
+        game._legal_cache = None
+        st = game.state
+        st.captured_turn = captured_turns
+        for t, (_, _, where) in enumerate(towers):
+            if where == CAPTURED or (where >= 0 and where in revealed_spaces):
+                st.known[t] = BOTH
+        for s, n in swaps.items():
+            st.swaps_left[st.board[s]] = n
+        st.turn = turn
+        st.passes = passes
+        st.time_used = time_used
+        st.totem_used = [p in totems for p in PLAYERS]
+        st.frozen = frozenset(st.board[s] for s in frozen_spaces)
+        if ban is not None:
+            st.flash_ban = (turn, st.board[ban[0]], st.board[ban[1]])
+        if last is not None:
+            moves, was_capture, on_iris = last
+            moved = tuple((st.board[b], a, b) for a, b in moves)
+            rival = other(to_move)
+            moved_shadow = any(game.piece[t] == SHADOW and game.owner[t] == rival and a != b for t, a, b in moved)
+            st.last_action = LastAction(rival, moved, was_capture, on_iris, moved_shadow)
+        return game
+
+    @staticmethod
+    def pieces(value: object, field: str) -> list:
+        if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+            raise InvalidError(f"{field}: expected a list")
+        return list(value)
+
+    def captured_list(self, value: object, player: str, turn: int) -> list[tuple[str, int]]:
+        field = f"captured.{player}"
+        out = []
+        for item in [] if value is None else self.pieces(value, field):
+            when = 0
+            if isinstance(item, tuple | list):
+                if len(item) != 2:
+                    raise InvalidError(f"{field}: expected a piece or (piece, turn it was captured)")
+                item, when = item
+                if type(when) is not int or not 0 <= when <= turn:
+                    raise InvalidError(f"{field}.{item}: the turn it was captured, 0 to {turn}, got {when!r}")
+            piece = parse_piece(item, field)
+            if piece == LIGHT:
+                raise InvalidError(f"{field}: a captured Light has already lost the game")
+            out.append((piece, when))
+        return out
+
+    @staticmethod
+    def set_choice(value: object, player: str) -> tuple[str, str]:
+        field = f"sets.{player}"
+        if not isinstance(value, tuple | list) or len(value) != 2:
+            raise InvalidError(f"{field}: expected (clone, removed)")
+        clone, removed = parse_piece(value[0], f"{field}.clone"), parse_piece(value[1], f"{field}.removed")
+        if clone not in CLONES:
+            raise InvalidError(f"{field}.clone: {clone} is not a clone (one of {', '.join(CLONES)})")
+        if removed in NOT_REMOVABLE:
+            raise InvalidError(f"{field}.removed: {removed} may not be removed")
+        return clone, removed
+
+    @staticmethod
+    def infer_set(total: Counter, player: str) -> tuple[str, str]:
+        n = sum(total.values())
+        for clone in CLONES:
+            for removed in PIECES:
+                if removed not in NOT_REMOVABLE and piece_set(clone, removed) == total:
+                    return clone, removed
+        raise InvalidError(f"{player}: its {n} towers on the board, in reserve and captured are not a set "
+                           f"(17 towers: the base set with one clone added and one piece removed)")
+
+    def last_action(self, value: object, placed: dict[int, tuple[str, str]]):
+        field = "last_action"
+        value = self.mapping(value, field)
+        unknown = set(value) - {"moves", "captured", "on_iris"}
+        if unknown:
+            raise InvalidError(f"{field}: unknown field {sorted(map(str, unknown))[0]!r}")
+        moves = []
+        for pair in self.pieces(value.get("moves", ()), f"{field}.moves"):
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise InvalidError(f"{field}.moves: expected (from, to) pairs")
+            a = RESERVE if pair[0] == RESERVE else self.space(pair[0], f"{field}.moves")
+            b = self.space(pair[1], f"{field}.moves")
+            if b not in placed:
+                raise InvalidError(f"{field}.moves.{N[b]}: no tower there (the moved tower stands where it went)")
+            moves.append((a, b))
+        flags = []
+        for key in ("captured", "on_iris"):
+            flag = value.get(key, False)
+            if type(flag) is not bool:
+                raise InvalidError(f"{field}.{key}: true or false")
+            flags.append(flag)
+        return tuple(moves), flags[0], flags[1]
 
 
 class LegalActions:
