@@ -470,12 +470,7 @@ class Game:
         other_actions: list[Action] = []
         loc = st.loc
         own = [t for t in self._towers_of[me] if loc[t] >= 0]
-        frozen = st.frozen
-        targets = self._move_targets
-        for t in own:
-            if t not in frozen:
-                frm = loc[t]
-                ending += map(_MOVES[frm].__getitem__, targets(t, frm))
+        self._gen_moves(own, ending)
         self._gen_reflections(own, ending)
         swaps = ending if not self.third_eye else other_actions
         self._gen_swaps(own, swaps)
@@ -487,6 +482,68 @@ class Game:
         if not ending:
             ending.append(PASS)
         return ending + other_actions
+
+    def _gen_moves(self, own: list[int], out: list[Action]) -> None:
+        """Every tower's moves: ``_move_targets`` with what is the same for every tower read
+        once (most of generation's time is here).  A Peripheral's moves (diagonals, several
+        routes to one space) come from ``_move_targets`` itself; test_legal_view.py checks the
+        two agree on every move of many positions."""
+        st = self.state
+        board = st.board
+        loc = st.loc
+        owner = self.owner
+        pieces = self.piece
+        frozen = st.frozen
+        me = st.to_move
+        te = self.third_eye
+        ban = st.flash_ban
+        ban_tower, ban_target = (ban[1], ban[2]) if ban is not None and ban[0] == st.turn else (EMPTY, EMPTY)
+        accelerated = None
+        for tower in own:
+            if tower in frozen:
+                continue
+            frm = loc[tower]
+            row = _MOVES[frm]
+            piece = pieces[tower]
+            if piece == PERIPHERAL:
+                out += map(row.__getitem__, self._move_targets(tower, frm))
+                continue
+            rng = RANGE[piece]
+            if piece == ARTIFICIAL_LIGHT:
+                if accelerated is None:
+                    accelerated = self.accelerated(me)
+                if accelerated:
+                    rng = ACCELERATED_RANGE
+            banned = ban_target if tower == ban_tower else EMPTY
+            light = piece == LIGHT
+            start = len(out)
+            slung = False
+            for kind, path, skip, horizon in _RAYS[frm]:
+                if kind == RAY_FIRST_SIGHT and not light:
+                    continue
+                stop = rng if rng <= horizon else horizon
+                i = 0
+                for t in path:
+                    if i >= stop:
+                        break
+                    occ = board[t]
+                    if occ == EMPTY:
+                        if i >= skip:
+                            out.append(row[t])
+                    else:
+                        if i >= skip and occ != banned and owner[occ] != me:
+                            out.append(row[t])
+                        break
+                    i += 1
+                else:
+                    continue
+                if i == horizon < rng and te and kind == RAY_RING:
+                    targets = [a.to for a in out[start:]]
+                    if self._slingshot(path, i, me, banned, targets):
+                        out.append(row[targets[-1]])
+                        slung = True
+            if slung and len(out) - start != len(set(out[start:])):
+                out[start:] = list(dict.fromkeys(out[start:]))
 
     def _move_targets(self, tower: int, frm: int) -> list[int]:
         """Destinations of a tower's moves, each once (no-flash-back applied)."""
