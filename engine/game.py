@@ -265,6 +265,9 @@ class Game:
         for the Classic Power of Time: {"moves": [(from, to), ...], "captured": bool, "on_iris":
         bool}, ``from`` a space or RESERVE, the moved tower the one now on ``to``.
 
+        Towers are numbered white's first, then black's; each player's: those on the board in
+        space order, then the captured in the order given, then the reserve in piece order.
+
         Bad input raises InvalidError (a ValueError) naming the field and space; nothing is built.
         The game has no history, and its setups have empty lineups (it was not set up), so it has
         no ``quin-record/1``.

@@ -18,7 +18,7 @@ from engine.actions import PASS, Move, Resurrect, Swap, Time
 from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES
 from engine.errors import InvalidError
 from engine.game import Game
-from engine.pieces import MEMORY
+from engine.pieces import MEMORY, PIECES
 from engine.randplay import random_setup
 from engine.state import BOTH, CAPTURED, RESERVE
 from engine.views import view
@@ -263,3 +263,15 @@ def test_new_game_and_its_position_agree_at_the_start():
     g = new_game(mode="third_eye")
     built = Game.from_position(**position_of(g))
     assert built.same_game_key() == g.same_game_key() and records(built) == records(g)
+
+
+def test_towers_are_numbered_as_documented():
+    """White's, then Black's; each player's board towers in space order, captured as given, reserve."""
+    g = Game.from_position({"w38": ("white", "light"), "w18": ("white", "shadow"), "b38": ("black", "light")},
+                           sets=SETS, captured={WHITE: ["void", ("time", 1)]})
+    white = g.towers_of(WHITE)
+    assert [g.state.loc[t] for t in white[:2]] == [S("w18"), S("w38")]
+    assert [(g.piece[t], g.state.loc[t], g.state.captured_turn[t]) for t in white[2:4]] == [
+        ("void", CAPTURED, 0), ("time", CAPTURED, 1)]
+    assert all(g.state.loc[t] == RESERVE for t in white[4:]) and min(g.towers_of(BLACK)) == len(white)
+    assert [g.piece[t] for t in white[4:]] == sorted((g.piece[t] for t in white[4:]), key=PIECES.index)
