@@ -1,11 +1,17 @@
 """The game: whole-state undo, legal action generation, applying actions.
 
 The :class:`Game` holds the truth (every tower's identity).  Nothing leaves it
-but through :meth:`Game.view` (see ``engine.views``), the events it records
-(public facts: flashes and Time), and the legal actions for the player to move.
+but through ``engine.views.view``, the events it records (public facts: flashes
+and Time), and the legal actions for the player to move: ``game.legal``, a lazy
+view like python-chess's ``legal_moves`` (membership checks one action), or
+``game.legal_actions()``, the list.  A game starts from two setups, or from a
+position (:meth:`Game.from_position`); what an action does to the board and
+when two actions leave the same game are stated here too (``Game.board_effect``,
+``Game.same_game_key``; their types are in ``engine.effects``).
 
 Undo is a stack of whole states (python-chess's ``push``/``pop``): no
-incremental undo to get wrong.
+incremental undo to get wrong.  The state and the names of its values are in
+``engine.state``.
 """
 
 from __future__ import annotations

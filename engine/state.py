@@ -35,20 +35,20 @@ class State:
     """Everything that changes during a game.  Copied whole onto the undo stack."""
 
     __slots__ = (
-        "board",
-        "loc",
-        "captured_turn",
-        "known",
-        "swaps_left",
-        "turn",
-        "to_move",
-        "time_used",
-        "totem_used",
-        "frozen",
-        "flash_ban",
-        "last_action",
-        "passes",
-        "result",
+        "board",  # space -> tower or EMPTY
+        "loc",  # tower -> space, RESERVE or CAPTURED
+        "captured_turn",  # tower -> turn it was captured (0: not, or long ago)
+        "known",  # tower -> who knows its identity: a bit per player (INDEX), BOTH
+        "swaps_left",  # tower -> a Third Eye Memory's swaps left
+        "turn",  # 1-based
+        "to_move",  # "white" / "black"
+        "time_used",  # Classic Time used this turn
+        "totem_used",  # [white, black]: Resurrection used this game
+        "frozen",  # towers swapped by a Third Eye Memory this turn
+        "flash_ban",  # (turn, tower, tower it may not flash) or None: no flash-back
+        "last_action",  # LastAction of the rival's turn-ending action, or None
+        "passes",  # turns in a row just ended in a pass
+        "result",  # engine.game.Outcome once the game is over, else None
     )
 
     def copy(self) -> "State":
