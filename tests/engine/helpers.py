@@ -22,7 +22,7 @@ from collections import Counter
 
 from engine.actions import Move, Reflect, Reinforce, Resurrect, Swap, Time
 from engine.board import BLACK, PLAYERS, START_SPACES, WHITE, parse_space
-from engine.game import BOTH, CAPTURED, EMPTY, INDEX, RESERVE, Game
+from engine.game import CAPTURED, EMPTY, INDEX, RESERVE, Game
 from engine.pieces import (
     ARTIFICIAL_LIGHT,
     LETTER,
