@@ -33,7 +33,7 @@ def urls(seen):
     for line in seen["lines"]:
         if "http://" in line:
             name, _, url = line.strip().partition(":")
-            out[name.strip()] = url.strip().split()[0]
+            out.setdefault(name.strip(), url.strip().split()[0])  # the first "by address" is the status page's
     return out
 
 
