@@ -91,6 +91,7 @@ class Table:
         self._shown: dict[str, dict] = {}  # the state each audience was last sent
         self._retry_at = 0.0
         self._blackbox_said = float("-inf")  # when a black box that cannot be written may be logged again
+        self.hub: dict | None = None  # whether the club's hub is reached (host.hub.push), when pushing to one
 
     # --- the referee ----------------------------------------------------------------------
 
@@ -435,6 +436,8 @@ class Table:
                 data["notice"] = self.resume_error
             if self.unsaved is not None:
                 data["unsaved"] = self.unsaved
+            if self.hub is not None:
+                data["hub"] = self.hub
             if viewer is not None:
                 data["seat"] = {
                     "player": viewer,

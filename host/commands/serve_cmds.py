@@ -42,6 +42,10 @@ def add_parser(sub) -> None:
                    help="announce the status page over mDNS as NAME.local (default quin); links and QR codes use it")
     p.add_argument("--no-mdns", action="store_true", default=os.environ.get("QUIN_MDNS") == "off",
                    help="no mDNS: links and QR codes use the IP address (also: QUIN_MDNS=off)")
+    p.add_argument("--hub", metavar="URL", default=os.environ.get("QUIN_HUB"),
+                   help="push this table's games to the club's hub at URL (docs/hub.md; default $QUIN_HUB)")
+    p.add_argument("--table-key", metavar="K", default=os.environ.get("QUIN_TABLE_KEY"),
+                   help="the key `quin hub add-table` printed for this table (default $QUIN_TABLE_KEY)")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
@@ -429,6 +433,16 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         table.open(args.mode, args.vision, args.first)
     except ImportError as exc:
         raise UserError(f"the referee is not available: {exc}") from None
+    pusher = None
+    if args.hub:
+        from host.hub.push import Pusher
+
+        if not args.table_key:
+            raise UserError("--hub needs --table-key (the key `quin hub add-table` printed for this table)")
+        try:
+            pusher = Pusher(table, args.hub, args.table_key).start()
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
     try:
         server = WebServer(app, args.host, args.port, threads=args.threads, max_streams=args.max_streams,
@@ -466,6 +480,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     if board is not None:
         print(f"  virtual board: {base}/board", file=out)
     print(f"  history:       {base}/history", file=out)
+    if pusher is not None:
+        print(f"  hub:           {args.hub} (games are pushed there; the status page says whether it is reached)", file=out)
     if opponent is not None:
         print(f"  opponent:      level {args.level} plays {args.opponent}; follow its moves on the status page", file=out)
     secrets_shown = args.show_links or out.isatty()
@@ -500,6 +516,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         # under the table's lock (a tick or request finishing first).
         stop.set()
         ticker.set()
+        if pusher is not None:
+            pusher.stop()
         broker.close()
         if announcement:
             announcement.close()

@@ -44,9 +44,9 @@ from . import ratings, schema
 
 log = logging.getLogger("quin.hub")
 
-MAX_PUSH = 1024 * 1024  # bytes in one push
+MAX_PUSH = 4 * 1024 * 1024  # bytes in one push
 MAX_EVENTS = 500  # events in one push
-MAX_EVENT = 64 * 1024  # bytes in one event
+MAX_EVENT = 256 * 1024  # bytes in one event (a public state with a long game's history)
 RECENT = 256  # events of a game each process keeps in memory for its streams
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 HERE = Path(__file__).parent

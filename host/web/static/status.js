@@ -25,6 +25,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     }
     if (state.notice) lines.push(state.notice);
     if (state.source && state.source.ok === false) { lines.push("The board: " + state.source.message); cls = "problem"; }
+    if (state.hub) lines.push((state.hub.reached ? "Hub: " : "Hub (not reached): ") + state.hub.message);
     if (title) box.append(h("h3", {}, title));
     if (lines.length === 1) box.append(h("p", { class: "line" }, lines[0]));
     else if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
