@@ -313,11 +313,10 @@ class Pusher:
             message = f"the hub at {self.url} is reached"
         else:
             message = f"{self.problem}; the games are kept and sent when it is reached"
+        # Shown with the page's next update, never published on its own: a publication at a moment
+        # of the pusher's choosing could show the referee between two commits (the moment a mover
+        # is asked a private question), which the table never publishes.
         self.table.hub = {"url": self.url, "reached": bool(self.reached), "message": message}
-        try:
-            self.table.refresh()
-        except Exception:  # noqa: BLE001 - a status line never stops the pusher
-            log.exception("the hub status could not be shown")
 
 
 def _frame_data(frame: bytes) -> list[dict]:

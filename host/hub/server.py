@@ -259,9 +259,14 @@ class Hub:
                     await conn.execute("UPDATE hub_tables SET board = %s WHERE id = %s AND board IS NULL",
                                        (board, table_id))
                 for uuid, events, final in checked:
-                    row = await (await conn.execute(
-                        "INSERT INTO hub_games(table_id, uuid) VALUES (%s, %s) ON CONFLICT (uuid) DO UPDATE "
-                        "SET uuid = EXCLUDED.uuid RETURNING id, table_id, status, last_seq", (table_id, uuid))).fetchone()
+                    # select first: an INSERT that conflicts would still use up a number of the
+                    # sequence, and the database would then depend on how the pushes were batched
+                    find = "SELECT id, table_id, status, last_seq FROM hub_games WHERE uuid = %s"
+                    row = await (await conn.execute(find, (uuid,))).fetchone()
+                    if row is None:
+                        await conn.execute("INSERT INTO hub_games(table_id, uuid) VALUES (%s, %s) "
+                                           "ON CONFLICT (uuid) DO NOTHING", (table_id, uuid))
+                        row = await (await conn.execute(find, (uuid,))).fetchone()
                     game_id, owner, status, last = row
                     if owner != table_id:
                         raise PermissionError(f"game {uuid} belongs to another table")

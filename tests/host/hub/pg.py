@@ -71,7 +71,9 @@ class Cluster:
         """The database's data, as pg_dump writes it (the byte comparison of the privacy test)."""
         out = subprocess.run([str(self.bin / "pg_dump"), "--data-only", "--no-owner", "-d", self.dsn(db)],
                              check=True, capture_output=True, timeout=120)
-        return out.stdout
+        # pg_dump brackets its output with \restrict <random token> lines (a guard for psql): not data
+        return b"\n".join(line for line in out.stdout.split(b"\n")
+                           if not line.startswith((b"\\restrict", b"\\unrestrict")))
 
     def close(self) -> None:
         self.stop("immediate")
