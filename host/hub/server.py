@@ -32,7 +32,6 @@ import json
 import logging
 import re
 import time
-import uuid as uuidlib
 from collections import deque
 from pathlib import Path
 
@@ -576,10 +575,6 @@ class Stream(Base):
         except asyncio.TimeoutError:
             self.write(b": keep-alive\n\n")
             await self.flush()
-
-    def on_connection_close(self):
-        # wake the waiting loop so it notices the closed stream at its next write
-        pass
 
 
 class Page(Base):

@@ -6,9 +6,7 @@ import json
 import random
 import socket
 import sys
-import threading
 import time
-import uuid
 from pathlib import Path
 
 import psycopg
