@@ -51,10 +51,13 @@ class Board:
         self.mode = mode
 
     def play(self, actions=None, setups=None):
+        """Play on (after the setups, the first time) for ``actions`` actions or to the end."""
         rng = self.rng
-        setups = setups or {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
-        self.driver.setup(setups[WHITE], setups[BLACK])
-        shadow = Game(setups[WHITE], setups[BLACK], self.mode)
+        if getattr(self, "shadow", None) is None:
+            setups = setups or {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
+            self.driver.setup(setups[WHITE], setups[BLACK])
+            self.shadow = Game(setups[WHITE], setups[BLACK], self.mode)
+        shadow = self.shadow
         n = 0
         while not shadow.is_over() and (actions is None or n < actions):
             action = rng.choice(shadow.legal_actions())

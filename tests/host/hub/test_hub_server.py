@@ -142,3 +142,16 @@ def test_read_formats_archive_and_ratings(db, hubs):
     assert [p["games"] for p in request(hub.url + "/api/players")[1]["players"]] == [1, 1]
     for page in ("/", "/archive", "/leaderboard", f"/games/{g}", "/static/hub.js"):
         assert request(hub.url + page)[0] == 200
+
+
+def test_pushes_are_rate_limited_per_table(db, hubs):
+    dsn, _ = db
+    key, other = add_table(dsn, "busy"), add_table(dsn, "calm")
+    hub = hubs("--push-rate", "1")  # bursts of 4
+    g = str(uuid.uuid4())
+    codes = [request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(n, n)]}]}, key=key)[0]
+             for n in range(1, 9)]
+    assert codes[:4] == [200] * 4 and 429 in codes[4:]
+    # another table is not held back by the busy one
+    h = str(uuid.uuid4())
+    assert request(hub.url + "/api/push", "POST", {"games": [{"uuid": h, "events": [event(1, 1)]}]}, key=other)[0] == 200
