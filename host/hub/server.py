@@ -95,8 +95,9 @@ class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
                  push_rate: float = 50.0, stream_cap: int = 64):
         self.dsn = dsn
+        # each connection checked as it is lent: after PostgreSQL restarts, no request gets a dead one
         self.pool = AsyncConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
-                                        kwargs={"autocommit": True})
+                                        kwargs={"autocommit": True}, check=AsyncConnectionPool.check_connection)
         self.poll = poll
         self.keepalive = keepalive
         self.channels: dict[int, Channel] = {}

@@ -230,3 +230,33 @@ def test_quin_serve_pushes_to_the_hub_and_says_so(db, hubs, table_key, tmp_path)
                           "serve", "--port", "0", "--data-dir", str(tmp_path / "e"), "--hub", hub.url],
                          capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2 and "--hub needs --table-key" in bad.stderr
+
+
+def test_postgres_restarted_the_outbox_drains_after_and_streams_go_on(db, cluster, hubs, table_key, tmp_path):
+    from client import SSE
+
+    dsn, _ = db
+    hub = hubs()
+    board = Board(tmp_path / "b", hub.url, table_key, seed=9)
+    try:
+        board.play(actions=5)
+        wait_for(board.drained, "the first pushes")
+        cluster.stop()
+        board.play(actions=10)  # the referee plays on while the hub's database is down
+        wait_for(lambda: board.pusher.reached is False, "the pusher to see the push fail")
+        assert board.pusher.outbox.pending() > 0
+        cluster.start()
+        wait_for(board.drained, "the outbox to drain after the restart")
+        game = board.table.row
+        rows = hub_events(dsn, game.uuid)
+        mine = [f for f in public_without_hub(board.public) if f["state"]["game"] == game.id]
+        assert [json.loads(d) for _, d in rows] == mine and [s for s, _ in rows] == list(range(1, len(rows) + 1))
+        # the hub's listener is back: a stream opened now hears of new pushes
+        stream = SSE(hub.url + f"/api/stream/games/{game.uuid}")
+        newest = stream.next_event()
+        assert newest[0] == str(len(rows))
+        board.play(actions=1)
+        assert int(stream.next_event()[0]) == len(rows) + 1
+        stream.close()
+    finally:
+        board.stop()
