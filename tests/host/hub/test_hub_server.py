@@ -155,3 +155,16 @@ def test_pushes_are_rate_limited_per_table(db, hubs):
     # another table is not held back by the busy one
     h = str(uuid.uuid4())
     assert request(hub.url + "/api/push", "POST", {"games": [{"uuid": h, "events": [event(1, 1)]}]}, key=other)[0] == 200
+
+
+def test_open_streams_are_capped_per_address(db, hubs):
+    dsn, _ = db
+    hub = hubs("--streams-per-address", "2")
+    first, second = SSE(hub.url + "/api/stream/wall"), SSE(hub.url + "/api/stream/wall")
+    assert (first.status, second.status) == (200, 200)
+    third = SSE(hub.url + "/api/stream/wall")
+    assert third.status == 429
+    third.close()
+    first.close()
+    status, health = request(hub.url + "/api/health")
+    assert status == 200 and health["database"] is True and health["listening"] is True
