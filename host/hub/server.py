@@ -81,6 +81,7 @@ class Channel:
         self.recent: deque[tuple[int, str]] = deque(maxlen=RECENT)
         self.changed = asyncio.Event()
         self.lock = asyncio.Lock()
+        self.watchers = 0  # this process's open streams of the game
 
     def frames_after(self, seq: int) -> list[tuple[int, str]] | None:
         """The events after ``seq`` from memory, or None if memory does not reach back that far."""
@@ -111,6 +112,7 @@ class Hub:
         self.streams: dict[str, int] = {}  # open streams per address
         self.keys: dict[str, tuple[int, str]] = {}  # key hash -> (table id, name)
         self._wall_seen: dict[int, tuple[int, str]] = {}  # game id -> (seq, status) on the wall
+        self._wall_tables: dict[int, tuple[int, int, str]] = {}  # game id on the wall -> its table
         self._tasks: list[asyncio.Task] = []
         self.closing = asyncio.Event()
 
@@ -151,6 +153,10 @@ class Hub:
     async def _poller(self) -> None:
         while not self.closing.is_set():
             await asyncio.sleep(self.poll)
+            for game_id, ch in list(self.channels.items()):
+                seen = self._wall_seen.get(game_id)
+                if ch.watchers == 0 and seen is not None and seen[1] != "live" and game_id not in self.wall:
+                    del self.channels[game_id]  # finished, off the wall, unwatched: read again if asked
             try:
                 await self.catch_up()
             except (psycopg.Error, OSError):
@@ -208,6 +214,11 @@ class Hub:
         ch.changed = asyncio.Event()
 
     def _wall_put(self, ch: Channel, data: str, status: str) -> None:
+        for game_id, (_, _, table) in list(self._wall_tables.items()):
+            if table == ch.table and game_id != ch.game_id:  # the wall shows each table's newest game
+                self.wall.pop(game_id, None)
+                del self._wall_tables[game_id]
+        self._wall_tables[ch.game_id] = (0, 0, ch.table)
         self.wall_version += 1
         body = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": status,
                            "data": json.loads(data)}, separators=(",", ":"))
@@ -449,7 +460,8 @@ class Health(Base):
         except Exception:  # noqa: BLE001 - any failure means the database is not reached
             db = False
         self.json({"ok": db, "database": db, "listening": self.hub.listening,
-                   "streams": sum(self.hub.streams.values())})
+                   "streams": sum(self.hub.streams.values()), "games_in_memory": len(self.hub.channels),
+                   "wall": len(self.hub.wall)})
 
 
 class Index(Base):
@@ -535,7 +547,11 @@ class Stream(Base):
             if ch is None:
                 await self._wall()
             else:
-                await self._game(ch)
+                ch.watchers += 1
+                try:
+                    await self._game(ch)
+                finally:
+                    ch.watchers -= 1
         except (iostream.StreamClosedError, asyncio.CancelledError):
             pass
         finally:

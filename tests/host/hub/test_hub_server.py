@@ -168,3 +168,32 @@ def test_open_streams_are_capped_per_address(db, hubs):
     first.close()
     status, health = request(hub.url + "/api/health")
     assert status == 200 and health["database"] is True and health["listening"] is True
+
+
+def test_a_process_forgets_finished_games_nobody_watches_and_the_wall_shows_each_tables_newest(db, hubs):
+    import time
+
+    dsn, _ = db
+    key, other = add_table(dsn, "a"), add_table(dsn, "b")
+    hub = hubs()
+    old, new, elsewhere = (str(uuid.uuid4()) for _ in range(3))
+    push = lambda body, k=key: request(hub.url + "/api/push", "POST", body, key=k)  # noqa: E731
+    push({"games": [{"uuid": old, "events": [event(1, 1)]}]})
+    push({"games": [{"uuid": old, "final": {"status": "abandoned"}}]})
+    push({"games": [{"uuid": new, "events": [event(1, 1)]}]})
+    push({"games": [{"uuid": elsewhere, "events": [event(1, 1)]}]}, other)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        health = request(hub.url + "/api/health")[1]
+        if health["games_in_memory"] == 2:
+            break
+        time.sleep(0.2)
+    assert health["games_in_memory"] == 2 and health["wall"] == 2  # table a's newest game and table b's
+    wall = SSE(hub.url + "/api/stream/wall")
+    shown = {wall.next_event()[2]["game"] for _ in range(2)}
+    assert shown == {new, elsewhere}
+    wall.close()
+    # a forgotten game is read again when asked for
+    stream = SSE(hub.url + f"/api/stream/games/{old}")
+    assert stream.next_event()[0] == "1"
+    stream.close()
