@@ -9,8 +9,9 @@ reach the hub only in that record.
 
 The referee is never slowed: the broker hands each frame to :meth:`Pusher._deliver`, which only
 appends it to a list; the pusher's thread writes it to the outbox (``hub_outbox``, in the board's
-SQLite file, written without waiting for the disk: a frame lost in a power cut is followed by the
-state the board publishes when it starts again) and pushes the oldest unacknowledged events, up to
+SQLite file, written without waiting for the disk; the acknowledgement of each push waits for it, and
+so carries every frame numbered before it there: a power cut loses at most frames not yet
+acknowledged, and the board publishes its current state when it starts again) and pushes the oldest unacknowledged events, up to
 :data:`BATCH` at a time (so a board that was cut off catches up in a few large pushes), retrying
 with exponential backoff (``BACKOFF``, with jitter) for as long as it takes.  A push is idempotent
 (the hub keeps one row per table, game UUID and number), so a push repeated after a lost answer
@@ -138,7 +139,10 @@ class Outbox:
         return left == sum(1 for r in rows if r["game_uuid"] == game_uuid)
 
     def acknowledged(self, ids: list[int], finals: list[str]) -> None:
-        with self.store._tx(durable=False) as c:
+        # Durable, once per push: with it every frame numbered before is on disk too (the log is
+        # written in order), so after a power cut the board never numbers a frame again with a
+        # number the hub already holds.
+        with self.store._tx() as c:
             c.executemany("DELETE FROM hub_outbox WHERE id = ?", [(i,) for i in ids])
             c.executemany("UPDATE hub_finals SET sent = 1 WHERE game_uuid = ?", [(u,) for u in finals])
 
