@@ -19,6 +19,7 @@ COMMANDS = [
     "host.commands.setup_cmds",
     "host.commands.store_cmds",
     "host.commands.opponent_cmds",
+    "host.commands.hub_cmds",
 ]
 
 

@@ -52,6 +52,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid as _uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +75,11 @@ STATUSES = ("setup", "playing", "over", "abandoned")
 
 log = logging.getLogger("quin.store")
 
+
+def new_uuid() -> str:
+    """A new game's (or table's) identity: a random UUID, the same wherever the game is copied."""
+    return str(_uuid.uuid4())
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
@@ -89,7 +95,8 @@ CREATE TABLE IF NOT EXISTS games (
     black_setup TEXT,
     status TEXT NOT NULL,
     result TEXT,
-    finished REAL
+    finished REAL,
+    uuid TEXT
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -159,6 +166,7 @@ class GameRow:
     result: dict | None
     finished: float | None
     damage: str | None = None  # what of this game's row does not read ("white setup"), if anything
+    uuid: str | None = None  # the game's identity wherever it is copied (None: a read-only older store)
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> "GameRow":
@@ -206,6 +214,7 @@ class GameRow:
             result=obj("result", "result"),
             finished=number("finished", "finishing date", optional=True),
             damage=" and ".join(damage) or None,
+            uuid=row["uuid"] if "uuid" in row.keys() and isinstance(row["uuid"], str) else None,
         )
 
     def check(self) -> None:
@@ -327,6 +336,28 @@ class Store:
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(inputs)").fetchall()}
         if "repeats" not in columns:
             self._conn.execute("ALTER TABLE inputs ADD COLUMN repeats INTEGER NOT NULL DEFAULT 1")
+        # Game identity: every game a UUID, the store its table's identity (made once, kept by
+        # backups, salvage and a copy of the file), so a hub can tell games of many boards apart.
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)").fetchall()}
+        if "uuid" not in columns:
+            self._conn.execute("ALTER TABLE games ADD COLUMN uuid TEXT")
+        self.fill_uuids()
+        self._conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_uuid ON games(uuid)")
+        if self._conn.execute("SELECT 1 FROM meta WHERE key = 'table_id'").fetchone() is None:
+            self._conn.execute("INSERT INTO meta(key, value) VALUES ('table_id', ?)", (new_uuid(),))
+
+    def fill_uuids(self) -> int:
+        """Give every game without an identity one (an older store's games); returns how many."""
+        with self._tx() as c:
+            ids = [r[0] for r in c.execute("SELECT id FROM games WHERE uuid IS NULL").fetchall()]
+            for game_id in ids:
+                c.execute("UPDATE games SET uuid = ? WHERE id = ?", (new_uuid(), game_id))
+        return len(ids)
+
+    @property
+    def table_id(self) -> str | None:
+        """This data folder's table identity (a UUID made once; None in a read-only older store)."""
+        return self.meta("table_id")
 
     def writable_problem(self) -> str | None:
         """None if a durable write goes through now, else what cannot be written and why (one line)."""
@@ -379,8 +410,8 @@ class Store:
         now = time.time()
         with self._tx() as c:
             cur = c.execute(
-                "INSERT INTO games(created, mode, vision, first, status) VALUES (?, ?, ?, ?, 'setup')",
-                (now, mode, int(vision), first),
+                "INSERT INTO games(created, mode, vision, first, status, uuid) VALUES (?, ?, ?, ?, 'setup', ?)",
+                (now, mode, int(vision), first, new_uuid()),
             )
             game_id = cur.lastrowid
             for player, token in seats.items():
@@ -794,6 +825,7 @@ def salvage(path: str | Path) -> Salvage:
             elif game_id in in_file:
                 result.lost.append(game_id)
         result.kept = sorted(result.from_file + result.from_backup)
+        dst.fill_uuids()  # games from an older file get their identity here
         if result.from_backup:
             result.backup = backups[0]
         for conn in sources:

@@ -93,6 +93,7 @@ class Table:
         self._blackbox_said = float("-inf")  # when a black box that cannot be written may be logged again
         self.rematch: set[str] = set()  # the players who asked to play again, once the game is over
         self._reveal: tuple | None = None  # ((game id, actions), the finished game with every identity open)
+        self.hub: dict | None = None  # whether the club's hub is reached (host.hub.push), when pushing to one
 
     # --- the referee ----------------------------------------------------------------------
 
@@ -505,6 +506,8 @@ class Table:
                 data["notice"] = self.resume_error
             if self.unsaved is not None:
                 data["unsaved"] = self.unsaved
+            if self.hub is not None:
+                data["hub"] = self.hub
             if viewer is not None:
                 data["seat"] = {
                     "player": viewer,

@@ -52,6 +52,10 @@ def add_parser(sub) -> None:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="another name this server answers to for changes (a DNS name you gave the Pi, a proxy's); "
                         "localhost, IP addresses, this machine's name and the mDNS name always are")
+    p.add_argument("--hub", metavar="URL", default=os.environ.get("QUIN_HUB"),
+                   help="push this table's games to the club's hub at URL (docs/hub.md; default $QUIN_HUB)")
+    p.add_argument("--table-key", metavar="K", default=os.environ.get("QUIN_TABLE_KEY"),
+                   help="the key `quin hub add-table` printed for this table (default $QUIN_TABLE_KEY)")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
@@ -494,6 +498,16 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         raise UserError(f"the referee is not available: {exc}") from None
     except TableError as exc:
         raise UserError(str(exc)) from None
+    pusher = None
+    if args.hub:
+        from host.hub.push import Pusher
+
+        if not args.table_key:
+            raise UserError("--hub needs --table-key (the key `quin hub add-table` printed for this table)")
+        try:
+            pusher = Pusher(table, args.hub, args.table_key).start()
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
     from host.web.server import raise_file_limit
 
@@ -540,6 +554,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     if server.max_streams < args.max_streams:
         print(f"  note: at most {server.max_streams} live pages and {server.max_connections} connections "
               f"(this process may open {files} files; raise LimitNOFILE or `ulimit -n` for more)", file=out)
+    if pusher is not None:
+        print(f"  hub:           {args.hub} (games are pushed there; the status page says whether it is reached)", file=out)
     if opponent is not None:
         print(f"  opponent:      level {args.level} plays {args.opponent.capitalize()}; its moves show on the status page, "
               "the virtual board and your phone", file=out)
@@ -579,6 +595,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         # under the table's lock (a tick or request finishing first).
         stop.set()
         ticker.set()
+        if pusher is not None:
+            pusher.stop()
         broker.close()
         if announcement:
             announcement.close()

@@ -1,0 +1,127 @@
+"""`quin hub ...`: the club's hub (docs/hub.md).
+
+    quin hub serve --db DSN [--host H] [--port P]   serve spectators and boards (several may share one database)
+    quin hub add-table NAME --db DSN                 a new table; prints the key its board pushes with
+    quin hub add-player NAME --db DSN                a player; prints the code that ties their games to their rating
+    quin hub init --db DSN                           create the schema (serve does it too)
+
+The database is named by ``--db`` or ``$QUIN_HUB_DB`` (a libpq connection string or URL).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from host.cli import UserError
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("hub", help="the club's hub: every board live on one screen, every game archived")
+    actions = p.add_subparsers(dest="hub_command", metavar="ACTION")
+    actions.required = True
+
+    def db(q):
+        q.add_argument("--db", default=os.environ.get("QUIN_HUB_DB"),
+                       help="the hub's PostgreSQL database (default $QUIN_HUB_DB), e.g. postgresql://quin@localhost/quin")
+
+    s = actions.add_parser("serve", help="serve the wall, the archive and the boards' pushes")
+    db(s)
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: put a proxy in front)")
+    s.add_argument("--port", type=int, default=8100, help="port (default 8100; 0 picks a free one)")
+    s.add_argument("--pool", type=int, default=8, help="database connections of this process (default 8)")
+    s.add_argument("--streams-per-address", type=int, default=64, metavar="N",
+                   help="open spectator streams one address may hold (default 64)")
+    s.add_argument("--push-rate", type=float, default=50.0, metavar="N",
+                   help="pushes per second one table may make (bursts of 4x; default 50)")
+    s.set_defaults(func=cmd_serve)
+
+    a = actions.add_parser("add-table", help="add a table and print the key its board pushes with")
+    a.add_argument("name")
+    db(a)
+    a.set_defaults(func=cmd_add_table)
+
+    pl = actions.add_parser("add-player", help="add a player and print their player code")
+    pl.add_argument("name")
+    db(pl)
+    pl.set_defaults(func=cmd_add_player)
+
+    i = actions.add_parser("init", help="create the hub's tables in the database")
+    db(i)
+    i.set_defaults(func=cmd_init)
+
+
+def _connect(dsn: str | None):
+    try:
+        import psycopg
+    except ImportError:
+        raise UserError("the hub needs psycopg: pip install 'quin-companion[hub]'") from None
+    if not dsn:
+        raise UserError("no database: give --db or set QUIN_HUB_DB")
+    try:
+        return psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise UserError(f"the hub's database is not reached: {str(exc).strip().splitlines()[0]}") from None
+
+
+def cmd_init(args) -> int:
+    from host.hub import schema
+
+    with _connect(args.db) as conn:
+        schema.ensure(conn)
+    print("the hub's tables are ready")
+    return 0
+
+
+def cmd_add_table(args) -> int:
+    from host.hub import schema
+
+    with _connect(args.db) as conn:
+        try:
+            key = schema.add_table(conn, args.name)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    print(key)
+    print(f"table {args.name.strip()!r} added; on its board: quin serve --hub URL --table-key {key}", file=sys.stderr)
+    return 0
+
+
+def cmd_add_player(args) -> int:
+    from host.hub import ratings, schema
+
+    with _connect(args.db) as conn:
+        schema.ensure(conn)
+        try:
+            code = ratings.add_player(conn, args.name)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+    print(code)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    import asyncio
+    import signal
+
+    with _connect(args.db):  # a clear line now rather than a pool timing out later
+        pass
+    from host.hub import server
+
+    async def run() -> None:
+        done = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, done.set)
+
+        def ready(port: int) -> None:
+            print(f"quin hub: serving on http://{args.host}:{port}/ (pid {os.getpid()})", flush=True)
+
+        await server.serve(args.db, args.host, args.port, pool_size=args.pool, ready=ready, until=done,
+                           stream_cap=args.streams_per_address, push_rate=args.push_rate)
+
+    try:
+        asyncio.run(run())
+    except OSError as exc:
+        raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    print("quin hub: stopped", flush=True)
+    return 0

@@ -1,0 +1,10 @@
+"""The Quin hub (issue 20): every board of a club live on one screen, every game archived.
+
+- :mod:`host.hub.schema`: the PostgreSQL schema (tables, games, public events, players, ratings).
+- :mod:`host.hub.server`: ``quin hub serve``, the spectators' pages, streams and read formats, and
+  the boards' push endpoint; several processes may serve one database (LISTEN/NOTIFY wakes them).
+- :mod:`host.hub.push`: the board's side: an outbox in the board's own store and the thread that
+  drains it to the hub (``quin serve --hub URL --table-key K``).
+
+See docs/hub.md.
+"""

@@ -1,0 +1,93 @@
+"""The hub's PostgreSQL schema and its few statements shared by the server and the commands.
+
+What the hub holds of a live game is exactly what the board's public status page showed (the
+``events``: each a public state with its public notices, numbered per game by the board); hidden
+identities arrive only with the finished record (``games.record``).  No column records when the
+hub received something: a hub's database is a function of what the boards pushed, in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+CHANNEL = "quin_events"  # NOTIFY channel: payload "<game id>:<seq>"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS hub_tables (
+    id BIGSERIAL PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    key_hash TEXT NOT NULL UNIQUE,
+    board TEXT  -- the board's own table identity (its store's table_id), learnt at its first push
+);
+CREATE TABLE IF NOT EXISTS hub_games (
+    id BIGSERIAL PRIMARY KEY,
+    table_id BIGINT NOT NULL REFERENCES hub_tables(id),
+    uuid UUID NOT NULL UNIQUE,
+    status TEXT NOT NULL DEFAULT 'live',  -- live, over, abandoned
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    mode TEXT,
+    created DOUBLE PRECISION,   -- from the final record only (the board's clock)
+    finished DOUBLE PRECISION,  -- idem
+    result JSONB,
+    record JSONB,               -- quin-record/1, once the game is over (hidden identities: only now)
+    white INTEGER REFERENCES hub_players(id),
+    black INTEGER REFERENCES hub_players(id)
+);
+CREATE TABLE IF NOT EXISTS hub_events (
+    game_id BIGINT NOT NULL REFERENCES hub_games(id),
+    seq INTEGER NOT NULL CHECK (seq > 0),
+    data TEXT NOT NULL,  -- {"state": ..., "notices": [...]}: a frame of the board's public stream
+    PRIMARY KEY (game_id, seq)
+);
+CREATE INDEX IF NOT EXISTS hub_games_table ON hub_games(table_id, status);
+"""
+
+PLAYERS = """
+CREATE TABLE IF NOT EXISTS hub_players (
+    id SERIAL PRIMARY KEY,
+    code TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    mu DOUBLE PRECISION NOT NULL,
+    sigma DOUBLE PRECISION NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0
+);
+"""
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def new_key() -> str:
+    return "qt_" + secrets.token_urlsafe(24)
+
+
+def ensure(conn) -> None:
+    """Create whatever of the schema is missing (a psycopg connection; idempotent, race-safe)."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(7207)")  # two processes starting at once
+        conn.execute(PLAYERS)
+        conn.execute(SCHEMA)
+
+
+async def ensure_async(conn) -> None:
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(7207)")
+        await conn.execute(PLAYERS)
+        await conn.execute(SCHEMA)
+
+
+def add_table(conn, name: str) -> str:
+    """A new table and its key (only its hash is kept).  ValueError if the name is taken or empty."""
+    name = name.strip()
+    if not name or len(name) > 64 or not name.isprintable():
+        raise ValueError("a table's name is 1 to 64 printable characters")
+    key = new_key()
+    ensure(conn)
+    with conn.transaction():
+        row = conn.execute("INSERT INTO hub_tables(name, key_hash) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING "
+                           "RETURNING id", (name, hash_key(key))).fetchone()
+    if row is None:
+        raise ValueError(f"there is already a table named {name!r}")
+    return key

@@ -1,0 +1,262 @@
+"""Boards push to the hub (issue 20): the public frames of each game, numbered, then its record
+once it is over; an outbox in the board's store keeps what is not acknowledged; the referee never
+waits for the hub; the status page says whether the hub is reached."""
+
+import json
+import random
+import socket
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from client import request
+from conftest import HubProcess, quin
+
+from engine.board import BLACK, WHITE
+from engine.game import Game
+from engine.randplay import random_setup
+from host.hub.push import Pusher
+from host.web import create_app
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from webplay import Driver  # noqa: E402
+
+
+def wait_for(predicate, what, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Board:
+    """A table served in this process (simulated board, manual clock) with a pusher and a public
+    stream listener beside it: what the public saw, frame by frame."""
+
+    def __init__(self, folder, url, key, seed=1, mode="classic"):
+        app = create_app({"DATA_DIR": str(folder), "TICK": 0, "MANUAL_CLOCK": True, "MODE": mode})
+        self.table = app.extensions["quin.table"]
+        self.public: list[dict] = []
+        sub = self.table.broker.stream("public")
+        opening = sub.attach(lambda f: self.public.extend(_data(f)), lambda: None)
+        self.public.extend(_data(opening))
+        self.pusher = Pusher(self.table, url, key, backoff=(0.05, 0.3)).start()
+        self.driver = Driver(app.test_client(), self.table)
+        self.rng = random.Random(seed)
+        self.mode = mode
+
+    def play(self, actions=None, setups=None):
+        """Play on (after the setups, the first time) for ``actions`` actions or to the end."""
+        rng = self.rng
+        if getattr(self, "shadow", None) is None:
+            setups = setups or {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
+            self.driver.setup(setups[WHITE], setups[BLACK])
+            self.shadow = Game(setups[WHITE], setups[BLACK], self.mode)
+        shadow = self.shadow
+        n = 0
+        while not shadow.is_over() and (actions is None or n < actions):
+            action = rng.choice(shadow.legal_actions())
+            shadow.push(action)
+            self.driver.play(action)
+            n += 1
+        return shadow
+
+    def drained(self):
+        return not self.pusher._frames and self.pusher.outbox.pending() == 0
+
+    def stop(self):
+        self.pusher.stop()
+
+
+def _data(frame: bytes) -> list[dict]:
+    return [json.loads(line[6:]) for line in frame.decode().split("\n") if line.startswith("data: ")]
+
+
+def public_without_hub(frames):
+    """The public frames as the hub should have them: the hub line dropped, repeats dropped."""
+    out = []
+    for f in frames:
+        f = {"state": {k: v for k, v in f["state"].items() if k != "hub"}, "notices": f["notices"]}
+        if not out or out[-1] != f:
+            out.append(f)
+    return out
+
+
+def hub_events(dsn, game_uuid):
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("SELECT e.seq, e.data FROM hub_events e JOIN hub_games g ON g.id = e.game_id "
+                            "WHERE g.uuid = %s ORDER BY seq", (game_uuid,)).fetchall()
+    return rows
+
+
+@pytest.fixture
+def table_key(db):
+    return quin("hub", "add-table", "t1", "--db", db[0]).stdout.strip()
+
+
+def test_a_game_reaches_the_hub_exactly_as_the_public_saw_it_then_its_record(db, hubs, table_key, tmp_path):
+    dsn, _ = db
+    hub = hubs()
+    board = Board(tmp_path / "b", hub.url, table_key, seed=4)
+    try:
+        board.play(actions=40)
+        first = board.table.row.id
+        board.table.new_game()  # the first game is abandoned: over, its record follows
+        wait_for(board.drained, "the outbox to drain")
+        game = board.table.store.game(first)
+        assert game.status == "abandoned"
+        rows = hub_events(dsn, game.uuid)
+        assert [s for s, _ in rows] == list(range(1, len(rows) + 1))  # numbered without gaps
+        mine = [f for f in public_without_hub(board.public) if f["state"]["game"] == game.id]
+        assert [json.loads(d) for _, d in rows] == mine
+        status, info = request(hub.url + f"/api/games/{game.uuid}")
+        assert info["status"] == "abandoned" and info["record"] == board.table.store.record(game.id)
+        assert info["result"] == game.result and info["table"] == "t1"
+        # the status page says the hub is reached
+        assert board.table.state()["hub"]["reached"] is True
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute("SELECT board FROM hub_tables").fetchone()[0] == board.table.store.table_id
+    finally:
+        board.stop()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_board_cut_off_keeps_refereeing_and_catches_the_hub_up_without_loss_or_duplicates(db, table_key, tmp_path):
+    dsn, _ = db
+    port = free_port()
+    board = Board(tmp_path / "b", f"http://127.0.0.1:{port}", table_key, seed=7)
+    hub = None
+    try:
+        board.play(actions=25)  # no hub yet: the referee plays on
+        assert len(board.table.game.log) == 25
+        wait_for(lambda: board.pusher.reached is False, "the pusher to find the hub unreached")
+        state = board.table.state()
+        assert state["hub"]["reached"] is False and "not reached" in state["hub"]["message"]
+        wait_for(lambda: not board.pusher._frames, "the frames to reach the outbox")
+        kept = board.pusher.outbox.pending()
+        assert kept > 25
+        hub = HubProcess(dsn, "--port", str(port))
+        wait_for(board.drained, "the outbox to drain once the hub is reached")
+        game = board.table.row
+        rows = hub_events(dsn, game.uuid)
+        mine = [f for f in public_without_hub(board.public) if f["state"]["game"] == game.id]
+        assert [json.loads(d) for _, d in rows] == mine and [s for s, _ in rows] == list(range(1, len(rows) + 1))
+        wait_for(lambda: board.table.state()["hub"]["reached"] is True, "the status page to say reached")
+        assert board.pusher.pushes < kept  # batched: fewer pushes than events
+    finally:
+        board.stop()
+        if hub:
+            hub.stop()
+
+
+def test_the_referee_never_waits_for_a_hub_that_does_not_answer(db, table_key, tmp_path):
+    """A hub that accepts the connection and never answers: the pusher's thread is stuck in its
+    push, and the game is still played to its end at the table."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    board = Board(tmp_path / "b", f"http://127.0.0.1:{silent.getsockname()[1]}", table_key, seed=11)
+    try:
+        wait_for(lambda: board.pusher.outbox.pending() > 0 or board.pusher._frames, "a first frame")
+        shadow = board.play(actions=60)
+        assert len(board.table.game.log) == len(shadow.log) == 60
+        assert board.pusher.pushes == 0  # nothing went through meanwhile
+    finally:
+        board.pusher._stop.set()
+        silent.close()
+        board.stop()
+
+
+def test_the_outbox_survives_a_restart_of_the_board(db, hubs, table_key, tmp_path):
+    dsn, _ = db
+    port = free_port()
+    folder = tmp_path / "b"
+    board = Board(folder, f"http://127.0.0.1:{port}", table_key, seed=3)
+    board.play(actions=10)
+    wait_for(lambda: not board.pusher._frames, "the frames to reach the outbox")
+    board.stop()
+    board.table.store.close()
+    hub = HubProcess(dsn, "--port", str(port))
+    try:
+        again = Board(folder, f"http://127.0.0.1:{port}", table_key, seed=3)
+        wait_for(again.drained, "the restarted board's outbox to drain")
+        game = again.table.row
+        rows = hub_events(dsn, game.uuid)
+        seen = public_without_hub(board.public + again.public)
+        mine = [f for f in seen if f["state"]["game"] == game.id]
+        assert [json.loads(d) for _, d in rows] == mine
+        again.stop()
+    finally:
+        hub.stop()
+
+
+def test_quin_serve_pushes_to_the_hub_and_says_so(db, hubs, table_key, tmp_path):
+    """A real `quin serve --hub URL --table-key K` process."""
+    import subprocess
+
+    from conftest import ROOT
+
+    hub = hubs()
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "QUIN_MDNS": "off"}
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())",
+                             "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path / "d"),
+                             "--no-qr", "--hub", hub.url, "--table-key", table_key],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = []
+        while not any(line.startswith("  hub:") for line in lines):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            lines.append(line)
+        base = [line.split(": ", 1)[1].strip() for line in lines if line.startswith("  status page:")][0]
+        assert len(lines) < 20
+        wait_for(lambda: request(base.rstrip("/") + "/api/state")[1].get("hub", {}).get("reached"), "reached")
+        index = request(hub.url + "/api/games")[1]["games"]
+        assert len(index) == 1 and index[0]["table"] == "t1" and index[0]["status"] == "live"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    bad = subprocess.run([sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())",
+                          "serve", "--port", "0", "--data-dir", str(tmp_path / "e"), "--hub", hub.url],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and "--hub needs --table-key" in bad.stderr
+
+
+def test_postgres_restarted_the_outbox_drains_after_and_streams_go_on(db, cluster, hubs, table_key, tmp_path):
+    from client import SSE
+
+    dsn, _ = db
+    hub = hubs()
+    board = Board(tmp_path / "b", hub.url, table_key, seed=9)
+    try:
+        board.play(actions=5)
+        wait_for(board.drained, "the first pushes")
+        cluster.stop()
+        board.play(actions=10)  # the referee plays on while the hub's database is down
+        wait_for(lambda: board.pusher.reached is False, "the pusher to see the push fail")
+        assert board.pusher.outbox.pending() > 0
+        cluster.start()
+        wait_for(board.drained, "the outbox to drain after the restart")
+        game = board.table.row
+        rows = hub_events(dsn, game.uuid)
+        mine = [f for f in public_without_hub(board.public) if f["state"]["game"] == game.id]
+        assert [json.loads(d) for _, d in rows] == mine and [s for s, _ in rows] == list(range(1, len(rows) + 1))
+        # the hub's listener is back: a stream opened now hears of new pushes
+        stream = SSE(hub.url + f"/api/stream/games/{game.uuid}")
+        newest = stream.next_event()
+        assert newest[0] == str(len(rows))
+        board.play(actions=1)
+        assert int(stream.next_event()[0]) == len(rows) + 1
+        stream.close()
+    finally:
+        board.stop()

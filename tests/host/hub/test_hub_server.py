@@ -1,0 +1,199 @@
+"""The hub on a real PostgreSQL with real `quin hub serve` processes (issue 20): keys, idempotent
+pushes, several processes on one database woken by LISTEN/NOTIFY, streams resumed by
+Last-Event-ID from any process, the read formats, ratings."""
+
+import uuid
+
+import psycopg
+
+from client import SSE, request
+from conftest import quin
+
+
+def event(seq, turn):
+    return {"seq": seq, "data": {"state": {"phase": "play", "mode": "classic", "turn": turn}, "notices": []}}
+
+
+def add_table(dsn, name):
+    return quin("hub", "add-table", name, "--db", dsn).stdout.strip()
+
+
+def test_add_table_prints_a_key_and_refuses_a_name_twice(db):
+    dsn, _ = db
+    key = add_table(dsn, "Table 1")
+    assert key.startswith("qt_") and len(key) > 20
+    again = quin("hub", "add-table", "Table 1", "--db", dsn, check=False)
+    assert again.returncode == 2 and "already a table named 'Table 1'" in again.stderr
+    assert "Traceback" not in again.stderr
+    with psycopg.connect(dsn) as conn:  # only the key's hash is kept
+        assert conn.execute("SELECT count(*) FROM hub_tables WHERE key_hash = %s", (key,)).fetchone()[0] == 0
+
+
+def test_no_database_is_one_line(tmp_path):
+    out = quin("hub", "add-table", "x", "--db", "postgresql://quin@127.0.0.1:1/none", check=False)
+    assert out.returncode == 2 and out.stderr.startswith("quin: the hub's database is not reached")
+
+
+def test_keys_push_only_their_own_games_and_spectators_read_only(db, hubs):
+    dsn, _ = db
+    k1, k2 = add_table(dsn, "one"), add_table(dsn, "two")
+    hub = hubs()
+    g = str(uuid.uuid4())
+    body = {"games": [{"uuid": g, "events": [event(1, 1)]}]}
+    assert request(hub.url + "/api/push", "POST", body)[0] == 401  # a spectator cannot push
+    assert request(hub.url + "/api/push", "POST", body, key="qt_wrong")[0] == 403
+    status, out = request(hub.url + "/api/push", "POST", body, key=k1)
+    assert status == 200 and out["acked"] == {g: 1} and out["table"] == "one"
+    # the other table's key may not add to this game
+    status, out = request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(2, 2)]}]}, key=k2)
+    assert status == 403 and "another table" in out["error"]
+    status, info = request(hub.url + f"/api/games/{g}")
+    assert status == 200 and info["events"] == 1 and info["table"] == "one"
+
+
+def test_bad_pushes_are_refused_naming_the_field_and_change_nothing(db, hubs):
+    dsn, name = db
+    key = add_table(dsn, "t")
+    hub = hubs()
+    g = str(uuid.uuid4())
+    for body, field in [
+        ({"games": "x"}, "games"),
+        ({"games": [{"uuid": "nope"}]}, "games[0].uuid"),
+        ({"games": [{"uuid": g, "events": [event(1, 1), {"seq": -3, "data": {}}]}]}, "games[0].events[1].seq"),
+        ({"games": [{"uuid": g, "events": [{"seq": 1, "data": []}]}]}, "games[0].events[0].data"),
+        ({"games": [{"uuid": g, "final": {"status": "won"}}]}, "games[0].final.status"),
+    ]:
+        status, out = request(hub.url + "/api/push", "POST", body, key=key)
+        assert status == 400 and out["error"].startswith(field), out
+    assert request(hub.url + "/api/push", "POST", b"{not json", key=key)[0] == 400
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM hub_events").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM hub_games").fetchone()[0] == 0
+
+
+def test_pushes_are_idempotent(db, hubs):
+    dsn, _ = db
+    key = add_table(dsn, "t")
+    hub = hubs()
+    g = str(uuid.uuid4())
+    batch = {"games": [{"uuid": g, "events": [event(1, 1), event(2, 1), event(3, 2)]}]}
+    for _ in range(3):
+        assert request(hub.url + "/api/push", "POST", batch, key=key)[1]["acked"] == {g: 3}
+    # an overlapping retry (2..4) adds only 4
+    request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(2, 1), event(3, 2), event(4, 3)]}]},
+            key=key)
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT seq FROM hub_events ORDER BY seq").fetchall() == [(1,), (2,), (3,), (4,)]
+
+
+def test_two_processes_one_database_streams_wake_and_resume_anywhere(db, hubs):
+    dsn, _ = db
+    key = add_table(dsn, "t")
+    a, b = hubs(), hubs()
+    g = str(uuid.uuid4())
+    request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(1, 1)]}]}, key=key)
+    stream = SSE(b.url + f"/api/stream/games/{g}")
+    wall = SSE(b.url + "/api/stream/wall")
+    assert stream.next_event() == ("1", "update", event(1, 1)["data"])
+    assert wall.next_event()[2]["game"] == g
+    # pushed to process a; process b's spectators hear of it (NOTIFY)
+    for seq in (2, 3):
+        request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(seq, seq)]}]}, key=key)
+        assert stream.next_event() == (str(seq), "update", event(seq, seq)["data"])
+        _, name, board = wall.next_event()
+        assert name == "board" and board["seq"] == seq and board["table"] == "t"
+    stream.close()
+    b.kill()  # the spectator's process dies: it reconnects to the other with its Last-Event-ID
+    request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(4, 4), event(5, 5)]}]}, key=key)
+    again = SSE(a.url + f"/api/stream/games/{g}", last_event_id="3")
+    assert [again.next_event()[0] for _ in range(2)] == ["4", "5"]
+    again.close()
+
+
+def test_read_formats_archive_and_ratings(db, hubs):
+    dsn, _ = db
+    key = add_table(dsn, "club")
+    ann = quin("hub", "add-player", "Ann", "--db", dsn).stdout.strip()
+    bob = quin("hub", "add-player", "Bob", "--db", dsn).stdout.strip()
+    hub = hubs()
+    g = str(uuid.uuid4())
+    record = {"format": "quin-record/1", "mode": "classic", "vision": False, "first": "white", "setup": {}, "turns": []}
+    assert request(hub.url + f"/api/games/{g}/record")[0] == 404
+    request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(1, 1)]}]}, key=key)
+    assert request(hub.url + f"/api/games/{g}/record")[0] == 404  # not over: no record
+    final = {"status": "over", "record": record, "result": {"status": "won", "winner": "white", "reason": "x"},
+             "created": 1767225600.0, "finished": 1767229200.0, "mode": "classic",
+             "players": {"white": {"code": ann}, "black": {"code": bob}}}
+    request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(2, 9)], "final": final}]}, key=key)
+    assert request(hub.url + f"/api/games/{g}/record") == (200, record)
+    status, index = request(hub.url + "/api/games?player=ann&date=2026-01-01&result=white&table=club")
+    assert status == 200 and [x["uuid"] for x in index["games"]] == [g]
+    assert index["games"][0]["players"] == {"white": "Ann", "black": "Bob"}
+    assert request(hub.url + "/api/games?player=zed")[1]["games"] == []
+    assert request(hub.url + "/api/games?date=yesterday")[0] == 400
+    status, info = request(hub.url + f"/api/games/{g}")
+    assert info["status"] == "over" and info["state"] == event(2, 9)["data"] and info["record"] == record
+    assert [e["seq"] for e in request(hub.url + f"/api/games/{g}/events")[1]["events"]] == [1, 2]
+    assert request(hub.url + "/api/export?table=club")[1]["games"][0]["record"] == record
+    players = request(hub.url + "/api/players")[1]["players"]
+    assert [p["name"] for p in players] == ["Ann", "Bob"] and players[0]["rating"] > players[1]["rating"]
+    # the same final again (a retried push) rates nothing twice
+    request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "final": final}]}, key=key)
+    assert [p["games"] for p in request(hub.url + "/api/players")[1]["players"]] == [1, 1]
+    for page in ("/", "/archive", "/leaderboard", f"/games/{g}", "/static/hub.js"):
+        assert request(hub.url + page)[0] == 200
+
+
+def test_pushes_are_rate_limited_per_table(db, hubs):
+    dsn, _ = db
+    key, other = add_table(dsn, "busy"), add_table(dsn, "calm")
+    hub = hubs("--push-rate", "1")  # bursts of 4
+    g = str(uuid.uuid4())
+    codes = [request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(n, n)]}]}, key=key)[0]
+             for n in range(1, 9)]
+    assert codes[:4] == [200] * 4 and 429 in codes[4:]
+    # another table is not held back by the busy one
+    h = str(uuid.uuid4())
+    assert request(hub.url + "/api/push", "POST", {"games": [{"uuid": h, "events": [event(1, 1)]}]}, key=other)[0] == 200
+
+
+def test_open_streams_are_capped_per_address(db, hubs):
+    dsn, _ = db
+    hub = hubs("--streams-per-address", "2")
+    first, second = SSE(hub.url + "/api/stream/wall"), SSE(hub.url + "/api/stream/wall")
+    assert (first.status, second.status) == (200, 200)
+    third = SSE(hub.url + "/api/stream/wall")
+    assert third.status == 429
+    third.close()
+    first.close()
+    status, health = request(hub.url + "/api/health")
+    assert status == 200 and health["database"] is True and health["listening"] is True
+
+
+def test_a_process_forgets_finished_games_nobody_watches_and_the_wall_shows_each_tables_newest(db, hubs):
+    import time
+
+    dsn, _ = db
+    key, other = add_table(dsn, "a"), add_table(dsn, "b")
+    hub = hubs()
+    old, new, elsewhere = (str(uuid.uuid4()) for _ in range(3))
+    push = lambda body, k=key: request(hub.url + "/api/push", "POST", body, key=k)  # noqa: E731
+    push({"games": [{"uuid": old, "events": [event(1, 1)]}]})
+    push({"games": [{"uuid": old, "final": {"status": "abandoned"}}]})
+    push({"games": [{"uuid": new, "events": [event(1, 1)]}]})
+    push({"games": [{"uuid": elsewhere, "events": [event(1, 1)]}]}, other)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        health = request(hub.url + "/api/health")[1]
+        if health["games_in_memory"] == 2:
+            break
+        time.sleep(0.2)
+    assert health["games_in_memory"] == 2 and health["wall"] == 2  # table a's newest game and table b's
+    wall = SSE(hub.url + "/api/stream/wall")
+    shown = {wall.next_event()[2]["game"] for _ in range(2)}
+    assert shown == {new, elsewhere}
+    wall.close()
+    # a forgotten game is read again when asked for
+    stream = SSE(hub.url + f"/api/stream/games/{old}")
+    assert stream.next_event()[0] == "1"
+    stream.close()
