@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import quin
+from hubproc import quin
 from test_hub_push import Board, wait_for
 
 CHROMIUM = "/usr/bin/chromium"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 import host.store
-from conftest import HubProcess
+from hubproc import HubProcess, wait_for
 from host.hub import push, schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -23,14 +23,6 @@ import test_stream_privacy as sp  # noqa: E402
 
 KEY = "qt_the-same-key-in-both-runs"
 
-
-def wait_for(predicate, what, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Hubbed:
@@ -66,7 +58,7 @@ class Hubbed:
         self.hub = HubProcess(dsn)
         try:
             run = sp.Run(self.tmp / name, "third_eye", sp.WHITE, setups, actions)
-            wait_for(lambda: not self.pusher._frames and self.pusher.outbox.pending() == 0, "the outbox to drain")
+            wait_for(lambda: not self.pusher._frames and self.pusher.outbox.pending() == 0, "the outbox to drain", timeout=60)
             assert self.pusher.problem is None
             assert not run.table.game.is_over()  # the comparison holds until the game ends
             self.pusher.stop()

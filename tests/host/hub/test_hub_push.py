@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from client import request
-from conftest import HubProcess, quin
+from hubproc import HubProcess, quin, wait_for
 
 from engine.board import BLACK, WHITE
 from engine.game import Game
@@ -24,14 +24,6 @@ from host.web import create_app
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from webplay import Driver  # noqa: E402
 
-
-def wait_for(predicate, what, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Board:
@@ -204,7 +196,7 @@ def test_quin_serve_pushes_to_the_hub_and_says_so(db, hubs, table_key, tmp_path)
     """A real `quin serve --hub URL --table-key K` process."""
     import subprocess
 
-    from conftest import ROOT
+    from hubproc import ROOT
 
     hub = hubs()
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "QUIN_MDNS": "off"}

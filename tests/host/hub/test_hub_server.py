@@ -7,7 +7,7 @@ import uuid
 import psycopg
 
 from client import SSE, request
-from conftest import quin
+from hubproc import quin
 
 
 def event(seq, turn):

@@ -1,0 +1,62 @@
+"""What the hub's tests share besides fixtures: `quin` as a command, a real `quin hub serve` process, waiting.
+
+A module of its own (not conftest): with several conftest.py on the path, ``from conftest import``
+got whichever was imported last."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+from tests.support.quin_cmd import QUIN  # noqa: E402
+
+
+def wait_for(predicate, what, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def quin(*args, check=True, **kw):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([*QUIN, *args],
+                         capture_output=True, text=True, env=env, timeout=60, **kw)
+    if check and out.returncode != 0:
+        raise AssertionError(f"quin {' '.join(args)} failed: {out.stderr}")
+    return out
+
+
+class HubProcess:
+    """A real `quin hub serve` process on a free port."""
+
+    def __init__(self, dsn: str, *extra: str):
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        self.proc = subprocess.Popen(
+            [*QUIN, "hub", "serve", "--db", dsn, "--port", "0", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        line = self.proc.stdout.readline()
+        m = re.search(r"http://[\d.]+:(\d+)/", line)
+        if not m:
+            self.proc.kill()
+            raise AssertionError(f"the hub did not start: {line!r} {self.proc.stderr.read()}")
+        self.url = f"http://127.0.0.1:{m.group(1)}"
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
