@@ -28,7 +28,7 @@ from engine.board import PLAYERS, SPACE_NAMES, other
 from engine.effects import Flash
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
-from host.debounce import EPS, Debouncer
+from host.debounce import BURST_GAP, EPS, Debouncer
 from host.sensing import Snapshot
 
 from . import wording
@@ -144,6 +144,11 @@ class Referee:
         self.ev: Evidence | None = None
         self._time: dict | None = None  # the Power of Time announced this turn, until it is played
         self._last_same: dict[str, set] = {p: set() for p in PLAYERS}  # each player's last action, and its equals
+        # Inputs said while the board had changes not settled yet, in the order they came: each is
+        # judged once every change before it has settled (docs/referee.md, "Words and towers on one
+        # clock").  (player, kind, word, when, the spaces then unsettled, the mover then)
+        self._held: list[tuple[str, str, Word | None, float, frozenset[int], str]] = []
+        self._releasing = False
         if self.state is not Phase.OVER:
             self._new_step()
 
@@ -192,6 +197,16 @@ class Referee:
         kind, fields = check_input(player, data)
         word = parse_word(player, kind, fields, now) if kind != "done" else None
         out = self.tick(now)
+        unsettled = self._unsettled(self.now)
+        if (player == self.game.to_move and self.state not in (Phase.SETUP, Phase.SYNC, Phase.OVER)
+                and (unsettled or self._held)):
+            # A change before the mover's word has not settled yet (a tower still landing, a lift
+            # still bouncing): the word is judged once it has, against the board as it then stands,
+            # and nothing is committed meanwhile.  (The other player's words wait for their turn
+            # whatever the board shows.)
+            self._held.append((player, kind, word, self.now, unsettled, self.game.to_move))
+            self._evaluate_now(out)
+            return out
         try:
             self._take_input(player, kind, word, out)
         except InputError:
@@ -199,6 +214,55 @@ class Referee:
             self._carried = out + self._carried
             raise
         return out
+
+    def _unsettled(self, now: float) -> frozenset[int]:
+        """Spaces whose change is not settled at ``now``: a stable flip still to come, or raw edges
+        so recent that the same lift or placement may still bounce."""
+        deb = self.deb
+        since = deb.since
+        return frozenset(deb.pending) | frozenset(s for s, t in since.items() if now - t < BURST_GAP - EPS)
+
+    def _settled_since(self, spaces: frozenset[int], at: float, now: float) -> bool:
+        """Has every change of ``spaces`` under way at ``at`` settled by ``now``?"""
+        deb = self.deb
+        for s in spaces:
+            if deb.began.get(s, -INF) > at + EPS:
+                continue  # its burst then ended; what it does now is a change after the word
+            if s in deb.pending or now - deb.since.get(s, -INF) < BURST_GAP - EPS:
+                return False
+        return True
+
+    def _release(self, now: float, out: list) -> None:
+        """Judge the held words whose earlier changes have settled, in the order they were said."""
+        if self._releasing:
+            return
+        self._releasing = True
+        try:
+            self._release_held(now, out)
+        finally:
+            self._releasing = False
+
+    def _release_held(self, now: float, out: list) -> None:
+        while self._held:
+            player, kind, word, at, spaces, mover = self._held[0]
+            if not self._later(at + self.word_wait) and not self._settled_since(spaces, at, now):
+                # wake when the burst may have ended (a flip wakes us anyway)
+                deb = self.deb
+                self._later(max((deb.since.get(s, -INF) for s in spaces), default=now) + BURST_GAP)
+                return
+            self._held.pop(0)
+            try:
+                self._take_input(player, kind, word, out)
+            except InputError as exc:
+                data = {"input": word.to_json() if word is not None else "done", "reason": str(exc)}
+                if player == self.game.to_move or self.state is Phase.OVER:
+                    self.rejected[player] = str(exc)
+                out.append(Notice(player, "rejected", data))
+
+    def _holds_mover(self) -> bool:
+        """Is a word of the mover's still held?  Nothing is committed until it is judged."""
+        mover = self.game.to_move
+        return any(h[0] == mover for h in self._held)
 
     def _take_carried(self) -> list[Notice]:
         carried, self._carried = self._carried, []
@@ -256,7 +320,7 @@ class Referee:
         """Nothing pending: the board shows the game as it stands and no step is under way."""
         if self.state is Phase.OVER:
             return True
-        if self.state in (Phase.SETUP, Phase.SYNC) or self.deb.pending:
+        if self.state in (Phase.SETUP, Phase.SYNC) or self.deb.pending or self._held:
             return False
         if self.state in (Phase.FLASH, Phase.TIME):
             return False
@@ -503,6 +567,10 @@ class Referee:
         if self.state in (Phase.SETUP, Phase.SYNC):
             self._evaluate_sync(now, out)
             return
+        if self._held:
+            self._release(now, out)
+            if self._holds_mover():
+                return  # nothing is committed before the mover's word is judged (it wakes us then)
         for _ in range(64):  # each pass commits at most one action; the rest is the next step
             if self.state is Phase.OVER or not self._decide(now, out):
                 return
