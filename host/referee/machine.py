@@ -409,8 +409,9 @@ class Referee:
             if recent and self._was_last(player, word.action):
                 out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
                 return
-            if word.action in self.game.legal_actions():  # the mover's action, not this player's
-                raise InputError(f"it is {self.game.to_move}'s turn")
+            # Any other action named now is refused the same way, whether or not the mover could
+            # play it: the answer must not tell this player what the mover's towers can do.
+            raise InputError(f"it is {self.game.to_move}'s turn")
         queue = self.words[player]
         if any(w.to_json() == word.to_json() for w in queue):
             out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
