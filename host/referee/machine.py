@@ -149,6 +149,7 @@ class Referee:
         # clock").  (player, kind, word, when, the spaces then unsettled, the mover then)
         self._held: list[tuple[str, str, Word | None, float, frozenset[int], str]] = []
         self._releasing = False
+        self._next_words: dict[str, list[Word]] = {p: [] for p in PLAYERS}  # said for the mover's next turn
         if self.state is not Phase.OVER:
             self._new_step()
 
@@ -251,6 +252,17 @@ class Referee:
                 self._later(max((deb.since.get(s, -INF) for s in spaces), default=now) + BURST_GAP)
                 return
             self._held.pop(0)
+            if player == self.game.to_move and self.state is not Phase.OVER:
+                # What the board showed before the word is read first (an action over and done
+                # commits now), then the word is judged for the step it was said in.
+                for _ in range(64):
+                    if self.state is Phase.OVER or not self._decide(now, out):
+                        break
+                if player == self.game.to_move and word is not None and self._for_next_turn(at):
+                    # Said once the rival had begun: it is for this player's next turn.
+                    self._next_words[player].append(word)
+                    out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
+                    continue
             try:
                 self._take_input(player, kind, word, out)
             except InputError as exc:
@@ -258,6 +270,21 @@ class Referee:
                 if player == self.game.to_move or self.state is Phase.OVER:
                     self.rejected[player] = str(exc)
                 out.append(Notice(player, "rejected", data))
+
+    def _for_next_turn(self, at: float) -> bool:
+        """Does the evidence show the mover's turn over (a turn-ending action complete) and the
+        rival's next action begun before ``at``?"""
+        step, ev = self.step, self.ev
+        n = len(ev)
+        if self.state is not Phase.PLAY or self._lock is not None:
+            return False
+        for k in range(n - 1, 0, -1):
+            if ev.flips[k].began > at + EPS:
+                continue
+            for c in step.complete(ev, k):
+                if c.ends and self._allowed(c) and self._next_step(c, k)[0]:
+                    return True
+        return False
 
     def _holds_mover(self) -> bool:
         """Is a word of the mover's still held?  Nothing is committed until it is judged."""
@@ -464,8 +491,9 @@ class Referee:
         self._done_at = self.now
         before = len(self.game.log)
         self._evaluate_now(out)
-        if len(self.game.log) == before and not self.deb.pending:
-            # (while the board still settles, done waits for it: the step's next reading uses it)
+        if len(self.game.log) == before and not self.deb.pending and self.now - self.deb.last_change >= self.settle:
+            # (while the board still settles, or its last change has not rested yet, done waits for
+            # it: the step's next reading uses it)
             reason = wording.NOT_FINISHED
             self.rejected[player] = reason
             out.append(Notice(player, "rejected", {"input": "done", "reason": reason}))
@@ -504,8 +532,10 @@ class Referee:
         out: list[Notice] = []
         if flipped and self.ev is not None and self.state is not Phase.OVER:
             deb = self.deb
-            for s in sorted(flipped, key=lambda s: (deb.since[s], s)):
-                self.ev.add(Flip(now, s, s in deb.stable, deb.began.get(s, deb.since[s]), deb.since[s]))
+            meta = {s: deb.meta.pop(s) for s in flipped if s in deb.meta}  # lifts seen late
+            times = {s: meta.get(s) or (deb.began.get(s, deb.since[s]), deb.since[s]) for s in flipped}
+            for s in sorted(flipped, key=lambda s: (times[s][1], s)):
+                self.ev.add(Flip(now, s, s in deb.stable and s not in meta, times[s][0], times[s][1]))
             self._dirty = True
         if self.state is Phase.OVER or not self.seen_snapshot:
             return out
@@ -568,13 +598,37 @@ class Referee:
         if self.state in (Phase.SETUP, Phase.SYNC):
             self._evaluate_sync(now, out)
             return
-        if self._held:
-            self._release(now, out)
-            if self._holds_mover():
-                return  # nothing is committed before the mover's word is judged (it wakes us then)
-        for _ in range(64):  # each pass commits at most one action; the rest is the next step
-            if self.state is Phase.OVER or not self._decide(now, out):
-                return
+        try:
+            if self._held:
+                self._release(now, out)
+                if self._holds_mover():
+                    return  # nothing is committed before the mover's word is judged (it wakes us then)
+            for _ in range(64):  # each pass commits at most one action; the rest is the next step
+                if self.state is Phase.OVER or not self._decide(now, out):
+                    return
+        finally:
+            self.deb.expect = self._expected_lifts()
+
+    def _expected_lifts(self) -> frozenset[int]:
+        """Spaces where a declared or announced action expects a tower to be lifted: there a quick
+        lift counts on a shorter steady reading (host.debounce, docs/referee.md "Evidence read in
+        context").  Everywhere else the full window applies."""
+        if self.state in (Phase.SETUP, Phase.SYNC, Phase.OVER) or self.step is None:
+            return frozenset()
+        step = self.step
+        out: set[int] = set()
+        if self.state is Phase.FLASH and self._lock:
+            for c in self._lock:
+                out |= c.touched
+        if self._time is not None:
+            for c in step.cands:
+                if type(c.action) is Time:
+                    out |= c.touched
+        if any(w.kind == "swap" for w in self.words[step.player]):
+            for c in step.cands:
+                if c.word == "swap":
+                    out |= c.touched
+        return frozenset(out & step.base)  # a lift: from a space that holds a tower
 
     def _blocking(self) -> set[int]:
         """Spaces still settling that could change the reading: all but a rival tower being lifted
@@ -704,11 +758,22 @@ class Referee:
         # in full, an action of the next step.
         if not blocking and self._later(ev.flips[-1].at + self.quiet):
             for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
-                if self._next_step(c, k)[1]:
+                begun, whole = self._next_step(c, k)
+                if whole or begun and self._lock is not None and self._picked_up_again(c, k):
                     self._commit_now(c, k, out)
                     return True
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
         return False
+
+    def _picked_up_again(self, c: Candidate, k: int) -> bool:
+        """Was the first change on ``c``'s spaces after the first ``k`` flips a lift of a tower ``c``
+        had just put down (stably), and nothing else of ``c``'s touched?  The next player lifting
+        the tower a quarter of a second after it landed: the placement stays seen."""
+        placed = self.ev.board(k) - self.step.base
+        carried_to = {b for _, b in c.effect.carries} | placed
+        after = [f for f in self.ev.flips[k:] if f.space in c.touched]
+        return bool(after) and not after[0].on and after[0].space in carried_to and all(
+            f.space in carried_to for f in after)
 
     def _next_step(self, c: Candidate, k: int) -> tuple[bool, bool]:
         """Would the flips after the first ``k`` be, after ``c``, (the beginning of, a whole) action
@@ -1004,6 +1069,8 @@ class Referee:
         words = self.words[player]
         if c.ends:
             words.clear()
+            words.extend(self._next_words[player])  # said for the next turn once the rival had begun
+            self._next_words[player] = []
             return
         same = self._last_same[player]
         chosen = [w for w in words if w.kind == "choose" and w.action in same]
@@ -1022,13 +1089,17 @@ class Referee:
         kept = []
         for w in self.words[mover]:
             reason = why_not(self.step, w)
-            if reason:
+            if reason and len(self.ev) and w.kind != "choose":
+                # Not possible yet, but the board already shows more (the Time tower resurrected,
+                # not read yet): it waits for the rest of the turn, as a word said now would.
+                kept.append(w)
+            elif reason:
                 self.rejected[mover] = reason
                 out.append(Notice(mover, "rejected", {"reason": reason}))
             else:
                 kept.append(w)
         self.words[mover] = kept
-        if any(w.kind == "time" for w in kept) and self._time is None:
+        if self._time is None and any(w.kind == "time" and not why_not(self.step, w) for w in kept):
             self._announce_time(out)
         self._dirty = True
 
