@@ -455,8 +455,11 @@ class Referee:
     def _add_word(self, word: Word, out: list) -> None:
         player = word.player
         words = self.words[player]
-        if any(w.to_json() == word.to_json() for w in words):
-            return  # said already
+        last = self.ev.flips[-1].at if len(self.ev) else -INF
+        if any(w.to_json() == word.to_json() and (word.kind != "swap" or w.at >= last) for w in words):
+            # said already -- unless it is a second Memory Swap's, said once the board showed more
+            # since the first (a Third Eye turn may hold several, read before the first is)
+            return
         if len(words) >= MAX_WORDS:
             raise InputError(f"{len(words)} of your inputs already wait to be used: play them on the board first")
         words.append(word)
@@ -759,7 +762,7 @@ class Referee:
         if not blocking and self._later(ev.flips[-1].at + self.quiet):
             for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
                 begun, whole = self._next_step(c, k)
-                if whole or begun and self._lock is not None and self._picked_up_again(c, k):
+                if whole or begun and self._picked_up_again(c, k):
                     self._commit_now(c, k, out)
                     return True
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
@@ -769,8 +772,13 @@ class Referee:
         """Was the first change on ``c``'s spaces after the first ``k`` flips a lift of a tower ``c``
         had just put down (stably), and nothing else of ``c``'s touched?  The next player lifting
         the tower a quarter of a second after it landed: the placement stays seen."""
-        placed = self.ev.board(k) - self.step.base
-        carried_to = {b for _, b in c.effect.carries} | placed
+        board = self.game.state.board
+        mover = self.step.player
+        if self._lock is not None:  # an announced flash's outcome: whatever it put down
+            carried_to = {b for _, b in c.effect.carries} | (self.ev.board(k) - self.step.base)
+        else:  # else only a rival's tower the action put down (a Time rewind, a push)
+            carried_to = {b for a, b in c.effect.carries
+                          if board[a] != EMPTY and self.game.owner[board[a]] != mover}
         after = [f for f in self.ev.flips[k:] if f.space in c.touched]
         return bool(after) and not after[0].on and after[0].space in carried_to and all(
             f.space in carried_to for f in after)

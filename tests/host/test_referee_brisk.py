@@ -135,3 +135,166 @@ def test_nothing_is_committed_while_the_movers_word_is_held():
     play.move("b35", "b34", then=0.6)
     assert play.played() == [Swap(S("w18"), S("w28")), mv("b35", "b34")]
     assert not refused(play) and not questions(play)
+
+
+# --- 2. evidence read in context ----------------------------------------------------------------
+
+
+def heavy(play, plan):
+    """Raw readings, to the 5 ms: ``plan`` is [(t, space, reading)] from now; each reading holds
+    until the next for that space; the board's truth takes over after the last (None)."""
+    t0 = play.t
+    plan = sorted(plan)
+    for t, space, reading in plan:
+        while play.t < t0 + t - 1e-9:
+            play.wait(play.step)
+        play.board.stick(S(space), reading)
+        if reading is None:
+            continue
+        play.feed()
+
+
+def quick_lift(space, at, held=0.2):
+    """A tower lifted and put back ``held`` later, bouncing 80 ms at each edge, so that it reads
+    steadily empty for only ``held`` - 80 ms (heavy noise, a brisk hand)."""
+    edges = [0.0, 0.01, 0.02, 0.04, 0.05, 0.07, 0.08]
+    plan = [(at + e, space, i % 2 == 1) for i, e in enumerate(edges)]  # off, on, off, ... off
+    plan += [(at + held + e, space, i % 2 == 0) for i, e in enumerate(edges)]  # on, off, ... on
+    plan.append((at + held + 0.09, space, None))
+    return plan
+
+
+def bump(space, at, length=0.14):
+    return [(at, space, False), (at + length, space, None)]
+
+
+def swap_position():
+    return classic({"w18": "M", "w28": "V", "b35": "p"})
+
+
+def test_a_declared_memory_swaps_quick_lifts_are_seen_though_each_reads_empty_only_120_ms():
+    """Issue 17: "a tower lifted for 200 to 250 ms bounces at both edges and reads steadily empty for
+    less than the noise window, so a Memory Swap ... is lost or waits forever"."""
+    game = swap_position()
+    play = Play(game, step=0.005)
+    play.say("white", {"type": "swap"})
+    heavy(play, quick_lift("w18", 0.1) + quick_lift("w28", 0.15))
+    play.wait(0.6)
+    assert play.played() == [Swap(S("w18"), S("w28"))]
+    assert not questions(play) and not refused(play)
+
+
+def test_the_same_quick_lifts_with_nothing_declared_are_nothing():
+    """The other side: where nothing is expected the full window applies; the board never changed."""
+    game = swap_position()
+    play = Play(game, step=0.005)
+    heavy(play, quick_lift("w18", 0.1) + quick_lift("w28", 0.15))
+    play.wait(2.0)
+    assert play.played() == [] and not questions(play)
+    assert not [n for n in play.notices if n.kind == "waiting"]
+
+
+def test_a_bump_on_a_declared_swaps_spaces_is_no_lift():
+    """A neighbour knocked off its magnet for 140 ms, even where a lift is expected, is no lift: the
+    declared swap is neither committed nor asked about."""
+    game = swap_position()
+    play = Play(game, step=0.005)
+    play.say("white", {"type": "swap"})
+    heavy(play, bump("w18", 0.1) + bump("w28", 0.12))
+    play.wait(2.0)
+    assert play.played() == [] and not questions(play)
+    heavy(play, quick_lift("w18", 0.1) + quick_lift("w28", 0.15))
+    play.wait(0.6)
+    assert play.played() == [Swap(S("w18"), S("w28"))]
+
+
+# --- 3. fast hands between turns -----------------------------------------------------------------
+
+
+def two_swaps():
+    """Third Eye, Black to move: two Memory Swaps (b38 with b18, b59 with b19) and then b28-b27."""
+    import random as _r  # noqa: F401
+
+    from refplay import find_position
+
+    def pred(g):
+        if not g.third_eye or g.to_move != "black":
+            return None
+        a, b, m = Swap(S("b38"), S("b18")), Swap(S("b59"), S("b19")), mv("b28", "b27")
+        if a not in g.legal_actions():
+            return None
+        g.push(a)
+        try:
+            ok = b in g.legal_actions()
+        finally:
+            g.pop()
+        return (a, b, m) if ok else None
+
+    return find_position(pred, modes=("third_eye",))
+
+
+def swap_on_board(play, m, o, gap=0.12):
+    play.lift(m, then=gap)
+    play.lift(o, then=gap)
+    play.place(m, then=gap)
+    play.place(o, then=0.0)
+
+
+@pytest.mark.parametrize("done", [False, True])
+@pytest.mark.parametrize("word_after", [0.02, 0.1, 0.3])
+def test_several_swaps_in_a_third_eye_turn_are_each_read_with_or_without_done(done, word_after):
+    """Issue 17: "Several Memory Swaps in one Third Eye turn without done between them: the second is
+    dropped".  Actions of one turn 0.3 s apart, the second swap declared ``word_after`` the first's
+    last placement (before the first is read, or after)."""
+    game, (a, b, m) = two_swaps()
+    play = Play(game)
+    play.say("black", {"type": "swap"})
+    swap_on_board(play, "b38", "b18")
+    play.wait(word_after)
+    if done:
+        play.say("black", {"type": "done"})
+    play.say("black", {"type": "swap"})
+    play.wait(0.32 - word_after)
+    swap_on_board(play, "b59", "b19")
+    play.wait(0.1)
+    if done:
+        play.say("black", {"type": "done"})
+    play.wait(0.3)
+    play.move("b28", "b27", then=0.3)
+    play.lift(sorted(n for n in game.occupied() if game.owner[game.state.board[n]] == "white")[0], then=0.4)
+    assert play.played()[:3] == [a, b, m]
+    assert not refused(play) and not questions(play)
+
+
+@pytest.mark.parametrize("rest", [0.085, 0.3])
+def test_a_flash_outcome_the_next_player_picks_up_85_ms_after_it_landed_stays_seen(rest):
+    """Issue 17: "A placement followed at once by the next player's lift of the same tower ... is
+    never seen".  A swap flash (spec 4: "the defender moves to the space where the attacker started
+    that turn"); Black lifts the defender White put on w35 ``rest`` after it landed, to flash w36."""
+    from engine.flash import SWAP
+
+    game = classic({"w35": "M", "w34": "s", "w36": "P"})
+    play = Play(game)
+    play.lift("w35", then=0.1)
+    play.lift("w34", then=0.6)
+    flash = next(n for n in play.notices if n.kind == "flash").data
+    assert flash["outcome"] == SWAP
+    play.place("w34", then=0.2)
+    play.place("w35", then=rest)  # Black's Shadow (the defender) lands on w35 ...
+    play.lift("w35", then=0.1)  # ... and Black picks it up again at once
+    play.lift("w36", then=0.6)
+    assert play.played() == [mv("w35", "w34")]
+    assert any(n.kind == "flash" and n.data["player"] == "black" for n in play.notices)
+    assert not [n for n in play.notices if n.kind == "waiting" and n.audience == "public" and n.data.get("sensors")]
+
+
+def test_a_tower_that_rests_85_ms_on_the_way_is_still_no_placement():
+    """The other side: the mover's own tower resting 85 ms on w33 on its way to w32 is one move to
+    w32, not a move to w33 and the rival's beginning."""
+    game = classic({"w35": "S", "b35": "p"})
+    play = Play(game)
+    play.lift("w35", then=0.2)
+    play.place("w33", then=0.085)
+    play.lift("w33", then=0.1)
+    play.place("w32", then=0.5)
+    assert play.played() == [mv("w35", "w32")]
