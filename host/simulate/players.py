@@ -69,6 +69,7 @@ from .timing import (
     STARTED_TIMEOUT,
     STUCK_SENSOR,
     SWAP_AFTER_LAG,
+    pace_without,
 )
 from .truth import (
     Effect,
@@ -137,10 +138,13 @@ class Hands:
     ``open_loop``: nobody listens to a referee (a trace made ahead of time).  The players then
     name beforehand, with ``choose``, any action the board and their declaration cannot tell
     from another, and put mistakes right on a fixed schedule.
+
+    ``without``: brisk behaviours left out (names of ``timing.BRISK_PARTS``), to tell which of
+    them a referee trips over.
     """
 
     def __init__(self, record, seed: int = 0, noise: str = "medium", pace: str = "relaxed",
-                 faults: dict | None = None, *, open_loop: bool = False):
+                 faults: dict | None = None, *, open_loop: bool = False, without=()):
         if noise not in NOISE:
             raise ValueError(f"noise: expected one of {', '.join(NOISE)}, got {noise!r}")
         if pace not in PACES:
@@ -151,7 +155,7 @@ class Hands:
                 raise ValueError(f"faults: action {k}: expected one of {', '.join(FAULTS)}, got {kind!r}")
         self.header, turns = header_and_turns(record)
         self.seed = seed
-        self.pace = PACES[pace]
+        self.pace = pace_without(PACES[pace], without) if without else PACES[pace]
         self.faults = faults
         self.open_loop = open_loop
         self.rng = random.Random(seed)
@@ -179,6 +183,9 @@ class Hands:
         self.anomalies: list[str] = []
         self.fault_log: list[tuple[int, str, tuple]] = []
         self.fault_outcomes: list[dict] = []
+        # what the brisk hands chose to do, action by action (kind, index, the moments it is
+        # about): race_word, word_before, relift, swap_done, swap_no_done, choose_unprompted
+        self.behaviours: list[dict] = []
         self.open_question: dict[str, dict | None] = {p: None for p in PLAYERS}
         self.declared: dict[str, dict | None] = {p: None for p in PLAYERS}
         self._faults_active = 0
@@ -499,30 +506,42 @@ class Hands:
                 prefer = space
         lead = rng.uniform(*pace.declare_lead)
         if prefer is not None:  # the rival's hand on the tower just placed (measured from its landing)
-            start = at(max(tb.last_place[1] + rng.uniform(*RELIFT), self.machine.now))
-            t = at(max(start - lead, tb.last_place[1], self.machine.now))
+            landed = tb.last_place[1]
+            start = at(max(landed + rng.uniform(*RELIFT), self.machine.now))
+            t = at(max(start - lead, landed, self.machine.now))
+            self.behaviours.append({"kind": "relift", "index": k, "space": prefer, "landed": landed, "lift": start})
         else:
             start = at(t + lead) if taps_first else t
             if step.first:  # a tap may come at once; hands reach the board no sooner than a think
                 start = max(start, at(base + pace.think[0]))
         if taps_first and word is not None:
-            self._say(t, player, word, k)
+            said_at = self._say(t, player, word, k)
+            if variant == "before":
+                self.behaviours.append({"kind": "word_before", "index": k, "t": said_at, "word": word["type"]})
         tb.first_touch = None
         end, down = yield from self._perform(k, player, action, effect, board, fault, start, news, prefer)
         first_touch = tb.first_touch if tb.first_touch is not None else start
         later: list[tuple[float, dict]] = []  # taps after the hands, each unless the phone says not to
         if variant == "race":
             anchor = first_touch if kind is Time else (down if down is not None else first_touch)
-            self._say(at(anchor + rng.uniform(*pace.word_race)), player, word, k)  # already on its way
+            said_at = self._say(at(anchor + rng.uniform(*pace.word_race)), player, word, k)  # already on its way
+            self.behaviours.append({"kind": "race_word", "index": k, "t": said_at, "anchor": anchor,
+                                    "word": word["type"]})
         if not self.open_loop:
             if kind is Swap:
                 if rng.random() < pace.swap_done:
                     later.append((at(end + rng.uniform(*pace.done_lag)), {"type": "done"}))
+                    self.behaviours.append({"kind": "swap_done", "index": k, "end": end, "t": later[-1][0]})
+                else:
+                    self.behaviours.append({"kind": "swap_no_done", "index": k, "end": end})
             elif (kind is Gravity or (kind is Reinforce and len(action.placements) > 1)) and (
                     rng.random() < pace.done_after):
                 later.append((at(end + rng.uniform(*pace.done_lag)), {"type": "done"}))
             if differ and rng.random() < pace.choose_unprompted:
                 later.append((at(end + rng.uniform(*pace.answer)), {"type": "choose", "action": action.to_record()}))
+                self.behaviours.append({"kind": "choose_unprompted", "index": k, "end": end, "t": later[-1][0]})
+            elif differ:
+                self.behaviours.append({"kind": "choose_when_asked", "index": k, "end": end})
         for t_say, data in later:
             self.machine.spawn(self._tap_unless_committed(t_say, player, data, k), self.machine.now)
         self.t_end = max(end, tb.latest, self.machine.now)

@@ -9,7 +9,7 @@ knocked off its magnet springs back within 150 ms), not because the referee expe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 Range = tuple[float, float]
 
@@ -121,6 +121,28 @@ PACES = {
     ),
 }
 PACE_NAMES = tuple(PACES)
+
+# The brisk table's behaviours one by one, and what each becomes when it is left out (an
+# ablation: ``Hands(..., without=("relift",))``, ``bench/referee_soak.py --without relift``).
+BRISK_PARTS = {
+    "race_word": {"declare_variants": ("before",)},  # every word before the hands
+    "quick_hold": {"hold_from_lift": False},  # carry counted from the end of the lift's bounce
+    "late_edge": {"late_edge": False},  # no late bounce under heavy noise
+    "no_done": {"swap_done": 1.0},  # every swap gets its done
+    "relift": {"relift": 0.0},  # the next player never snatches the tower just placed
+    "choose_unprompted": {"choose_unprompted": 0.0},  # ambiguous actions named only when asked
+    "react": {"react": 0.0},  # no tap made once the phone shows the commit
+}
+
+
+def pace_without(pace: Pace, parts) -> Pace:
+    """``pace`` with the named brisk behaviours (BRISK_PARTS) left out."""
+    changes: dict = {}
+    for name in parts:
+        if name not in BRISK_PARTS:
+            raise ValueError(f"without: expected some of {', '.join(BRISK_PARTS)}, got {name!r}")
+        changes.update(BRISK_PARTS[name])
+    return replace(pace, **changes)
 
 # Reactions to the phone (seconds).
 FOLLOW = (0.8, 1.6)  # a correction followed this long after it arrives
