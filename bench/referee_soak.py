@@ -248,6 +248,32 @@ def summarize(results: list[dict], worst: int) -> dict:
     return out
 
 
+def blame(failing: list[dict], max_actions: int, without: tuple, jobs: int) -> dict:
+    """Each failing brisk game played again once per brisk behaviour left out (on top of
+    ``without``): which removals make it come out exact or the same game.  Leaving a behaviour out
+    changes the timing of the rest of the game, so a removal that "fixes" a game is a suspect,
+    not a proof; the counts over many games are what say something."""
+    failing = [r for r in failing if r["pace"] == "brisk"]
+    parts = [p for p in BRISK_PARTS if p not in without]
+    tasks = [(r["mode"], r["noise"], r["pace"], r["seed"], max_actions, False, False, without + (part,))
+             for r in failing for part in parts]
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            again = list(pool.map(play_one, tasks, chunksize=2))
+    else:
+        again = [play_one(t) for t in tasks]
+    fixed: dict[str, dict[str, int]] = {p: {"wrong": 0, "stuck": 0} for p in parts}
+    games = []
+    for i, r in enumerate(failing):
+        mine = again[i * len(parts):(i + 1) * len(parts)]
+        ok = [p for p, g in zip(parts, mine) if g["status"] in ("exact", "same_game")]
+        for p in ok:
+            fixed[p][r["status"]] += 1
+        games.append({"seed": r["seed"], "mode": r["mode"], "noise": r["noise"], "status": r["status"],
+                      "right_without": ok})
+    return {"failing_games": len(failing), "right_when_left_out": fixed, "games": games}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="referee soak against the closed-loop hands model")
     ap.add_argument("--games", type=int, default=125, help="games per mode, noise level and pace (default 125: 2,000)")
@@ -265,6 +291,11 @@ def main(argv=None) -> int:
                     help="stage one mistake per game (knock, stuck sensors, illegal move, wrong flash outcome)")
     ap.add_argument("--without", default="",
                     help="brisk behaviours left out, comma separated (an ablation): " + ", ".join(BRISK_PARTS))
+    ap.add_argument("--blame", action="store_true",
+                    help="replay every stuck or wrong brisk game once per brisk behaviour left out, and count which "
+                         "removals make it come out right (a hint: leaving one out changes the rest of the game)")
+    ap.add_argument("--blame-only", metavar="FILE",
+                    help="blame the failing brisk games listed under 'worst' in an earlier run's JSON (no new soak)")
     ap.add_argument("--replay", nargs=4, metavar=("SEED", "MODE", "NOISE", "PACE"),
                     help="play one game and print its full result")
     args = ap.parse_args(argv)
@@ -272,6 +303,11 @@ def main(argv=None) -> int:
     bad = [w for w in without if w not in BRISK_PARTS]
     if bad:
         ap.error(f"--without: unknown {bad[0]!r} (some of {', '.join(BRISK_PARTS)})")
+    if args.blame_only:
+        earlier = json.loads(Path(args.blame_only).read_text(encoding="utf-8"))
+        failing = [dict(r, status=kind) for kind in ("wrong", "stuck") for r in earlier["worst"][kind]]
+        print(json.dumps(blame(failing, earlier["config"]["max_actions"], without, args.jobs), indent=1))
+        return 0
     if args.replay:
         seed, mode, noise, pace = args.replay
         print(json.dumps(play_one((mode, noise, pace, int(seed), args.max_actions, True, args.faults, without)),
@@ -301,6 +337,9 @@ def main(argv=None) -> int:
            **summarize(results, args.worst),
            "seconds": round(time.time() - t0, 1),
            "cpu_seconds_per_game": round(sum(r["seconds"] for r in results) / max(1, len(results)), 3)}
+    if args.blame:
+        out["blame"] = blame([r for r in results if r["status"] in ("stuck", "wrong")], args.max_actions, without,
+                             args.jobs)
     print(json.dumps(out, indent=1))
     return 0
 
