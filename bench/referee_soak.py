@@ -298,7 +298,19 @@ def main(argv=None) -> int:
                     help="blame the failing brisk games listed under 'worst' in an earlier run's JSON (no new soak)")
     ap.add_argument("--replay", nargs=4, metavar=("SEED", "MODE", "NOISE", "PACE"),
                     help="play one game and print its full result")
+    ap.add_argument("--log", metavar="FILE",
+                    help="append each game's result to FILE (JSON Lines) as it finishes, so that a run cut short "
+                         "still counts every game it played; games are played seed by seed across all configurations")
+    ap.add_argument("--summarize", metavar="FILE", nargs="+",
+                    help="summarize the games logged in FILE(s) by --log (no new soak)")
     args = ap.parse_args(argv)
+    if args.summarize:
+        logged = [json.loads(line) for f in args.summarize
+                  for line in Path(f).read_text(encoding="utf-8").splitlines() if line.strip()]
+        print(json.dumps({"config": {"logs": args.summarize}, **summarize(logged, args.worst),
+                          "cpu_seconds_per_game": round(sum(r["seconds"] for r in logged) / max(1, len(logged)), 3)},
+                         indent=1))
+        return 0
     without = tuple(w for w in args.without.split(",") if w)
     bad = [w for w in without if w not in BRISK_PARTS]
     if bad:
@@ -326,7 +338,24 @@ def main(argv=None) -> int:
              for m in modes for n in noises for p in paces
              for seed in range(args.start, args.start + args.games)]
     t0 = time.time()
-    if args.jobs > 1:
+    if args.log:
+        # seed by seed across configurations: a run stopped early is still balanced
+        tasks.sort(key=lambda t: (t[3], t[0], t[1], t[2]))
+        results = []
+        with open(args.log, "a", encoding="utf-8") as log:
+            if args.jobs > 1:
+                with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                    for r in pool.map(play_one, tasks, chunksize=1):
+                        log.write(json.dumps(r) + "\n")
+                        log.flush()
+                        results.append(r)
+            else:
+                for t in tasks:
+                    r = play_one(t)
+                    log.write(json.dumps(r) + "\n")
+                    log.flush()
+                    results.append(r)
+    elif args.jobs > 1:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             results = list(pool.map(play_one, tasks, chunksize=4))
     else:

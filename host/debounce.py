@@ -31,13 +31,15 @@ EPS = 1e-6  # float slack when comparing times against deadlines
 BURST_GAP = 0.1  # raw edges on one space closer than this are one lift or placement (its flicker)
 #: where a lift is expected: the reading must be steadily empty this long (a bounce lasts < 15 ms)
 EXPECT_STEADY = 0.04
+#: how long each space's raw edges are kept, to find a quick lift once it is expected (a word late)
+HISTORY = 3.0
 
 
 class Debouncer:
     """Stable occupancy from raw snapshots.  Times are seconds, non-decreasing."""
 
     __slots__ = ("on_delay", "off_delay", "raw", "stable", "since", "began", "pending", "last_change", "now",
-                 "expect", "meta")
+                 "expect", "meta", "history")
 
     def __init__(self, on_delay: float = 0.05, off_delay: float = 0.15, initial: frozenset[int] = frozenset()):
         if on_delay < 0 or off_delay < 0:
@@ -53,6 +55,7 @@ class Debouncer:
         self.now = float("-inf")
         self.expect: frozenset[int] = frozenset()  # spaces where a lift is expected (set by the referee)
         self.meta: dict[int, tuple[float, float]] = {}  # space -> (began, settled) of a lift seen late
+        self.history: dict[int, list[tuple[float, bool]]] = {}  # space -> its recent raw edges (t, on)
 
     def _off_due(self, s: int) -> float:
         """When a stable tower whose reading is empty flips off if the reading holds."""
@@ -74,7 +77,12 @@ class Debouncer:
             pending = self.pending
             began = self.began
             expect = self.expect
+            history = self.history
             for s in changed:
+                edges = history.setdefault(s, [])
+                edges.append((t, s in occupied))
+                while edges[0][0] < t - HISTORY:
+                    edges.pop(0)
                 last = since.get(s, float("-inf"))
                 if (s in expect and s in occupied and s in stable and t - last >= EXPECT_STEADY - EPS
                         and t - began.get(s, last) >= self.off_delay - EPS):
@@ -111,6 +119,28 @@ class Debouncer:
         self.pending.difference_update(out)
         self.stable = self.stable ^ out
         return out
+
+    def quick_lift(self, s: int, after: float) -> tuple[float, float, float, float] | None:
+        """A lift and put-back on ``s`` since ``after`` that the full window missed but that counts
+        where a lift is expected (as ``expect`` reads it): (lift began, steady from, put back began,
+        put back settled), or None.  For a word that comes just after the towers it is about."""
+        if s not in self.stable or s not in self.raw or s in self.pending:
+            return None
+        edges = [e for e in self.history.get(s, ()) if e[0] > after]
+        on, last, lift_began = True, after, None
+        for i, (t, now_on) in enumerate(edges):
+            if not now_on and on and (lift_began is None or t - last > BURST_GAP):
+                lift_began = t
+            if now_on and not on and lift_began is not None and t - last >= EXPECT_STEADY - EPS \
+                    and t - lift_began >= self.off_delay - EPS:
+                settled = t
+                for u, _ in edges[i + 1:]:
+                    if u - settled > BURST_GAP:
+                        break
+                    settled = u
+                return lift_began, last, t, settled
+            on, last = now_on, t
+        return None
 
     def next_due(self) -> float | None:
         """When the next pending space will flip if its reading holds, or None."""

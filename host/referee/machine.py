@@ -514,6 +514,8 @@ class Referee:
         if self.stats is not None:
             self.stats["builds"].append(_time.perf_counter() - t0)
         self.ev = evidence if evidence is not None else Evidence(self.step.base)
+        # raw history older than this is the last step's (the evidence carried over starts later)
+        self._step_t0 = min([self.now] + [f.began for f in self.ev.flips]) - 0.001
         self._after_cache: dict[tuple, tuple[bool, bool]] = {}
         self._asked = None
         self._lock: list[Candidate] | None = None
@@ -610,7 +612,28 @@ class Referee:
                 if self.state is Phase.OVER or not self._decide(now, out):
                     return
         finally:
-            self.deb.expect = self._expected_lifts()
+            expect = self._expected_lifts()
+            new = expect - self.deb.expect
+            self.deb.expect = expect
+            if new and self.state is not Phase.OVER:
+                self._late_lifts(new)
+
+    def _late_lifts(self, spaces: frozenset[int]) -> None:
+        """A lift is now expected on ``spaces`` (the swap word came just after the towers): a quick
+        lift and put-back there since the step began, which the full window missed, is evidence."""
+        ev = self.ev
+        seen = ev.touched()
+        found = []
+        for s in sorted(spaces - seen):
+            q = self.deb.quick_lift(s, self._step_t0)
+            if q is not None:
+                began, steady, back, settled = q
+                found += [Flip(back, s, False, began, steady), Flip(settled + self.deb.on_delay, s, True, back, settled)]
+        if found:
+            self.ev = Evidence(ev.base, sorted(ev.flips + found, key=lambda f: (f.settled, f.space)))
+            self.step.forget()
+            self._after_cache = {}
+            self._dirty = True
 
     def _expected_lifts(self) -> frozenset[int]:
         """Spaces where a declared or announced action expects a tower to be lifted: there a quick

@@ -184,6 +184,19 @@ def test_a_declared_memory_swaps_quick_lifts_are_seen_though_each_reads_empty_on
     assert not questions(play) and not refused(play)
 
 
+def test_a_swap_word_racing_in_just_after_its_quick_lifts_still_finds_them():
+    """The word comes 40 ms after the second tower is back (a word races the board by up to 200 ms):
+    the quick lifts, missed by the full window, are read once the swap is expected."""
+    game = swap_position()
+    play = Play(game, step=0.005)
+    heavy(play, quick_lift("w18", 0.1) + quick_lift("w28", 0.15))
+    play.wait(0.04)
+    play.say("white", {"type": "swap"})
+    play.wait(0.6)
+    assert play.played() == [Swap(S("w18"), S("w28"))]
+    assert not questions(play) and not refused(play)
+
+
 def test_the_same_quick_lifts_with_nothing_declared_are_nothing():
     """The other side: where nothing is expected the full window applies; the board never changed."""
     game = swap_position()
