@@ -146,8 +146,8 @@ class Referee:
         self._last_same: dict[str, set] = {p: set() for p in PLAYERS}  # each player's last action, and its equals
         # Inputs said while the board had changes not settled yet, in the order they came: each is
         # judged once every change before it has settled (docs/referee.md, "Words and towers on one
-        # clock").  (player, kind, word, when, the spaces then unsettled, the mover then)
-        self._held: list[tuple[str, str, Word | None, float, frozenset[int], str]] = []
+        # clock").  (player, kind, word, when, the spaces then unsettled)
+        self._held: list[tuple[str, str, Word | None, float, frozenset[int]]] = []
         self._releasing = False
         self._next_words: dict[str, list[Word]] = {p: [] for p in PLAYERS}  # said for the mover's next turn
         if self.state is not Phase.OVER:
@@ -205,7 +205,7 @@ class Referee:
             # still bouncing): the word is judged once it has, against the board as it then stands,
             # and nothing is committed meanwhile.  (The other player's words wait for their turn
             # whatever the board shows.)
-            self._held.append((player, kind, word, self.now, unsettled, self.game.to_move))
+            self._held.append((player, kind, word, self.now, unsettled))
             self._evaluate_now(out)
             return out
         try:
@@ -245,7 +245,7 @@ class Referee:
 
     def _release_held(self, now: float, out: list) -> None:
         while self._held:
-            player, kind, word, at, spaces, mover = self._held[0]
+            player, kind, word, at, spaces = self._held[0]
             if not self._later(at + self.word_wait) and not self._settled_since(spaces, at, now):
                 # wake when the burst may have ended (a flip wakes us anyway)
                 deb = self.deb
@@ -645,15 +645,20 @@ class Referee:
         out: set[int] = set()
         if self.state is Phase.FLASH and self._lock:
             for c in self._lock:
-                out |= c.touched
-        if self._time is not None:
-            for c in step.cands:
-                if type(c.action) is Time:
-                    out |= c.touched
-        if any(w.kind == "swap" for w in self.words[step.player]):
-            for c in step.cands:
-                if c.word == "swap":
-                    out |= c.touched
+                out |= c.touched  # the announced flash: public
+        swap = any(w.kind == "swap" for w in self.words[step.player])
+        if self._time is not None or swap:
+            # Which of the mover's towers is a Memory or a Time tower is hidden: where a swap or a
+            # Time is expected, a quick lift counts on any tower of theirs, so that what is read
+            # (and when) never depends on it.  (Time's rewind or push moves rival towers: those
+            # are the Time candidates' own spaces.)
+            game = self.game
+            board = game.state.board
+            out |= {s for s in step.base if game.owner[board[s]] == step.player}
+            if self._time is not None:
+                for c in step.cands:
+                    if type(c.action) is Time:
+                        out |= c.touched
         return frozenset(out & step.base)  # a lift: from a space that holds a tower
 
     def _blocking(self) -> set[int]:
