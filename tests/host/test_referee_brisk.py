@@ -311,3 +311,44 @@ def test_a_tower_that_rests_85_ms_on_the_way_is_still_no_placement():
     play.lift("w33", then=0.1)
     play.place("w32", then=0.5)
     assert play.played() == [mv("w35", "w32")]
+
+
+def test_a_time_declared_before_the_rival_rewinds_a_swap_at_once_splits_the_lifts():
+    """White's Memory Swap; Black says "time" as it lands and, 0.13 s after the last put-back, lifts
+    the same two towers to swap them back (Classic Time: "Undo your rival's last action"), then
+    takes the Time tower off.  Four lifts and put-backs of w18 and w28: the swap, then the rewind,
+    not one long swap and a Time that never comes."""
+    game = classic({"w18": "M", "w28": "V", "b38": "t", "b35": "p"})
+    play = Play(game)
+    play.say("white", {"type": "swap"})
+    play.lift("w18", then=0.15)
+    play.lift("w28", then=0.2)
+    play.place("w18", then=0.15)
+    play.place("w28", then=0.05)
+    play.say("black", {"type": "time"})
+    play.wait(0.08)
+    play.lift("w28", then=0.15)
+    play.lift("w18", then=0.2)
+    play.place("w28", then=0.15)
+    play.place("w18", then=0.2)
+    play.lift("b38", then=0.6)
+    assert play.played() == [Swap(S("w18"), S("w28")), Time(S("b38"))]
+    assert not questions(play) and not refused(play)
+
+
+def test_the_rivals_lift_at_the_very_moment_the_movers_last_tower_leaves_is_the_next_step():
+    """No noise, one scan: Black's flash target leaves (mutual destruction: the action is complete)
+    in the same snapshot as White's hand lifts w35 to begin the next turn.  The two stable changes
+    come together; the one Black's flash uses is read first (soak seed 10007)."""
+    from engine.flash import MUTUAL
+
+    game = classic({"b35": "s", "b34": "V", "w35": "P"}, "black")
+    play = Play(game)
+    play.lift("b35", then=0.2)
+    play.board.lift(S("b34"))
+    play.board.lift(S("w35"))  # w35 is a lower space number than b34
+    play.feed()
+    play.wait(0.4)
+    play.place("w34", then=0.5)
+    assert play.played() == [mv("b35", "b34"), mv("w35", "w34")]
+    assert [n.data["outcome"] for n in play.notices if n.kind == "flash" and n.audience == "public"] == [MUTUAL]
