@@ -264,7 +264,7 @@ class Referee:
                     out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
                     continue
             try:
-                self._take_input(player, kind, word, out)
+                self._take_input(player, kind, word, out, at)
             except InputError as exc:
                 data = {"input": word.to_json() if word is not None else "done", "reason": str(exc)}
                 if player == self.game.to_move or self.state is Phase.OVER:
@@ -385,7 +385,7 @@ class Referee:
 
     # --- inputs ----------------------------------------------------------------------------------
 
-    def _take_input(self, player: str, kind: str, word: Word | None, out: list) -> None:
+    def _take_input(self, player: str, kind: str, word: Word | None, out: list, at: float | None = None) -> None:
         game = self.game
         if game.is_over():
             raise InputError("the game is over")
@@ -395,7 +395,7 @@ class Referee:
             self._not_my_step(player, kind, word, out)
             return
         if kind == "done":
-            self._done(player, out)
+            self._done(player, out, self.now if at is None else at)
             return
         if word.kind != "choose" and self.state is Phase.FLASH:
             at = N[self._lock[0].flash.at]
@@ -468,7 +468,7 @@ class Referee:
         if word.kind == "time":
             self._announce_time(out)
 
-    def _done(self, player: str, out: list) -> None:
+    def _done(self, player: str, out: list, at: float) -> None:
         asked = self._asked
         if asked is not None and asked["kind"] == "swap":
             # "Did you swap?" -- "No, I only straightened my towers": forget those touches.
@@ -491,7 +491,7 @@ class Referee:
             if self.now - self.last_commit[player] <= LATE:
                 out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
                 return
-        self._done_at = self.now
+        self._done_at = at  # when it was said (a held done is judged later)
         before = len(self.game.log)
         self._evaluate_now(out)
         if len(self.game.log) == before and not self.deb.pending and self.now - self.deb.last_change >= self.settle:
@@ -712,9 +712,9 @@ class Referee:
         ``multi_settle`` of stillness.  Decided from public facts, as ``could_grow`` is."""
         if not could_grow(self.game, c):
             return -INF
-        if self._done_at is not None:
-            return -INF
         ev = self.ev
+        if self._done_at is not None and all(f.began <= self._done_at + EPS for f in ev.flips[:k]):
+            return -INF  # said done once all of it was under way (a done for the swap before is not)
         if k < n:
             board = self.game.state.board
             mover = self.step.player

@@ -48,6 +48,13 @@ SOAK_REGRESSIONS = [
     # Black's flash target left in the same scan as White's next lift: the two changes read in the
     # wrong order, so Black's mutual destruction was never complete
     (10007, "classic", "none", "brisk"),
+    # a swap's late done, said as the first Void of the next Gravity was lifted, ended the Gravity
+    # after one Void (wrong commits)
+    (10021, "third_eye", "low", "brisk"),
+    # Black flashed White's tower 0.26 s after it touched down (0.13 s after its landing stopped
+    # bouncing): read as White's flash of Black's attacker, announced in public, then stuck
+    (10034, "classic", "medium", "brisk"),
+    (10020, "classic", "high", "brisk"),
 ]
 
 
