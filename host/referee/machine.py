@@ -143,7 +143,8 @@ class Referee:
         self.step: Step | None = None
         self.ev: Evidence | None = None
         self._time: dict | None = None  # the Power of Time announced this turn, until it is played
-        self._last_same: dict[str, set] = {p: set() for p in PLAYERS}  # each player's last action, and its equals
+        self._last_same: dict[str, set] = {p: set() for p in PLAYERS}  # each player's last turn's actions, and equals
+        self._last_turn: dict[str, int] = {}  # the turn of each player's last commit
         # Inputs said while the board had changes not settled yet, in the order they came: each is
         # judged once every change before it has settled (docs/referee.md, "Words and towers on one
         # clock").  (player, kind, word, when, the spaces then unsettled)
@@ -1103,6 +1104,9 @@ class Referee:
             self.stats["kinds"].append(_kind_name(c))
         self.rejected[player] = None
         self.last_commit[player] = self.now
+        if self._last_turn.get(player) == turn:
+            same |= self._last_same[player]  # every action of the turn counts as one just played
+        self._last_turn[player] = turn
         self._last_same[player] = same
         self._use_words(player, c)
         out.append(Notice(PUBLIC, "committed", {"turn": turn, "player": player, "action": seen}))

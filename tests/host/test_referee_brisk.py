@@ -449,3 +449,20 @@ def test_a_word_said_once_the_rival_has_begun_counts_for_the_speakers_next_turn(
     play.place("w28", then=0.6)
     assert play.played()[2:] == [Swap(S("w18"), S("w28"))]
     assert not questions(play) and not refused(play)
+
+
+def test_naming_an_earlier_action_of_ones_turn_after_it_ended_is_acknowledged():
+    """A brisk player names an ambiguous action unprompted 0.2 to 1.5 s after it, by when their turn
+    may be over: a Third Eye swap, then a move; the swap named once the rival is to move.
+    It is acknowledged (it is recorded), not refused as out of turn."""
+    game, (a, b, m) = two_swaps()
+    play = Play(game)
+    play.say("black", {"type": "swap"})
+    swap_on_board(play, "b38", "b18")
+    play.wait(0.3)
+    play.move("b28", "b27", then=0.5)
+    assert play.played() == [a, m] and game.to_move == "white"
+    got = play.say("black", {"type": "choose", "action": a.to_record()})
+    assert [(n.audience, n.kind) for n in got] == [("black", "instruction")]
+    with pytest.raises(InputError, match="white's turn"):  # the other side: not an action of that turn
+        play.say("black", {"type": "choose", "action": b.to_record()})
