@@ -34,3 +34,36 @@ def test_random_games_against_independent_hands_are_refereed_right(mode, noise, 
         assert rep["exact"] or rep["same_game"], (where, rep["same_game_differences"][:2])
         assert rep["needless"] == 0, (where, [q for q in rep["questions"] if q["needed"] is False][:1])
         assert not run.refused, (where, run.refused[:1])
+
+
+#: soak games that once caught the referee out, as (seed, mode, noise, pace), with
+#: what went wrong: they stay right (bench/referee_soak.py --replay SEED MODE NOISE PACE)
+SOAK_REGRESSIONS = [
+    # a swap declared 40 ms after its quick lift-and-put-back (steady 135 ms): committed as nothing,
+    # then the next swap read in its place (issue 17 item 2)
+    (10000, "third_eye", "high", "brisk"),
+    # Black said "time" as White's swap landed and rewound it 0.13 s later: the two swaps' lifts read
+    # as one long swap, and the Time waited forever for a rewind already done
+    (10003, "classic", "medium", "brisk"),
+    # Black's flash target left in the same scan as White's next lift: the two changes read in the
+    # wrong order, so Black's mutual destruction was never complete
+    (10007, "classic", "none", "brisk"),
+    # a swap's late done, said as the first Void of the next Gravity was lifted, ended the Gravity
+    # after one Void (wrong commits)
+    (10021, "third_eye", "low", "brisk"),
+    # Black flashed White's tower 0.26 s after it touched down (0.13 s after its landing stopped
+    # bouncing): read as White's flash of Black's attacker, announced in public, then stuck
+    (10034, "classic", "medium", "brisk"),
+    (10020, "classic", "high", "brisk"),
+]
+
+
+@pytest.mark.parametrize("seed, mode, noise, pace", SOAK_REGRESSIONS)
+def test_soak_games_that_once_failed_stay_right(seed, mode, noise, pace):
+    played = random_game(seed, mode, 150)
+    hands = Hands(played, seed, noise, pace)
+    run = run_closed_loop(hands, Referee(hands.header.new_game()))
+    rep = run.report
+    assert not rep["wrong_commits"], rep["wrong_commits"][:1]
+    assert rep["complete"], (rep["committed"], rep["actions"], run.referee.stuck_reason())
+    assert rep["needless"] == 0 and not run.refused
