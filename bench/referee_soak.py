@@ -20,6 +20,7 @@ action kind.  The worst games are listed with (seed, mode, noise, pace), so each
 
 Usage: python bench/referee_soak.py [--games N] [--modes ...] [--noise ...] [--pace ...]
            [--max-actions N] [--start SEED] [--jobs J] [--quick] [--worst N] [--faults]
+           [--without race_word,quick_hold,...]
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from engine.randplay import random_game  # noqa: E402
 from engine.record import to_record  # noqa: E402
 from host.referee import Referee  # noqa: E402
 from host.simulate import FAULTS, LEVELS, PACE_NAMES, Hands, run_closed_loop  # noqa: E402
+from host.simulate.timing import BRISK_PARTS  # noqa: E402
 from host.trace import TraceHeader, referee_trace  # noqa: E402
 
 MODES = ("classic", "third_eye")
@@ -66,7 +68,7 @@ def fault_at(played, kind: str) -> int | None:
 
 
 def play_one(task: tuple) -> dict:
-    mode, noise, pace, seed, max_actions, check_replay, fault = task
+    mode, noise, pace, seed, max_actions, check_replay, fault, without = task
     t0 = time.perf_counter()
     played = random_game(seed, mode, max_actions)
     faults = {}
@@ -75,7 +77,7 @@ def play_one(task: tuple) -> dict:
         at = fault_at(played, kind)
         if at is not None:
             faults = {at: kind}
-    hands = Hands(played, seed, noise, pace, faults)
+    hands = Hands(played, seed, noise, pace, faults, without=without)
     referee = Referee(hands.header.new_game())
     run = run_closed_loop(hands, referee)
     rep = run.report
@@ -102,7 +104,9 @@ def play_one(task: tuple) -> dict:
         "latency": [(x["kind"], x["after_sensor"], x["after_evidence"]) for x in rep["latency"]],
         "seconds": 0.0,
     }
+    where = None
     if status == "stuck":
+        where = rep["committed"]
         out["stuck_at"] = rep["committed"]
         out["waiting_for"] = referee.stuck_reason()
         out["gave_up_at"] = rep["gave_up_at"]
@@ -111,9 +115,17 @@ def play_one(task: tuple) -> dict:
     if wrong:
         w = wrong[0]
         k = w["index"]
+        where = k
         out["wrong"] = {"index": k, "t": round(w["t"], 3), "committed": w["action"],
                         "played": hands.plan[k].action.to_record() if k < len(hands.plan) else None,
                         "count": len(wrong)}
+    if where is not None:
+        # what the brisk hands did around the action the referee went wrong on (that action, the
+        # one before it and the one after it): the suspects, for the summary's count
+        out["behaviours_near"] = sorted({f"{b['kind']}@{b['index'] - where:+d}" for b in hands.behaviours
+                                         if abs(b["index"] - where) <= 1})
+        out["kinds_near"] = [hands.kinds[i] if i < len(hands.kinds) else None for i in (where - 1, where)
+                             if 0 <= i < len(hands.plan)]
     if rep["needless"]:
         q = next(q for q in rep["questions"] if q["needed"] is False)
         out["needless_first"] = {"index": q["index"], "t": round(q["t"], 3), "options": q["options"]}
@@ -178,6 +190,19 @@ def summarize(results: list[dict], worst: int) -> dict:
             "p99_after_last_input_or_change": percentile(v["evidence"], 99)}
         for k, v in sorted(lat.items())
     }
+    suspects: dict[str, dict[str, int]] = {}
+    for r in results:
+        for b in r.get("behaviours_near", ()):
+            d = suspects.setdefault(b, {"wrong": 0, "stuck": 0})
+            d[r["status"]] = d.get(r["status"], 0) + 1
+    for r in results:
+        if r.get("kinds_near"):
+            key = "kinds:" + ">".join(str(x) for x in r["kinds_near"])
+            d = suspects.setdefault(key, {"wrong": 0, "stuck": 0})
+            d[r["status"]] = d.get(r["status"], 0) + 1
+    if suspects:
+        # brisk behaviours at the failing action (+0), the one before (-1) or after (+1), by game
+        out["behaviours_near_failures"] = dict(sorted(suspects.items(), key=lambda kv: -sum(kv[1].values())))
     reasons: dict[str, int] = {}
     for r in results:
         if r["status"] == "stuck":
@@ -193,6 +218,10 @@ def summarize(results: list[dict], worst: int) -> dict:
 
     def ex(r: dict, *keys) -> dict:
         base = {k: r[k] for k in ("seed", "mode", "noise", "pace", "actions", "committed")}
+        if r.get("behaviours_near"):
+            base["behaviours_near"] = r["behaviours_near"]
+        if r.get("kinds_near"):
+            base["kinds_near"] = r["kinds_near"]
         base.update({k: r[k] for k in keys if k in r})
         return base
 
@@ -219,6 +248,32 @@ def summarize(results: list[dict], worst: int) -> dict:
     return out
 
 
+def blame(failing: list[dict], max_actions: int, without: tuple, jobs: int) -> dict:
+    """Each failing brisk game played again once per brisk behaviour left out (on top of
+    ``without``): which removals make it come out exact or the same game.  Leaving a behaviour out
+    changes the timing of the rest of the game, so a removal that "fixes" a game is a suspect,
+    not a proof; the counts over many games are what say something."""
+    failing = [r for r in failing if r["pace"] == "brisk"]
+    parts = [p for p in BRISK_PARTS if p not in without]
+    tasks = [(r["mode"], r["noise"], r["pace"], r["seed"], max_actions, False, False, without + (part,))
+             for r in failing for part in parts]
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            again = list(pool.map(play_one, tasks, chunksize=2))
+    else:
+        again = [play_one(t) for t in tasks]
+    fixed: dict[str, dict[str, int]] = {p: {"wrong": 0, "stuck": 0} for p in parts}
+    games = []
+    for i, r in enumerate(failing):
+        mine = again[i * len(parts):(i + 1) * len(parts)]
+        ok = [p for p, g in zip(parts, mine) if g["status"] in ("exact", "same_game")]
+        for p in ok:
+            fixed[p][r["status"]] += 1
+        games.append({"seed": r["seed"], "mode": r["mode"], "noise": r["noise"], "status": r["status"],
+                      "right_without": ok})
+    return {"failing_games": len(failing), "right_when_left_out": fixed, "games": games}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="referee soak against the closed-loop hands model")
     ap.add_argument("--games", type=int, default=125, help="games per mode, noise level and pace (default 125: 2,000)")
@@ -234,12 +289,41 @@ def main(argv=None) -> int:
                     help="referee every trace again from its text and compare (twice the time)")
     ap.add_argument("--faults", action="store_true",
                     help="stage one mistake per game (knock, stuck sensors, illegal move, wrong flash outcome)")
+    ap.add_argument("--without", default="",
+                    help="brisk behaviours left out, comma separated (an ablation): " + ", ".join(BRISK_PARTS))
+    ap.add_argument("--blame", action="store_true",
+                    help="replay every stuck or wrong brisk game once per brisk behaviour left out, and count which "
+                         "removals make it come out right (a hint: leaving one out changes the rest of the game)")
+    ap.add_argument("--blame-only", metavar="FILE",
+                    help="blame the failing brisk games listed under 'worst' in an earlier run's JSON (no new soak)")
     ap.add_argument("--replay", nargs=4, metavar=("SEED", "MODE", "NOISE", "PACE"),
                     help="play one game and print its full result")
+    ap.add_argument("--log", metavar="FILE",
+                    help="append each game's result to FILE (JSON Lines) as it finishes, so that a run cut short "
+                         "still counts every game it played; games are played seed by seed across all configurations")
+    ap.add_argument("--summarize", metavar="FILE", nargs="+",
+                    help="summarize the games logged in FILE(s) by --log (no new soak)")
     args = ap.parse_args(argv)
+    if args.summarize:
+        logged = [json.loads(line) for f in args.summarize
+                  for line in Path(f).read_text(encoding="utf-8").splitlines() if line.strip()]
+        print(json.dumps({"config": {"logs": args.summarize}, **summarize(logged, args.worst),
+                          "cpu_seconds_per_game": round(sum(r["seconds"] for r in logged) / max(1, len(logged)), 3)},
+                         indent=1))
+        return 0
+    without = tuple(w for w in args.without.split(",") if w)
+    bad = [w for w in without if w not in BRISK_PARTS]
+    if bad:
+        ap.error(f"--without: unknown {bad[0]!r} (some of {', '.join(BRISK_PARTS)})")
+    if args.blame_only:
+        earlier = json.loads(Path(args.blame_only).read_text(encoding="utf-8"))
+        failing = [dict(r, status=kind) for kind in ("wrong", "stuck") for r in earlier["worst"][kind]]
+        print(json.dumps(blame(failing, earlier["config"]["max_actions"], without, args.jobs), indent=1))
+        return 0
     if args.replay:
         seed, mode, noise, pace = args.replay
-        print(json.dumps(play_one((mode, noise, pace, int(seed), args.max_actions, True, args.faults)), indent=1))
+        print(json.dumps(play_one((mode, noise, pace, int(seed), args.max_actions, True, args.faults, without)),
+                         indent=1))
         return 0
     if args.quick:
         args.games, args.max_actions = 3, 40
@@ -250,21 +334,41 @@ def main(argv=None) -> int:
         bad = [v for v in values if v not in allowed]
         if bad:
             ap.error(f"--{name}: unknown {bad[0]!r} (one of {', '.join(allowed)})")
-    tasks = [(m, n, p, seed, args.max_actions, args.check_replay, args.faults)
+    tasks = [(m, n, p, seed, args.max_actions, args.check_replay, args.faults, without)
              for m in modes for n in noises for p in paces
              for seed in range(args.start, args.start + args.games)]
     t0 = time.time()
-    if args.jobs > 1:
+    if args.log:
+        # seed by seed across configurations: a run stopped early is still balanced
+        tasks.sort(key=lambda t: (t[3], t[0], t[1], t[2]))
+        results = []
+        with open(args.log, "a", encoding="utf-8") as log:
+            if args.jobs > 1:
+                with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+                    for r in pool.map(play_one, tasks, chunksize=1):
+                        log.write(json.dumps(r) + "\n")
+                        log.flush()
+                        results.append(r)
+            else:
+                for t in tasks:
+                    r = play_one(t)
+                    log.write(json.dumps(r) + "\n")
+                    log.flush()
+                    results.append(r)
+    elif args.jobs > 1:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             results = list(pool.map(play_one, tasks, chunksize=4))
     else:
         results = [play_one(t) for t in tasks]
     out = {"config": {"games_each": args.games, "modes": modes, "noise": noises, "pace": paces,
                       "max_actions": args.max_actions, "start": args.start, "jobs": args.jobs,
-                      "faults": args.faults},
+                      "faults": args.faults, "without": list(without)},
            **summarize(results, args.worst),
            "seconds": round(time.time() - t0, 1),
            "cpu_seconds_per_game": round(sum(r["seconds"] for r in results) / max(1, len(results)), 3)}
+    if args.blame:
+        out["blame"] = blame([r for r in results if r["status"] in ("stuck", "wrong")], args.max_actions, without,
+                             args.jobs)
     print(json.dumps(out, indent=1))
     return 0
 

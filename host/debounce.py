@@ -10,6 +10,14 @@ reading only once that reading has held for a while:
 - ``off_delay`` (default 150 ms) for a tower leaving: a tower bumped off its
   magnet for under 150 ms never reads as lifted.
 
+Where the referee expects a tower to be lifted (a declared Memory Swap, an announced Time
+and its rewind, a flash's outcome) it names those spaces in :attr:`Debouncer.expect`; a lift
+there counts on less: the reading steadily empty for ``EXPECT_STEADY`` (40 ms) and the lift,
+bounces included, going on for ``off_delay`` (from its first edge to now, or to the first edge
+of the put-back).  A bumped tower is off its magnet for under ``off_delay`` in all, so it never
+counts even there; a quick lift and put-back (held 200 ms, bouncing up to 80 ms at each edge, so
+steadily empty for as little as 40 ms) does.  See docs/referee.md, "Evidence read in context".
+
 The board-level settle window lives in the referee, which asks
 :attr:`Debouncer.last_change` (the time of the last raw change anywhere) and
 :attr:`Debouncer.pending` (spaces whose raw reading differs from the stable one).
@@ -21,12 +29,17 @@ from __future__ import annotations
 
 EPS = 1e-6  # float slack when comparing times against deadlines
 BURST_GAP = 0.1  # raw edges on one space closer than this are one lift or placement (its flicker)
+#: where a lift is expected: the reading must be steadily empty this long (a bounce lasts < 15 ms)
+EXPECT_STEADY = 0.04
+#: how long each space's raw edges are kept, to find a quick lift once it is expected (a word late)
+HISTORY = 3.0
 
 
 class Debouncer:
     """Stable occupancy from raw snapshots.  Times are seconds, non-decreasing."""
 
-    __slots__ = ("on_delay", "off_delay", "raw", "stable", "since", "began", "pending", "last_change", "now")
+    __slots__ = ("on_delay", "off_delay", "raw", "stable", "since", "began", "pending", "last_change", "now",
+                 "expect", "meta", "history")
 
     def __init__(self, on_delay: float = 0.05, off_delay: float = 0.15, initial: frozenset[int] = frozenset()):
         if on_delay < 0 or off_delay < 0:
@@ -40,12 +53,22 @@ class Debouncer:
         self.pending: set[int] = set()  # raw != stable
         self.last_change = float("-inf")  # last raw change anywhere
         self.now = float("-inf")
+        self.expect: frozenset[int] = frozenset()  # spaces where a lift is expected (set by the referee)
+        self.meta: dict[int, tuple[float, float]] = {}  # space -> (began, settled) of a lift seen late
+        self.history: dict[int, list[tuple[float, bool]]] = {}  # space -> its recent raw edges (t, on)
+
+    def _off_due(self, s: int) -> float:
+        """When a stable tower whose reading is empty flips off if the reading holds."""
+        if s in self.expect:
+            return max(self.since[s] + EXPECT_STEADY, self.began.get(s, self.since[s]) + self.off_delay)
+        return self.since[s] + self.off_delay
 
     def feed(self, t: float, occupied: frozenset[int]) -> frozenset[int]:
         """A raw snapshot at time ``t``; returns the spaces whose stable state flipped."""
         if t < self.now:
             t = self.now  # a source's clock stepping back is treated as "no time passed"
         changed = occupied ^ self.raw
+        late: set[int] = set()
         if changed:
             self.raw = occupied
             self.last_change = t
@@ -53,15 +76,30 @@ class Debouncer:
             stable = self.stable
             pending = self.pending
             began = self.began
+            expect = self.expect
+            history = self.history
             for s in changed:
-                if t - since.get(s, float("-inf")) > BURST_GAP:
+                edges = history.setdefault(s, [])
+                edges.append((t, s in occupied))
+                while edges[0][0] < t - HISTORY:
+                    edges.pop(0)
+                last = since.get(s, float("-inf"))
+                if (s in expect and s in occupied and s in stable and t - last >= EXPECT_STEADY - EPS
+                        and t - began.get(s, last) >= self.off_delay - EPS):
+                    # A quick lift where one is expected, put back already: it counts (its edges
+                    # bounced, its steady reading was short, but it lasted as long as a lift must).
+                    late.add(s)
+                    self.meta[s] = (began.get(s, last), last)
+                    stable = self.stable = stable - {s}
+                if t - last > BURST_GAP:
                     began[s] = t  # a new lift or placement starts (flicker belongs to it)
                 since[s] = t
                 if (s in occupied) != (s in stable):
                     pending.add(s)
                 else:
                     pending.discard(s)
-        return self.advance(t)
+        flipped = self.advance(t)
+        return flipped | late if late else flipped
 
     def advance(self, t: float) -> frozenset[int]:
         """Let time pass to ``t``; returns the spaces whose stable state flipped."""
@@ -73,7 +111,7 @@ class Debouncer:
         flipped = [
             s
             for s in self.pending
-            if t - self.since[s] >= (self.on_delay if s in raw else self.off_delay) - EPS
+            if (t - self.since[s] >= self.on_delay - EPS if s in raw else t >= self._off_due(s) - EPS)
         ]
         if not flipped:
             return frozenset()
@@ -82,12 +120,34 @@ class Debouncer:
         self.stable = self.stable ^ out
         return out
 
+    def quick_lift(self, s: int, after: float) -> tuple[float, float, float, float] | None:
+        """A lift and put-back on ``s`` since ``after`` that the full window missed but that counts
+        where a lift is expected (as ``expect`` reads it): (lift began, steady from, put back began,
+        put back settled), or None.  For a word that comes just after the towers it is about."""
+        if s not in self.stable or s not in self.raw or s in self.pending:
+            return None
+        edges = [e for e in self.history.get(s, ()) if e[0] > after]
+        on, last, lift_began = True, after, None
+        for i, (t, now_on) in enumerate(edges):
+            if not now_on and on and (lift_began is None or t - last > BURST_GAP):
+                lift_began = t
+            if now_on and not on and lift_began is not None and t - last >= EXPECT_STEADY - EPS \
+                    and t - lift_began >= self.off_delay - EPS:
+                settled = t
+                for u, _ in edges[i + 1:]:
+                    if u - settled > BURST_GAP:
+                        break
+                    settled = u
+                return lift_began, last, t, settled
+            on, last = now_on, t
+        return None
+
     def next_due(self) -> float | None:
         """When the next pending space will flip if its reading holds, or None."""
         if not self.pending:
             return None
         raw = self.raw
-        return min(self.since[s] + (self.on_delay if s in raw else self.off_delay) for s in self.pending)
+        return min(self.since[s] + self.on_delay if s in raw else self._off_due(s) for s in self.pending)
 
     def settled(self) -> bool:
         return not self.pending

@@ -28,7 +28,7 @@ from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
 from engine.effects import Flash
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
-from host.debounce import EPS, Debouncer
+from host.debounce import BURST_GAP, EPS, Debouncer
 from host.sensing import Snapshot
 
 from . import wording
@@ -145,6 +145,12 @@ class Referee:
         self._time: dict | None = None  # the Power of Time announced this turn, until it is played
         self._time_expected: frozenset[int] | None = None  # the board the public expects meanwhile
         self._last_same: dict[str, set] = {p: set() for p in PLAYERS}  # each player's last action, and its equals
+        # Inputs said while the board had changes not settled yet, in the order they came: each is
+        # judged once every change before it has settled (docs/referee.md, "Words and towers on one
+        # clock").  (player, kind, word, when, the spaces then unsettled)
+        self._held: list[tuple[str, str, Word | None, float, frozenset[int]]] = []
+        self._releasing = False
+        self._next_words: dict[str, list[Word]] = {p: [] for p in PLAYERS}  # said for the mover's next turn
         if self.state is not Phase.OVER:
             self._new_step()
 
@@ -193,6 +199,16 @@ class Referee:
         kind, fields = check_input(player, data)
         word = parse_word(player, kind, fields, now) if kind != "done" else None
         out = self.tick(now)
+        unsettled = self._unsettled(self.now)
+        if (player == self.game.to_move and self.state not in (Phase.SETUP, Phase.SYNC, Phase.OVER)
+                and (unsettled or self._held)):
+            # A change before the mover's word has not settled yet (a tower still landing, a lift
+            # still bouncing): the word is judged once it has, against the board as it then stands,
+            # and nothing is committed meanwhile.  (The other player's words wait for their turn
+            # whatever the board shows.)
+            self._held.append((player, kind, word, self.now, unsettled))
+            self._evaluate_now(out)
+            return out
         try:
             self._take_input(player, kind, word, out)
         except InputError:
@@ -200,6 +216,81 @@ class Referee:
             self._carried = out + self._carried
             raise
         return out
+
+    def _unsettled(self, now: float) -> frozenset[int]:
+        """Spaces whose change is not settled at ``now``: a stable flip still to come, or raw edges
+        so recent that the same lift or placement may still bounce."""
+        deb = self.deb
+        since = deb.since
+        return frozenset(deb.pending) | frozenset(s for s, t in since.items() if now - t < BURST_GAP - EPS)
+
+    def _settled_since(self, spaces: frozenset[int], at: float, now: float) -> bool:
+        """Has every change of ``spaces`` under way at ``at`` settled by ``now``?"""
+        deb = self.deb
+        for s in spaces:
+            if deb.began.get(s, -INF) > at + EPS:
+                continue  # its burst then ended; what it does now is a change after the word
+            if s in deb.pending or now - deb.since.get(s, -INF) < BURST_GAP - EPS:
+                return False
+        return True
+
+    def _release(self, now: float, out: list) -> None:
+        """Judge the held words whose earlier changes have settled, in the order they were said."""
+        if self._releasing:
+            return
+        self._releasing = True
+        try:
+            self._release_held(now, out)
+        finally:
+            self._releasing = False
+
+    def _release_held(self, now: float, out: list) -> None:
+        while self._held:
+            player, kind, word, at, spaces = self._held[0]
+            if not self._later(at + self.word_wait) and not self._settled_since(spaces, at, now):
+                # wake when the burst may have ended (a flip wakes us anyway)
+                deb = self.deb
+                self._later(max((deb.since.get(s, -INF) for s in spaces), default=now) + BURST_GAP)
+                return
+            self._held.pop(0)
+            if player == self.game.to_move and self.state is not Phase.OVER:
+                # What the board showed before the word is read first (an action over and done
+                # commits now), then the word is judged for the step it was said in.
+                for _ in range(64):
+                    if self.state is Phase.OVER or not self._decide(now, out):
+                        break
+                if player == self.game.to_move and word is not None and self._for_next_turn(at):
+                    # Said once the rival had begun: it is for this player's next turn.
+                    self._next_words[player].append(word)
+                    out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
+                    continue
+            try:
+                self._take_input(player, kind, word, out)
+            except InputError as exc:
+                data = {"input": word.to_json() if word is not None else "done", "reason": str(exc)}
+                if player == self.game.to_move or self.state is Phase.OVER:
+                    self.rejected[player] = str(exc)
+                out.append(Notice(player, "rejected", data))
+
+    def _for_next_turn(self, at: float) -> bool:
+        """Does the evidence show the mover's turn over (a turn-ending action complete) and the
+        rival's next action begun before ``at``?"""
+        step, ev = self.step, self.ev
+        n = len(ev)
+        if self.state is not Phase.PLAY or self._lock is not None:
+            return False
+        for k in range(n - 1, 0, -1):
+            if ev.flips[k].began > at + EPS:
+                continue
+            for c in step.complete(ev, k):
+                if c.ends and self._allowed(c) and self._next_step(c, k)[0]:
+                    return True
+        return False
+
+    def _holds_mover(self) -> bool:
+        """Is a word of the mover's still held?  Nothing is committed until it is judged."""
+        mover = self.game.to_move
+        return any(h[0] == mover for h in self._held)
 
     def _take_carried(self) -> list[Notice]:
         carried, self._carried = self._carried, []
@@ -258,7 +349,7 @@ class Referee:
         """Nothing pending: the board shows the game as it stands and no step is under way."""
         if self.state is Phase.OVER:
             return True
-        if self.state in (Phase.SETUP, Phase.SYNC) or self.deb.pending:
+        if self.state in (Phase.SETUP, Phase.SYNC) or self.deb.pending or self._held:
             return False
         if self.state in (Phase.FLASH, Phase.TIME):
             return False
@@ -348,8 +439,9 @@ class Referee:
             if recent and self._was_last(player, word.action):
                 out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
                 return
-            if word.action in self.game.legal_actions():  # the mover's action, not this player's
-                raise InputError(f"it is {self.game.to_move}'s turn")
+            # Any other action named now is refused the same way, whether or not the mover could
+            # play it: the answer must not tell this player what the mover's towers can do.
+            raise InputError(f"it is {self.game.to_move}'s turn")
         queue = self.words[player]
         if any(w.to_json() == word.to_json() for w in queue):
             out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
@@ -366,8 +458,11 @@ class Referee:
     def _add_word(self, word: Word, out: list) -> None:
         player = word.player
         words = self.words[player]
-        if any(w.to_json() == word.to_json() for w in words):
-            return  # said already
+        last = self.ev.flips[-1].at if len(self.ev) else -INF
+        if any(w.to_json() == word.to_json() and (word.kind != "swap" or w.at >= last) for w in words):
+            # said already -- unless it is a second Memory Swap's, said once the board showed more
+            # since the first (a Third Eye turn may hold several, read before the first is)
+            return
         if len(words) >= MAX_WORDS:
             raise InputError(f"{len(words)} of your inputs already wait to be used: play them on the board first")
         words.append(word)
@@ -402,8 +497,9 @@ class Referee:
         self._done_at = self.now
         before = len(self.game.log)
         self._evaluate_now(out)
-        if len(self.game.log) == before and not self.deb.pending:
-            # (while the board still settles, done waits for it: the step's next reading uses it)
+        if len(self.game.log) == before and not self.deb.pending and self.now - self.deb.last_change >= self.settle:
+            # (while the board still settles, or its last change has not rested yet, done waits for
+            # it: the step's next reading uses it)
             reason = wording.NOT_FINISHED
             self.rejected[player] = reason
             out.append(Notice(player, "rejected", {"input": "done", "reason": reason}))
@@ -421,6 +517,8 @@ class Referee:
         if self.stats is not None:
             self.stats["builds"].append(_time.perf_counter() - t0)
         self.ev = evidence if evidence is not None else Evidence(self.step.base)
+        # raw history older than this is the last step's (the evidence carried over starts later)
+        self._step_t0 = min([self.now] + [f.began for f in self.ev.flips]) - 0.001
         self._after_cache: dict[tuple, tuple[bool, bool]] = {}
         self._asked = None
         self._lock: list[Candidate] | None = None
@@ -442,8 +540,10 @@ class Referee:
         out: list[Notice] = []
         if flipped and self.ev is not None and self.state is not Phase.OVER:
             deb = self.deb
-            for s in sorted(flipped, key=lambda s: (deb.since[s], s)):
-                self.ev.add(Flip(now, s, s in deb.stable, deb.began.get(s, deb.since[s]), deb.since[s]))
+            meta = {s: deb.meta.pop(s) for s in flipped if s in deb.meta}  # lifts seen late
+            times = {s: meta.get(s) or (deb.began.get(s, deb.since[s]), deb.since[s]) for s in flipped}
+            for s in sorted(flipped, key=lambda s: (times[s][1], s)):
+                self.ev.add(Flip(now, s, s in deb.stable and s not in meta, times[s][0], times[s][1]))
             self._dirty = True
         if self.state is Phase.OVER or not self.seen_snapshot:
             return out
@@ -506,9 +606,63 @@ class Referee:
         if self.state in (Phase.SETUP, Phase.SYNC):
             self._evaluate_sync(now, out)
             return
-        for _ in range(64):  # each pass commits at most one action; the rest is the next step
-            if self.state is Phase.OVER or not self._decide(now, out):
-                return
+        try:
+            if self._held:
+                self._release(now, out)
+                if self._holds_mover():
+                    return  # nothing is committed before the mover's word is judged (it wakes us then)
+            for _ in range(64):  # each pass commits at most one action; the rest is the next step
+                if self.state is Phase.OVER or not self._decide(now, out):
+                    return
+        finally:
+            expect = self._expected_lifts()
+            new = expect - self.deb.expect
+            self.deb.expect = expect
+            if new and self.state is not Phase.OVER:
+                self._late_lifts(new)
+
+    def _late_lifts(self, spaces: frozenset[int]) -> None:
+        """A lift is now expected on ``spaces`` (the swap word came just after the towers): a quick
+        lift and put-back there since the step began, which the full window missed, is evidence."""
+        ev = self.ev
+        seen = ev.touched()
+        found = []
+        for s in sorted(spaces - seen):
+            q = self.deb.quick_lift(s, self._step_t0)
+            if q is not None:
+                began, steady, back, settled = q
+                found += [Flip(back, s, False, began, steady), Flip(settled + self.deb.on_delay, s, True, back, settled)]
+        if found:
+            self.ev = Evidence(ev.base, sorted(ev.flips + found, key=lambda f: (f.settled, f.space)))
+            self.step.forget()
+            self._after_cache = {}
+            self._dirty = True
+
+    def _expected_lifts(self) -> frozenset[int]:
+        """Spaces where a declared or announced action expects a tower to be lifted: there a quick
+        lift counts on a shorter steady reading (host.debounce, docs/referee.md "Evidence read in
+        context").  Everywhere else the full window applies."""
+        if self.state in (Phase.SETUP, Phase.SYNC, Phase.OVER) or self.step is None:
+            return frozenset()
+        step = self.step
+        out: set[int] = set()
+        if self.state is Phase.FLASH and self._lock:
+            for c in self._lock:
+                out |= c.touched  # the announced flash: public
+        swap = any(w.kind == "swap" for w in self.words[step.player])
+        if self._time is not None or swap:
+            # Which of the mover's towers is a Memory or a Time tower is hidden: where a swap or a
+            # Time is expected, a quick lift counts on any tower of theirs, so that what is read
+            # (and when) never depends on it.  (Time's rewind or push moves rival towers: those
+            # are the Time candidates' own spaces.)
+            game = self.game
+            board = game.state.board
+            out |= {s for s in step.base if game.owner[board[s]] == step.player}
+            if self._time is not None:
+                for c in step.cands:
+                    if type(c.action) is Time:
+                        out |= c.touched
+        return frozenset(out & step.base)  # a lift: from a space that holds a tower
 
     def _blocking(self) -> set[int]:
         """Spaces still settling that could change the reading: all but a rival tower being lifted
@@ -640,11 +794,27 @@ class Referee:
         # in full, an action of the next step.
         if not blocking and self._later(ev.flips[-1].at + self.quiet):
             for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
-                if self._next_step(c, k)[1]:
+                begun, whole = self._next_step(c, k)
+                if whole or begun and self._picked_up_again(c, k):
                     self._commit_now(c, k, out)
                     return True
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
         return False
+
+    def _picked_up_again(self, c: Candidate, k: int) -> bool:
+        """Was the first change on ``c``'s spaces after the first ``k`` flips a lift of a tower ``c``
+        had just put down (stably), and nothing else of ``c``'s touched?  The next player lifting
+        the tower a quarter of a second after it landed: the placement stays seen."""
+        board = self.game.state.board
+        mover = self.step.player
+        if self._lock is not None:  # an announced flash's outcome: whatever it put down
+            carried_to = {b for _, b in c.effect.carries} | (self.ev.board(k) - self.step.base)
+        else:  # else only a rival's tower the action put down (a Time rewind, a push)
+            carried_to = {b for a, b in c.effect.carries
+                          if board[a] != EMPTY and self.game.owner[board[a]] != mover}
+        after = [f for f in self.ev.flips[k:] if f.space in c.touched]
+        return bool(after) and not after[0].on and after[0].space in carried_to and all(
+            f.space in carried_to for f in after)
 
     def _next_step(self, c: Candidate, k: int) -> tuple[bool, bool]:
         """Would the flips after the first ``k`` be, after ``c``, (the beginning of, a whole) action
@@ -1041,6 +1211,8 @@ class Referee:
         words = self.words[player]
         if c.ends:
             words.clear()
+            words.extend(self._next_words[player])  # said for the next turn once the rival had begun
+            self._next_words[player] = []
             return
         same = self._last_same[player]
         chosen = [w for w in words if w.kind == "choose" and w.action in same]
@@ -1059,13 +1231,17 @@ class Referee:
         kept = []
         for w in self.words[mover]:
             reason = why_not(self.step, w)
-            if reason:
+            if reason and len(self.ev) and w.kind != "choose":
+                # Not possible yet, but the board already shows more (the Time tower resurrected,
+                # not read yet): it waits for the rest of the turn, as a word said now would.
+                kept.append(w)
+            elif reason:
                 self.rejected[mover] = reason
                 out.append(Notice(mover, "rejected", {"reason": reason}))
             else:
                 kept.append(w)
         self.words[mover] = kept
-        if any(w.kind == "time" for w in kept) and self._time is None:
+        if self._time is None and any(w.kind == "time" and not why_not(self.step, w) for w in kept):
             self._announce_time(out)
         self._dirty = True
 

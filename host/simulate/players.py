@@ -51,7 +51,6 @@ from .table import Table
 from .timing import (
     AFTER_FAULT,
     AFTER_LAG,
-    ANSWER,
     BUMP_AROUND,
     CLOSE_LEAD,
     DONE_LAG,
@@ -62,12 +61,15 @@ from .timing import (
     NOISE,
     PACES,
     PASS_TIMEOUT,
+    QUICK,
+    RELIFT,
     SETUP_GAP,
     SLOW,
     STALL,
     STARTED_TIMEOUT,
     STUCK_SENSOR,
     SWAP_AFTER_LAG,
+    pace_without,
 )
 from .truth import (
     Effect,
@@ -136,10 +138,13 @@ class Hands:
     ``open_loop``: nobody listens to a referee (a trace made ahead of time).  The players then
     name beforehand, with ``choose``, any action the board and their declaration cannot tell
     from another, and put mistakes right on a fixed schedule.
+
+    ``without``: brisk behaviours left out (names of ``timing.BRISK_PARTS``), to tell which of
+    them a referee trips over.
     """
 
     def __init__(self, record, seed: int = 0, noise: str = "medium", pace: str = "relaxed",
-                 faults: dict | None = None, *, open_loop: bool = False):
+                 faults: dict | None = None, *, open_loop: bool = False, without=()):
         if noise not in NOISE:
             raise ValueError(f"noise: expected one of {', '.join(NOISE)}, got {noise!r}")
         if pace not in PACES:
@@ -150,12 +155,12 @@ class Hands:
                 raise ValueError(f"faults: action {k}: expected one of {', '.join(FAULTS)}, got {kind!r}")
         self.header, turns = header_and_turns(record)
         self.seed = seed
-        self.pace = PACES[pace]
+        self.pace = pace_without(PACES[pace], without) if without else PACES[pace]
         self.faults = faults
         self.open_loop = open_loop
         self.rng = random.Random(seed)
         self.machine = Machine()
-        self.table = Table(self.machine, self.rng, NOISE[noise])
+        self.table = Table(self.machine, self.rng, NOISE[noise], late_edge=self.pace.late_edge and noise == "high")
         self.truth = self.header.new_game()  # the game as the players play it
         self.mirror = self.header.new_game()  # the game as the referee committed it
         self.plan: list[Planned] = []
@@ -178,6 +183,9 @@ class Hands:
         self.anomalies: list[str] = []
         self.fault_log: list[tuple[int, str, tuple]] = []
         self.fault_outcomes: list[dict] = []
+        # what the brisk hands chose to do, action by action (kind, index, the moments it is
+        # about): race_word, word_before, relift, swap_done, swap_no_done, choose_unprompted
+        self.behaviours: list[dict] = []
         self.open_question: dict[str, dict | None] = {p: None for p in PLAYERS}
         self.declared: dict[str, dict | None] = {p: None for p in PLAYERS}
         self._faults_active = 0
@@ -309,15 +317,23 @@ class Hands:
             self.machine.spawn(self._answer(player, entry, answer, now), max(now, self.machine.now))
 
     def _tap_unless_committed(self, t: float, player: str, data: dict, k: int):
-        """A tap after the action (a late declaration, done): not if the phone shows it committed
-        or shows a question (the player answers that instead)."""
+        """A tap after the action (a late declaration, done, an unprompted choose): not if the
+        phone shows it committed or shows a question (the player answers that instead).  At a
+        brisk table a tap already on its way is made all the same: the phone's news must come
+        ``pace.react`` before the tap to stop it."""
         yield t
-        if len(self.mirror.log) > k or self.open_question[player] is not None:
-            return  # committed already, or a question on the screen to answer instead
+        react = self.pace.react
+        if len(self.mirror.log) > k:
+            seen = next((c["t"] for c in self.commits if c["index"] == k), None)
+            if seen is None or t - seen >= react:
+                return  # committed already
+        q = self.open_question[player]
+        if q is not None and t - q["t"] >= react:
+            return  # a question on the screen to answer instead
         self._say(t, player, data, k)
 
     def _answer(self, player: str, entry: dict, answer: dict, now: float):
-        yield at(now + self.rng.uniform(*ANSWER))
+        yield at(now + self.rng.uniform(*self.pace.answer))
         if self.open_question[player] is entry:  # still on the phone's screen
             self._say(self.machine.now, player, answer, ANSWERS)
             entry["answered_at"] = self.machine.now
@@ -378,12 +394,19 @@ class Hands:
         board = game.state.board[:]
         said = declaration(action)
         alike = look_alikes(game, action) if self.open_loop and kind is not Pass else []
+        differ = []  # brisk, closed loop: look-alikes leaving another game (the player knows to name it)
+        if pace.choose_unprompted and not self.open_loop and kind is not Pass:
+            mine = canonical_after(game, action)
+            differ = [o for o in look_alikes(game, action) if canonical_after(game, o) != mine]
         only_pass = kind is Pass and game.legal_actions() == [action]
         n_events = len(game.events)
         self.kinds.append(kind_of(action, board))
         effect = physical_effect(game, action, keep=True)
         self.after.append(canonical(game))
         news = game.events[n_events:]
+        if pace.word_race is not None:
+            yield from self._do_brisk(step, kind, said, alike, differ, only_pass, effect, board, fault, news)
+            return
 
         variant = rng.choice(pace.declare_variants) if kind is Reinforce or kind is Resurrect else None
         swap_after = kind is Swap and not alike and rng.random() < pace.swap_after
@@ -446,6 +469,84 @@ class Hands:
         self.t_end = max(end, tb.latest, self.machine.now)
         yield self.t_end
 
+    def _do_brisk(self, step: Planned, kind, said, alike, differ, only_pass, effect: Effect, board, fault, news):
+        """An action at a table that does not wait (issue 17): each word before the hands or
+        racing the board change it goes with (WORD_RACE either side), a swap's done now and
+        then never sent, an ambiguous action named unprompted after it, and the next player's
+        hands on the tower just placed a quarter of a second after it landed."""
+        k, player, action = step.index, step.player, step.action
+        rng, pace, tb = self.rng, self.pace, self.table
+        declared = kind in (Reinforce, Resurrect, Time, Swap)
+        variant = rng.choice(pace.declare_variants) if declared and not alike else None
+        taps_first = bool(alike) or kind is Pass or variant == "before"
+        base = max(self.t_end, self.machine.now)
+        if step.first:
+            t = self._gap(pace.tap_first if taps_first else pace.think)
+        else:
+            t = self._gap(pace.between)
+        if kind is Pass:
+            yield from self._pass(k, player, t, only_pass)
+            return
+        word = None
+        if kind is Reinforce:
+            word = {"type": "reinforce", "pieces": list(said[1])}
+        elif kind is Resurrect:
+            word = {"type": "resurrect", "piece": action.piece}
+        elif kind is Time:
+            word = {"type": "time"}
+        elif kind is Swap:
+            word = {"type": "swap"}
+        if alike:
+            word = {"type": "choose", "action": action.to_record()}
+
+        prefer = None
+        if step.first and pace.relift and tb.last_place is not None:
+            space, landed = tb.last_place
+            if any(a == space for _, a, _ in effect.moves) and rng.random() < pace.relift:
+                prefer = space
+        lead = rng.uniform(*pace.declare_lead)
+        if prefer is not None:  # the rival's hand on the tower just placed (measured from its landing)
+            landed = tb.last_place[1]
+            start = at(max(landed + rng.uniform(*RELIFT), self.machine.now))
+            t = at(max(start - lead, landed, self.machine.now))
+            self.behaviours.append({"kind": "relift", "index": k, "space": prefer, "landed": landed, "lift": start})
+        else:
+            start = at(t + lead) if taps_first else t
+            if step.first:  # a tap may come at once; hands reach the board no sooner than a think
+                start = max(start, at(base + pace.think[0]))
+        if taps_first and word is not None:
+            said_at = self._say(t, player, word, k)
+            if variant == "before":
+                self.behaviours.append({"kind": "word_before", "index": k, "t": said_at, "word": word["type"]})
+        tb.first_touch = None
+        end, down = yield from self._perform(k, player, action, effect, board, fault, start, news, prefer)
+        first_touch = tb.first_touch if tb.first_touch is not None else start
+        later: list[tuple[float, dict]] = []  # taps after the hands, each unless the phone says not to
+        if variant == "race":
+            anchor = first_touch if kind is Time else (down if down is not None else first_touch)
+            said_at = self._say(at(anchor + rng.uniform(*pace.word_race)), player, word, k)  # already on its way
+            self.behaviours.append({"kind": "race_word", "index": k, "t": said_at, "anchor": anchor,
+                                    "word": word["type"]})
+        if not self.open_loop:
+            if kind is Swap:
+                if rng.random() < pace.swap_done:
+                    later.append((at(end + rng.uniform(*pace.done_lag)), {"type": "done"}))
+                    self.behaviours.append({"kind": "swap_done", "index": k, "end": end, "t": later[-1][0]})
+                else:
+                    self.behaviours.append({"kind": "swap_no_done", "index": k, "end": end})
+            elif (kind is Gravity or (kind is Reinforce and len(action.placements) > 1)) and (
+                    rng.random() < pace.done_after):
+                later.append((at(end + rng.uniform(*pace.done_lag)), {"type": "done"}))
+            if differ and rng.random() < pace.choose_unprompted:
+                later.append((at(end + rng.uniform(*pace.answer)), {"type": "choose", "action": action.to_record()}))
+                self.behaviours.append({"kind": "choose_unprompted", "index": k, "end": end, "t": later[-1][0]})
+            elif differ:
+                self.behaviours.append({"kind": "choose_when_asked", "index": k, "end": end})
+        for t_say, data in later:
+            self.machine.spawn(self._tap_unless_committed(t_say, player, data, k), self.machine.now)
+        self.t_end = max(end, tb.latest, self.machine.now)
+        yield self.t_end
+
     def _pass(self, k: int, player: str, t: float, only_pass: bool):
         if only_pass:  # nothing to do: the referee passes for them
             self.t_end = t
@@ -466,25 +567,26 @@ class Hands:
         if got is None:
             self.unprompted_passes += 1
         base = self.machine.now if got is None else max(got[0], t)
-        self.t_end = self._say(base + self.rng.uniform(*ANSWER), player, {"type": "done"}, k)
+        self.t_end = self._say(base + self.rng.uniform(*self.pace.answer), player, {"type": "done"}, k)
         yield self.t_end
 
     # --- hands at work -------------------------------------------------------------------
 
-    def _perform(self, k, player, action, effect: Effect, board, fault, t, news):
-        """Carry out ``action`` from ``t``; returns (when its last reading holds, its first touch-down)."""
+    def _perform(self, k, player, action, effect: Effect, board, fault, t, news, prefer=None):
+        """Carry out ``action`` from ``t``; returns (when its last reading holds, its first touch-down).
+        ``prefer``: a space whose tower is lifted first (the tower the rival just placed)."""
         tb, rng, pace = self.table, self.rng, self.pace
         kind = type(action)
         if kind is Move or kind is Reflect:
             f, to = action.frm, action.to
             if board[to] != EMPTY:
-                return (yield from self._flash(k, player, effect, f, to, fault, t, news))
+                return (yield from self._flash(k, player, effect, f, to, fault, t, news, prefer))
             path = straight_path(board, f, to) if kind is Move else None
             if path is not None and rng.random() < tb.noise.slide:
                 down, end = tb.slide(f, path, to, t)
             else:
-                tower, lifted = tb.lift(f, t)
-                down, end = tb.place(to, tower, lifted + self._hold())
+                tower, lifted = tb.lift(f, t, hover_back=prefer == f)
+                down, end = tb.place(to, tower, self._hold_after(f, lifted))
             self._bump(down, effect)
             if fault == "knock":
                 end = yield from self._knock(k, player, to, effect, end)
@@ -492,10 +594,11 @@ class Hands:
         if kind is Gravity:
             moves = list(effect.moves)
             rng.shuffle(moves)
+            moves.sort(key=lambda m: m[1] != prefer)  # the tower just placed first (stable otherwise)
             first = end = None
             for tower, a, b in moves:
-                _, lifted = tb.lift(a, t)
-                down, end = tb.place(b, tower, lifted + self._hold())
+                _, lifted = tb.lift(a, t, hover_back=prefer == a)
+                down, end = tb.place(b, tower, self._hold_after(a, lifted))
                 first = first if first is not None else down
                 t = end + rng.uniform(*pace.gravity_gap)
             self._bump(down, effect)
@@ -507,18 +610,22 @@ class Hands:
             self._bump(down, effect)
             return end, first
         if kind is Swap:
-            first, end = self._relocate(list(effect.moves), t)
+            first, end = self._relocate(list(effect.moves), t, prefer)
             self._bump(end, effect)
             return end, first
         if kind is Time:
             spent = [m for m in effect.moves if m[1] == action.at and m[2] is None]
             rest = [m for m in effect.moves if m not in spent]
             dests = {b for _, _, b in rest}
-            # The Time tower leaves first or last; first when a tower goes back onto its space.
+            # The Time tower leaves first or last; first when a tower goes back onto its space
+            # (or when it is the tower the rival just placed), last when the rival's just-placed
+            # tower is to be lifted first.
             first_time = action.at in dests or rng.random() < 0.5
+            if prefer is not None and action.at not in dests:
+                first_time = prefer == action.at
             end = t
             if first_time:
-                _, end = tb.lift(action.at, t)
+                _, end = tb.lift(action.at, t, hover_back=prefer == action.at)
                 t = end + rng.uniform(*pace.hands)
             first = None
             if action.target is not None and len(rest) == 1 and rest[0][1] == action.target:
@@ -526,34 +633,58 @@ class Hands:
                 if path is not None and rng.random() < tb.noise.slide:
                     first, end = tb.slide(action.target, path, action.to, t)
                 else:
-                    tower, lifted = tb.lift(action.target, t)
-                    first, end = tb.place(action.to, tower, lifted + self._hold())
+                    tower, lifted = tb.lift(action.target, t, hover_back=prefer == action.target)
+                    first, end = tb.place(action.to, tower, self._hold_after(action.target, lifted))
             elif rest:
-                first, end = self._relocate(rest, t)
+                first, end = self._relocate(rest, t, prefer)
             if not first_time:
                 _, end = tb.lift(action.at, end + rng.uniform(*pace.hands))
             self._bump(end, effect)
             return end, first if first is not None else end
         raise AssertionError(f"cannot carry out {action}")  # pragma: no cover
 
-    def _hold(self) -> float:
+    def _hold_after(self, space: int, lifted: float) -> float:
+        """When a tower lifted from ``space`` (its reading holding from ``lifted``) is put down:
+        a carry after the bounce ends, or (brisk) a carry counted from the lift itself, so a
+        quick put-back's steady reading is the carry less the bounce."""
         rng = self.rng
-        return rng.uniform(*SLOW) if rng.random() < self.table.noise.slow else rng.uniform(*self.pace.carry)
+        if rng.random() < self.table.noise.slow:
+            return lifted + rng.uniform(*SLOW)
+        carry = rng.uniform(*self.pace.carry)
+        if self.pace.hold_from_lift:
+            return at(max(self.table.lift_start[space] + carry, lifted + 0.002))
+        return lifted + carry
 
-    def _relocate(self, moves, t) -> tuple[float | None, float | None]:
+    def _relocate(self, moves, t, prefer=None) -> tuple[float | None, float | None]:
         """Towers from -> to (None: off the board): all lifted in any order, then placed in any order."""
-        tb, rng = self.table, self.rng
+        tb, rng, pace = self.table, self.rng, self.pace
         lifts = [m for m in moves if m[1] is not None]
         places = [m for m in moves if m[2] is not None]
         rng.shuffle(lifts)
         rng.shuffle(places)
+        if prefer is not None:
+            lifts.sort(key=lambda m: m[1] != prefer)
         end = None
         for _, a, _ in lifts:
-            _, end = tb.lift(a, t)
-            t = end + rng.uniform(*self.pace.hands)
-        if lifts and places:
-            t = end + rng.uniform(*self.pace.carry)
-        first, _, end = self._put_down([(tower, b) for tower, _, b in places], t, end)
+            _, end = tb.lift(a, t, hover_back=prefer == a)
+            t = end + rng.uniform(*pace.hands)
+        if not pace.hold_from_lift:
+            if lifts and places:
+                t = end + rng.uniform(*pace.carry)
+            first, _, end = self._put_down([(tower, b) for tower, _, b in places], t, end)
+            return first, end
+        # Brisk: every tower is held, and every space it left stays empty, a carry (0.2 to 0.5 s)
+        # from its lift: a swap's towers go back down a quarter of a second after they rose.
+        held = {tower: tb.lift_start[a] for tower, a, _ in lifts}
+        emptied = {a: tb.lift_start[a] for _, a, _ in lifts}
+        first = None
+        for tower, _, b in places:
+            carry = rng.uniform(*pace.carry)
+            when = max(t, held.get(tower, t) + carry, emptied.get(b, t) + carry)
+            quick = b in emptied and when - emptied[b] < QUICK  # no time to hover over it
+            down, end = tb.place(b, tower, at(when), hover=not quick)
+            first = first if first is not None else down
+            t = end + rng.uniform(*pace.hands)
         return first, end
 
     def _put_down(self, places, t, end=None) -> tuple[float | None, float | None, float | None]:
@@ -570,11 +701,13 @@ class Hands:
         if t is not None and self.rng.random() < self.table.noise.bump:
             self.table.bump(t + self.rng.uniform(*BUMP_AROUND), set(effect.touched))
 
-    def _flash(self, k, player, effect: Effect, f, to, fault, t, news):
+    def _flash(self, k, player, effect: Effect, f, to, fault, t, news, prefer=None):
         tb, rng, pace = self.table, self.rng, self.pace
         order = [f, to] if rng.random() < 0.5 else [to, f]  # either tower lifted first
+        if prefer in order:  # the tower the rival just placed, snatched first
+            order.sort(key=lambda s: s != prefer)
         held = {}
-        held[order[0]], e1 = tb.lift(order[0], t)
+        held[order[0]], e1 = tb.lift(order[0], t, hover_back=prefer == order[0])
         held[order[1]], e2 = tb.lift(order[1], e1 + rng.uniform(*pace.hands))
         if pace.look and not self.open_loop:
             yield e2

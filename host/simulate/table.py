@@ -16,6 +16,7 @@ from .timing import (
     FLICKER_WINDOW,
     HOVER,
     HOVER_GAP,
+    LATE_EDGE,
     PULSE,
     SLIDE_DWELL,
     SLIDE_GAP,
@@ -25,33 +26,47 @@ from .truth import ADJACENT
 
 
 class Table:
-    def __init__(self, machine: Machine, rng: random.Random, noise: Noise):
+    def __init__(self, machine: Machine, rng: random.Random, noise: Noise, late_edge: bool = False):
         self.machine = machine
         self.rng = rng
         self.noise = noise
+        self.late_edge = late_edge  # half the edges bounce once more near the end of the window
+        self.lift_start: dict[int, float] = {}  # space -> when its last lift began
+        self.last_place: tuple[int, float] | None = None  # (space, touch-down) of the last placement of an action
         self.at: dict[int, int] = {}  # space -> the tower standing on it
         self.free_at: dict[int, float] = {}  # space -> when its sensor is no longer being disturbed
         self.index = -1  # the action being played (tags every toggle)
         self.latest = 0.0  # the last toggle the hands (not a bump) have scheduled
+        self.first_touch: float | None = None  # the first toggle the hands made since it was last cleared
 
     def _toggle(self, t: float, space: int, reading: bool, tag: str) -> float:
         t = self.machine.toggle(t, space, reading, tag, self.index)
         if tag != "bump" and t > self.latest:
             self.latest = t
+        if tag not in ("bump", "stuck", "heal") and (self.first_touch is None or t < self.first_touch):
+            self.first_touch = t
         return t
 
     def _flicker(self, t: float, space: int, final: bool) -> float:
         """The reading bounces n times (noise.flicker) within FLICKER_WINDOW of ``t``, then holds
-        ``final``: the window is cut into n slots, each holding one short pulse."""
+        ``final``: the window is cut into n slots, each holding one short pulse.  With
+        ``late_edge`` (brisk hands under heavy noise), half the time the last bounce comes late
+        in the window (LATE_EDGE), so the steady reading begins up to 80 ms after the edge."""
         rng = self.rng
         lo, hi = self.noise.flicker
         n = rng.randint(lo, hi)
         end = t
         slot = (FLICKER_WINDOW - 0.004) / n if n else 0.0
+        late = self.late_edge and n > 0 and rng.random() < 0.5
         for i in range(n):
             begin = 0.002 + i * slot
-            a = at(t + begin + rng.uniform(0.0005, slot / 2))
-            length = min(rng.uniform(*PULSE), begin + slot - (a - t) - 0.0005)
+            if late and i == n - 1:
+                a = at(t + rng.uniform(max(begin, LATE_EDGE[0]), LATE_EDGE[1]))
+                limit = FLICKER_WINDOW - 0.0005
+            else:
+                a = at(t + begin + rng.uniform(0.0005, slot / 2))
+                limit = begin + slot - 0.0005
+            length = min(rng.uniform(*PULSE), limit - (a - t))
             b = at(a + max(length, 0.0005))
             self._toggle(a, space, not final, "flicker")
             end = self._toggle(b, space, final, "flicker")
@@ -61,12 +76,18 @@ class Table:
         """The earliest time from ``t`` at which a hand may work on ``space`` (a bump is over)."""
         return max(t, self.free_at.get(space, -1.0) + 0.005)
 
-    def lift(self, space: int, t: float) -> tuple[int, float]:
-        """Lift the tower on ``space`` at ``t``: (the tower, when the reading holds)."""
+    def lift(self, space: int, t: float, hover_back: bool = False) -> tuple[int, float]:
+        """Lift the tower on ``space`` at ``t``: (the tower, when the reading holds).  With
+        ``hover_back`` the rising tower may dip back into the sensor's range once (a hover)."""
         t = self.ready(space, t)
         tower = self.at.pop(space)
+        self.lift_start[space] = t
         self._toggle(t, space, False, "lift")
         end = self._flicker(t, space, False)
+        if hover_back and self.rng.random() < self.noise.hover:
+            on = at(end + self.rng.uniform(*HOVER_GAP))
+            self._toggle(on, space, True, "hover")
+            end = self._toggle(on + self.rng.uniform(*HOVER), space, False, "hover")
         self.free_at[space] = end
         return tower, end
 
@@ -83,6 +104,8 @@ class Table:
         down = self._toggle(t, space, True, "place")
         end = self._flicker(down, space, True)
         self.free_at[space] = end
+        if self.index >= 0:
+            self.last_place = (space, down)
         return down, end
 
     def slide(self, frm: int, path: list[int], to: int, t: float) -> tuple[float, float]:

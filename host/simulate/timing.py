@@ -9,7 +9,7 @@ knocked off its magnet springs back within 150 ms), not because the referee expe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 Range = tuple[float, float]
 
@@ -45,6 +45,11 @@ SLOW = (1.0, 2.5)  # a slow placement: the tower is held 1 to 2.5 s
 BUMP_AROUND = (-0.1, 0.05)  # a bump starts this long around the action's last placement
 
 
+# Reactions to the phone at the relaxed pace (a brisk table: Pace.answer, Pace.done_lag).
+ANSWER = (0.6, 1.0)  # a private question answered this long after it arrives
+DONE_LAG = (0.2, 0.6)  # done tapped this long after the last placement
+
+
 @dataclass(frozen=True)
 class Pace:
     """How fast two people play."""
@@ -61,6 +66,16 @@ class Pace:
     swap_after: float  # chance that a Memory Swap is declared after it was made
     done_after: float  # chance of tapping done after a Void Gravity, several reinforcements, a swap
     look: bool  # look at the phone for the flash or Time announcement before carrying it out
+    # --- a brisk table (issue 17); the defaults are the relaxed players' behaviour ---
+    hold_from_lift: bool = False  # carry counts from the lift's first change, not from the end of its bounce
+    word_race: Range | None = None  # a "race" word: this long around the board change it goes with
+    swap_done: float | None = None  # chance of done after a swap (None: done_after)
+    done_lag: Range = DONE_LAG  # done tapped this long after the last placement
+    answer: Range = ANSWER  # a question answered this long after it arrives
+    choose_unprompted: float = 0.0  # chance of naming a look-alike action unprompted, after it
+    relift: float = 0.0  # chance that the next player lifts the tower just placed RELIFT after it landed
+    react: float = 0.0  # a tap already on its way is still made unless the commit came this long before
+    late_edge: bool = False  # under heavy noise the last bounce of an edge may come as late as the window allows
 
 
 PACES = {
@@ -81,24 +96,55 @@ PACES = {
     "brisk": Pace(
         think=(0.2, 0.5),  # the rival's first lift within 0.5 s of the last placement
         tap_first=(0.05, 0.3),  # a tap while the previous turn is still settling
-        between=(0.3, 0.45),  # actions of one turn 0.3 s apart
-        carry=(0.15, 0.4),
-        hands=(0.05, 0.3),
-        flash_hold=(0.3, 0.8),
-        gravity_gap=(0.2, 1.0),
+        between=(0.3, 0.45),  # actions of one turn 0.3 s apart (a Memory Swap 0.3 s after a Time)
+        carry=(0.2, 0.5),  # towers held 0.2 to 0.5 s, from the lift to the put-down
+        hands=(0.1, 0.3),  # hand steps 0.1 to 0.3 s apart
+        flash_hold=(0.2, 0.5),
+        gravity_gap=(0.2, 1.0),  # the Voids of one Gravity 0.2 to 1 s apart
         declare_lead=(0.05, 0.3),
-        # before: declared well ahead; close: placed within 0.2 s of the declaration;
-        # after: placed before the declaration arrives
-        declare_variants=("before", "close", "after"),
-        swap_after=0.0,  # a swap is declared before it is made, sometimes done after
+        # before: declared ahead of the hands; race: the word within WORD_RACE of the board
+        # change it goes with (a Reinforcement's or Resurrection's landing tower, a swap's
+        # first put-down, a Time's first lift)
+        declare_variants=("before", "race"),
+        swap_after=0.0,  # a swap is declared before or while it is made, sometimes done after
         done_after=0.5,
         look=False,
+        hold_from_lift=True,
+        word_race=(-0.3, 0.2),
+        swap_done=0.7,  # three swaps in ten get no done: the next player's lift ends them
+        done_lag=(0.1, 0.4),
+        answer=(0.2, 1.5),
+        choose_unprompted=0.7,
+        relift=0.5,
+        react=0.25,
+        late_edge=True,
     ),
 }
 PACE_NAMES = tuple(PACES)
 
+# The brisk table's behaviours one by one, and what each becomes when it is left out (an
+# ablation: ``Hands(..., without=("relift",))``, ``bench/referee_soak.py --without relift``).
+BRISK_PARTS = {
+    "race_word": {"declare_variants": ("before",)},  # every word before the hands
+    "quick_hold": {"hold_from_lift": False},  # carry counted from the end of the lift's bounce
+    "late_edge": {"late_edge": False},  # no late bounce under heavy noise
+    "no_done": {"swap_done": 1.0},  # every swap gets its done
+    "relift": {"relift": 0.0},  # the next player never snatches the tower just placed
+    "choose_unprompted": {"choose_unprompted": 0.0},  # ambiguous actions named only when asked
+    "react": {"react": 0.0},  # no tap made once the phone shows the commit
+}
+
+
+def pace_without(pace: Pace, parts) -> Pace:
+    """``pace`` with the named brisk behaviours (BRISK_PARTS) left out."""
+    changes: dict = {}
+    for name in parts:
+        if name not in BRISK_PARTS:
+            raise ValueError(f"without: expected some of {', '.join(BRISK_PARTS)}, got {name!r}")
+        changes.update(BRISK_PARTS[name])
+    return replace(pace, **changes)
+
 # Reactions to the phone (seconds).
-ANSWER = (0.6, 1.0)  # a private question answered this long after it arrives
 FOLLOW = (0.8, 1.6)  # a correction followed this long after it arrives
 LOOK_AFTER = (0.3, 0.8)  # after reading a flash or Time announcement, the hands start
 LOOK_TIMEOUT = 3.0  # no announcement: carry on from what the players see
@@ -108,7 +154,9 @@ STALL = 10.0  # the referee two actions behind for this long: the players stop p
 CLOSE_LEAD = (0.0, 0.2)  # "close": the placement within 0.2 s of the declaration
 AFTER_LAG = (0.05, 0.5)  # "after": the declaration this long after the placement
 SWAP_AFTER_LAG = (0.1, 0.8)  # a swap declared this long after it was made
-DONE_LAG = (0.2, 0.6)  # done tapped this long after the last placement
+RELIFT = (0.2, 0.3)  # brisk: the next player lifts the tower just placed this long after it landed
+QUICK = 0.3  # brisk: a space refilled sooner than this after its lift gets no hover first
+LATE_EDGE = (0.06, 0.0775)  # brisk, heavy noise: where the last bounce of an edge may begin
 SETUP_GAP = (0.1, 0.4)  # between two towers of the setup
 
 # Staged faults: how long the players wait for the referee to point at their mistake before

@@ -91,3 +91,77 @@ def test_a_clock_stepping_back_is_taken_as_no_time_passing():
 def test_negative_delays_are_refused():
     with pytest.raises(ValueError):
         Debouncer(-0.1, 0.15)
+
+
+# --- where a lift is expected (issue 17 item 2): both sides of each threshold -------------------
+
+
+def bouncing(t0, space, final_on, edges, others=frozenset()):
+    """Raw readings: ``space`` toggles at each time in ``edges`` (starting from not ``final_on``),
+    ending ``final_on``."""
+    out = []
+    on = not final_on
+    for t in edges:
+        on = not on
+        out.append((t0 + t, set(others) | ({space} if on else set())))
+    return out
+
+
+# a quick lift under heavy noise: 80 ms of bounce as it leaves, steady empty from 80 to 160 ms,
+# 80 ms of bounce as it comes back (the tower is in the hand 160 ms in all)
+LIFT_EDGES = [0.0, 0.006, 0.02, 0.03, 0.05, 0.06, 0.08]
+BACK_EDGES = [0.16, 0.17, 0.18, 0.2, 0.22, 0.24, 0.241]
+
+
+def quick_lift(t0=1.0, back=0.16):
+    lift = bouncing(t0, A, False, LIFT_EDGES, {B})
+    put = bouncing(t0, A, True, [back + (e - 0.16) for e in BACK_EDGES], {B})
+    return lift + put
+
+
+def test_an_expected_quick_lift_counts_though_its_steady_reading_is_80_ms():
+    deb = Debouncer(initial=frozenset({A, B}))
+    deb.expect = frozenset({A})
+    flips = run(deb, quick_lift(), 2.0)
+    # off once it lasted 150 ms (70 ms of it steady), on 50 ms after the put-back's last bounce
+    assert flips == [(1.15, A, False), (1.295, A, True)]
+
+
+def test_the_same_quick_lift_where_nothing_is_expected_is_never_seen():
+    deb = Debouncer(initial=frozenset({A, B}))
+    assert run(deb, quick_lift(), 2.0) == []
+
+
+def test_an_expected_lift_needs_40_ms_steadily_empty():
+    # the same lift, but back after 30 ms of steady reading (110 ms in all from its first edge
+    # is too short anyway; stretch the bounce so the span is 160 ms and the steady part 30 ms)
+    lift = bouncing(1.0, A, False, [0.0, 0.01, 0.03, 0.05, 0.07, 0.1, 0.13], {B})
+    put = bouncing(1.0, A, True, [0.16, 0.17, 0.18], {B})
+    deb = Debouncer(initial=frozenset({A, B}))
+    deb.expect = frozenset({A})
+    assert run(deb, lift + put, 2.0) == []
+    # 40 ms steady: seen
+    lift = bouncing(1.0, A, False, [0.0, 0.01, 0.03, 0.05, 0.07, 0.1, 0.12], {B})
+    deb = Debouncer(initial=frozenset({A, B}))
+    deb.expect = frozenset({A})
+    assert [f[1:] for f in run(deb, lift + put, 2.0)] == [(A, False), (A, True)]
+
+
+def test_an_expected_lift_must_last_150_ms_bounces_included_so_a_bump_never_counts():
+    # a neighbour bumped off its magnet for 140 ms (steady all along): not a lift, even expected
+    deb = Debouncer(initial=frozenset({A, B}))
+    deb.expect = frozenset({A})
+    assert run(deb, [(1.0, {B}), (1.14, {A, B})], 2.0) == []
+    # off 150 ms: a lift, where one is expected
+    deb = Debouncer(initial=frozenset({A, B}))
+    deb.expect = frozenset({A})
+    assert run(deb, [(1.0, {B}), (1.15, {A, B})], 2.0) == [(1.15, A, False), (1.2, A, True)]
+
+
+def test_an_expected_lift_that_stays_off_flips_once_it_lasted_150_ms_and_held_40():
+    lift = bouncing(1.0, A, False, LIFT_EDGES, {B})
+    deb = Debouncer(initial=frozenset({A, B}))
+    deb.expect = frozenset({A})
+    assert run(deb, lift, 2.0) == [(1.15, A, False)]  # 150 ms after its first edge, 70 ms steady
+    deb = Debouncer(initial=frozenset({A, B}))
+    assert run(deb, lift, 2.0) == [(1.23, A, False)]  # nothing expected: 150 ms after the last bounce

@@ -34,3 +34,23 @@ def test_random_games_against_independent_hands_are_refereed_right(mode, noise, 
         assert rep["exact"] or rep["same_game"], (where, rep["same_game_differences"][:2])
         assert rep["needless"] == 0, (where, [q for q in rep["questions"] if q["needed"] is False][:1])
         assert not run.refused, (where, run.refused[:1])
+
+
+#: soak games that once caught the referee out, as (seed, mode, noise, pace), with
+#: what went wrong: they stay right (bench/referee_soak.py --replay SEED MODE NOISE PACE)
+SOAK_REGRESSIONS = [
+    # a swap declared 40 ms after its quick lift-and-put-back (steady 135 ms): committed as nothing,
+    # then the next swap read in its place (issue 17 item 2)
+    (10000, "third_eye", "high", "brisk"),
+]
+
+
+@pytest.mark.parametrize("seed, mode, noise, pace", SOAK_REGRESSIONS)
+def test_soak_games_that_once_failed_stay_right(seed, mode, noise, pace):
+    played = random_game(seed, mode, 150)
+    hands = Hands(played, seed, noise, pace)
+    run = run_closed_loop(hands, Referee(hands.header.new_game()))
+    rep = run.report
+    assert not rep["wrong_commits"], rep["wrong_commits"][:1]
+    assert rep["complete"], (rep["committed"], rep["actions"], run.referee.stuck_reason())
+    assert rep["needless"] == 0 and not run.refused

@@ -1,5 +1,8 @@
 """Regression fixtures: sensor traces of two people's hands from a model written apart from ours
-(``tests/host/traces``, copied from the team's shared traces; see their README).
+(``tests/host/traces``, copied from the team's shared traces; see their README), and the same
+model at a brisk pace (``tests/host/traces/brisk``: words racing the board, quick lifts with
+bounce at both edges, missing ``done``, successive swaps, the next player's lift right after a
+placement; issue 17).
 
 Each trace must referee to its recorded game.  A turn may differ from the record only where it
 leaves the same game (``Game.equivalent``: a Reflection read as the plain move with the same
@@ -18,13 +21,18 @@ from host.trace import read_trace, run_referee
 
 HERE = Path(__file__).parent / "traces"
 NAMES = sorted(p.name[: -len(".trace.jsonl")] for p in HERE.glob("*.trace.jsonl"))
+BRISK = sorted("brisk/" + p.name[: -len(".trace.jsonl")] for p in (HERE / "brisk").glob("*.trace.jsonl"))
 
 
 def test_all_ten_traces_are_here():
     assert len(NAMES) == 10
 
 
-@pytest.mark.parametrize("name", NAMES)
+def test_all_nine_brisk_traces_are_here():
+    assert len(BRISK) == 9
+
+
+@pytest.mark.parametrize("name", NAMES + BRISK)
 def test_each_trace_referees_to_its_recorded_game(name):
     trace = read_trace(HERE / f"{name}.trace.jsonl")
     record = json.loads((HERE / f"{name}.record.json").read_text())
@@ -32,6 +40,8 @@ def test_each_trace_referees_to_its_recorded_game(name):
     run = run_referee(ref, trace.events)
     assert run.stuck is None, run.stuck
     assert run.rejected_inputs == []
+    # nor refused later: a word held until the board settled is refused by a private notice
+    assert [n.data for n in run.notices if n.kind == "rejected" and "input" in n.data] == []
     asked = [n for n in run.notices if n.kind == "question" and n.data["options"]]
     assert asked == []  # these games need no question: the board and the declarations say everything
     want = [(t["player"], action_from_record(a)) for t in record["turns"] for a in t["actions"]]
