@@ -1,0 +1,379 @@
+"""Hidden information is sacred: a prober who asks every route, in two games that differ only in hidden identities.
+
+The same game is played twice through the web API: once as planned, once with two
+of one player's towers exchanged in the lineup (towers the rival never learns in
+that game, with different pieces).  At several moments a prober asks everything
+each audience may ask: the public (the status page, ``/api/state``, the layout,
+the history, the live game's replay and record, the virtual board with no key or
+a wrong one, error bodies) and the rival's seat (its page, its state, and every
+POST it may send, legal or not: declarations, ``choose``, ``done``, setup, play
+again, malformed bodies, a missing header).  Every live stream frame the public
+and the rival receive is kept, and every log line written.  Everything the public
+and the rival got must be the same bytes in both games: the answers, the number
+of stream events and their order, the log.  Seat tokens and the host key are made
+the same in both games (a seeded ``new_token``); the table runs on the test's
+clock, so times are equal too.
+
+Then the mover itself probes (at the last moment, when the game is played no
+further): its own answers may differ (it knows its towers), but what the public
+and the rival receive because of them must not.
+
+Also probed: a game carried on the same seats by "play again" (the rival must
+not learn the new lineup; the finished game before it is the same in both), and
+the "game could not be saved" state.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.actions import Gravity, Move, Reinforce, Resurrect, Swap, Time
+from engine.board import BLACK, PLAYERS, RAYS, SPACE_NAMES, START_SPACES, WHITE, other
+from engine.game import Game
+from engine.pieces import PIECES, Setup, make_setup
+from engine.randplay import random_setup
+from engine.views import knows, view
+from host.web import create_app
+from host.web.seats import HEADER as SEAT_HEADER
+from host.web.sim import HEADER as BOARD_HEADER
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from webplay import Driver  # noqa: E402
+
+N = SPACE_NAMES
+
+
+class PromptDriver(Driver):
+    """Answers the referee's question at the very tick it is asked (as test_stream_privacy's):
+    the commit comes at the same moment as without one, so two runs compare byte for byte."""
+
+    def play(self, action) -> None:
+        self.playing = action
+        super().play(action)
+
+    def ticked(self) -> None:
+        mover = self.table.game.to_move if self.table.game else None
+        question = self.table.ref.private_status(mover).get("question") if mover else None
+        if question and question.get("options"):
+            choice = self._same_as(self.playing, question["options"])
+            if choice is not None:
+                self.seat_post(mover, "input", {"type": "choose", "action": choice})
+
+
+@pytest.fixture
+def seeded_tokens(monkeypatch):
+    """Tokens and the host key from a counter, restarted for each run: both runs get the same ones."""
+    import time
+
+    import host.store
+    import host.table
+
+    counter = {"n": 0}
+
+    def token() -> str:
+        counter["n"] += 1
+        return f"tok{counter['n']:02d}" + "x" * 24
+
+    monkeypatch.setattr(host.table, "new_token", token)
+
+    class StoreTime:  # the store stamps rows with the wall clock: a fixed one here
+        def __getattr__(self, name):
+            return getattr(time, name)
+
+        @staticmethod
+        def time() -> float:
+            return 1_800_000_000.0
+
+    monkeypatch.setattr(host.store, "time", StoreTime())
+    return counter
+
+
+class Capture(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(f"{record.name} {record.levelname} {record.getMessage()}")
+
+
+def bad_chooses(game: Game, player: str, rng: random.Random, n: int = 24) -> list[dict]:
+    """``choose`` bodies aimed at the rival's towers and at empty spaces, which ``player``'s own
+    knowledge says are not legal for them now (their own pieces decide a move's legality; what the
+    referee says of them must not depend on the rival's)."""
+    board = game.state.board
+    mine = [s for s in range(len(N)) if board[s] >= 0 and game.owner[board[s]] == player]
+    theirs = [s for s in range(len(N)) if board[s] >= 0 and game.owner[board[s]] != player]
+    empty = [s for s in range(len(N)) if board[s] < 0]
+    out: list = []
+    for frm in mine:
+        for to in theirs + rng.sample(empty, min(3, len(empty))):
+            out.append(Move(frm, to))
+    for frm in theirs:  # the rival's towers moved one to four spaces along each line: its moves
+        for _, path, _ in RAYS[frm]:  # (legal or not by its hidden pieces) as if they were ours
+            for to in path[:4]:
+                if board[to] < 0:
+                    out.append(Move(frm, to))
+    for s in theirs[:4]:
+        out.append(Time(s))
+    for s in mine[:4]:
+        out.append(Time(s))
+    if theirs and mine:
+        out.append(Swap(mine[0], theirs[0]))
+    rng.shuffle(out)
+    illegal = [a for a in out if not game.is_legal(a)] if game.to_move == player else out
+    if game.to_move == player:
+        illegal = illegal[:n]
+    bodies = [{"type": "choose", "action": a.to_record()} for a in illegal]
+    bodies.append({"type": "choose", "action": {"type": "move", "from": "Q9", "to": "A1"}})
+    bodies.append({"type": "choose", "action": {"type": "gravity"}})
+    return bodies
+
+
+def declarations(table, player: str) -> list[dict]:
+    """Declarations the player may not make now, by what their own seat says (any, out of turn)."""
+    allowed = table._declarations(player)
+    bodies = []
+    if not allowed or not allowed["time"]:
+        bodies.append({"type": "time"})
+    if not allowed or not allowed["swap"]:
+        bodies.append({"type": "swap"})
+    for piece in PIECES:
+        if not allowed or [piece] not in allowed["reinforce"]:
+            bodies.append({"type": "reinforce", "pieces": [piece]})
+        if not allowed or piece not in allowed["resurrect"]:
+            bodies.append({"type": "resurrect", "piece": piece})
+    if table.game is None or table.game.to_move != player:
+        bodies.append({"type": "done"})
+    return bodies
+
+
+class Run:
+    """One game through the web API; ``seen[audience]``: every answer and frame that audience got."""
+
+    def __init__(self, folder: Path, mode: str, first: str, setups: dict, actions: list, probe_at: set[int],
+                 counter: dict, compare: str):
+        counter["n"] = 0
+        self.capture = Capture()
+        logging.getLogger().addHandler(self.capture)
+        old_level = logging.getLogger().level
+        logging.getLogger().setLevel(logging.DEBUG)
+        try:
+            self._play(folder, mode, first, setups, actions, probe_at, compare)
+        finally:
+            logging.getLogger().removeHandler(self.capture)
+            logging.getLogger().setLevel(old_level)
+
+    def _play(self, folder, mode, first, setups, actions, probe_at, compare):
+        app = create_app({"DATA_DIR": str(folder), "TICK": 0, "MANUAL_CLOCK": True, "MODE": mode, "FIRST": first})
+        self.app = app
+        self.table = table = app.extensions["quin.table"]
+        self.client = app.test_client()
+        self.rng = random.Random(7)  # the prober's own choices: the same in both runs
+        self.seen: dict[str, list] = {a: [] for a in ("public", *PLAYERS)}
+        self.frames: dict[str, list[bytes]] = {a: [] for a in ("public", *PLAYERS)}
+        for audience, frames in self.frames.items():
+            frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
+        self.driver = driver = PromptDriver(self.client, table)
+        self.probe("before setup")
+        driver.setup(setups[WHITE], setups[BLACK])
+        self.probe("after setup")
+        for i, action in enumerate(actions, 1):
+            driver.play(action)
+            if i in probe_at:
+                self.probe(f"after action {i}")
+        self.log = [a for _, _, a in table.game.log]
+
+    # --- asking ---------------------------------------------------------------------------------
+
+    def ask(self, audience: str, label: str, method: str, url: str, body=None, headers=None, raw=None) -> bytes:
+        if method == "GET":
+            r = self.client.get(url, headers=headers or {})
+        else:
+            kwargs = {"data": raw, "content_type": "application/json"} if raw is not None else {"json": body}
+            r = self.client.post(url, headers=headers or {}, **kwargs)
+        data = r.data
+        self.seen[audience].append((label, method, url, json.dumps(body) if body is not None else raw,
+                                    r.status_code, data))
+        return data
+
+    def probe(self, when: str) -> None:
+        self.probe_public(when)
+        for player in PLAYERS:
+            self.probe_seat(when, player)
+        if self.table.ref is not None:
+            # Words the prober said for a later turn are forgotten (the same in both runs), so the
+            # game goes on as planned; what they caused has been compared.
+            for player in PLAYERS:
+                self.table.ref.words[player].clear()
+
+    def probe_public(self, when: str) -> None:
+        table = self.table
+        gid = table.row.id
+        for url in ("/", "/api/state", "/api/layout", "/history", "/api/games", f"/api/games/{gid}",
+                    f"/history/{gid}", f"/api/games/{gid}/record", f"/api/games/{gid + 1}", "/board",
+                    "/board/" + "0" * 32, "/api/board", "/api/seat/nobody/state", "/seat/nobody",
+                    "/host/" + "0" * 20, "/no/such/page"):
+            self.ask("public", when, "GET", url)
+        self.ask("public", when, "POST", "/api/board/toggle", {"space": "E5"})
+        self.ask("public", when, "POST", "/api/board/set", {"start": True}, {BOARD_HEADER: "0" * 32})
+        self.ask("public", when, "POST", "/api/seat/nobody/input", {"type": "done"}, {SEAT_HEADER: "nobody"})
+        self.ask("public", when, "POST", "/api/seat/nobody/again", {}, {SEAT_HEADER: "nobody"})
+
+    def probe_seat(self, when: str, player: str, full: bool = False) -> None:
+        """What ``player``'s phone may ask.  Out of turn: everything.  Its turn: what its own seat
+        says it may not do (so the game is not changed), unless ``full``."""
+        table = self.table
+        token = table.tokens[player]
+        h = {SEAT_HEADER: token}
+        self.ask(player, when, "GET", f"/seat/{token}")
+        self.ask(player, when, "GET", f"/api/seat/{token}/state")
+        self.ask(player, when, "GET", f"/api/games/{table.row.id}")
+        base = f"/api/seat/{token}"
+        self.ask(player, when, "POST", f"{base}/input", {"type": "done"})  # no header: refused
+        self.ask(player, when, "POST", f"{base}/input", raw="{not json")
+        self.ask(player, when, "POST", f"{base}/input", {"type": "whatever"}, h)
+        self.ask(player, when, "POST", f"{base}/input", {"type": "time", "extra": 1}, h)
+        self.ask(player, when, "POST", f"{base}/again", {}, h)
+        self.ask(player, when, "POST", f"{base}/again", {"x": 1}, h)
+        if table.row.setups[player] is not None:
+            self.ask(player, when, "POST", f"{base}/setup", table.row.setups[player], h)
+        self.ask(player, when, "POST", f"{base}/setup", {"clone": "time"}, h)
+        if table.game is None or table.game.is_over():
+            return
+        game = table.game
+        bodies = declarations(table, player) + bad_chooses(game, player, self.rng)
+        if full:
+            bodies = [{"type": t} for t in ("time", "swap", "done")] + bodies
+        for body in bodies:
+            self.ask(player, when, "POST", f"{base}/input", body, h)
+
+    def received(self, audience: str) -> list:
+        return self.seen[audience] + [("frame", f) for f in self.frames[audience][1:]] + [("opening", self.frames[audience][0])]
+
+
+def plan(seed: int, mode: str, first: str, length: int, clone: str | None = None) -> tuple[dict, list]:
+    """Setups and a random game of ``length`` actions, favouring the actions with words (Time, swaps,
+    Gravity, Reinforce, Resurrect) so the referee's questions and declarations are exercised."""
+    rng = random.Random(seed)
+    setups = {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
+    if clone:
+        for p in PLAYERS:
+            s = setups[p]
+            if s.clone != clone:
+                while True:
+                    t = random_setup(rng, p)
+                    if t.clone == clone:
+                        setups[p] = t
+                        break
+    game = Game(setups[WHITE], setups[BLACK], mode, False, first)
+    actions = []
+    for _ in range(length):
+        if game.is_over():
+            break
+        legal = game.legal_actions()
+        special = [a for a in legal if isinstance(a, (Time, Swap, Gravity, Reinforce, Resurrect))]
+        action = rng.choice(special if special and rng.random() < 0.5 else legal)
+        game.push(action)
+        actions.append(action)
+    return setups, actions
+
+
+def permuted(setups: dict, player: str, a: int, b: int) -> dict[str, Setup]:
+    out = dict(setups)
+    s = setups[player]
+    lineup = dict(s.lineup)
+    lineup[a], lineup[b] = lineup[b], lineup[a]
+    out[player] = make_setup(player, s.clone, s.removed, lineup)
+    return out
+
+
+def hidden_pairs(setups: dict, mode: str, first: str, actions: list, player: str) -> list[tuple[int, int]]:
+    """Pairs of ``player``'s starting spaces, different pieces, whose exchange leaves every action
+    legal and the rival's and the public's view the same at every step (so the rival may not tell)."""
+    rival = other(player)
+    base = Game(setups[WHITE], setups[BLACK], mode, False, first)
+    start = {base.state.loc[t]: t for t in base.towers if base.owner[t] == player and base.state.loc[t] >= 0}
+    seen = set()
+    game = Game(setups[WHITE], setups[BLACK], mode, False, first)
+    for a in actions:
+        game.push(a)
+        seen |= {t for t in start.values() if knows(game, rival, t)}
+    hidden = sorted(s for s, t in start.items() if t not in seen)
+    pairs = []
+    for i, x in enumerate(hidden):
+        for y in hidden[i + 1:]:
+            if base.piece[start[x]] == base.piece[start[y]]:
+                continue
+            other_setups = permuted(setups, player, x, y)
+            a, b = Game(setups[WHITE], setups[BLACK], mode, False, first), Game(
+                other_setups[WHITE], other_setups[BLACK], mode, False, first)
+            ok = True
+            for action in actions:
+                if not b.is_legal(action):
+                    ok = False
+                    break
+                a.push(action)
+                b.push(action)
+                if view(a, rival) != view(b, rival) or view(a, None) != view(b, None):
+                    ok = False
+                    break
+            if ok:
+                pairs.append((x, y))
+    return pairs
+
+
+def differences(one: list, two: list) -> list[str]:
+    out = []
+    if len(one) != len(two):
+        out.append(f"{len(one)} answers and frames vs {len(two)}")
+    for a, b in zip(one, two):
+        if a != b:
+            out.append(f"{a[:5] if len(a) > 2 else a[0]}:\n  {a[-1][:600]!r}\n  {b[-1][:600]!r}")
+            if len(out) > 4:
+                break
+    return out
+
+
+def compare(tmp_path, counter, mode: str, seed: int, length: int, player: str, clone: str | None = None,
+            first: str = WHITE, probe_every: int = 4) -> int:
+    setups, actions = plan(seed, mode, first, length, clone)
+    pairs = hidden_pairs(setups, mode, first, actions, player)
+    assert pairs, f"seed {seed}: no two of {player}'s towers stay hidden from the rival: nothing to compare"
+    # The pair with the most different pieces first: a Time tower, a Memory, a Light if there is one.
+    x, y = pairs[len(pairs) // 2]
+    probe_at = set(range(probe_every, len(actions) + 1, probe_every)) | {len(actions)}
+    runs = [Run(tmp_path / f"{mode}-{seed}-{player}-{i}", mode, first, s, actions, probe_at, counter, player)
+            for i, s in enumerate((setups, permuted(setups, player, x, y)))]
+    assert len(runs[0].log) == len(actions)
+    assert runs[0].log == runs[1].log, [(i, a, b) for i, (a, b) in enumerate(zip(runs[0].log, runs[1].log)) if a != b]
+    # The mover probes last: its own answers may differ, what the others get must not.
+    for run in runs:
+        run.probe_seat("mover's probe", player, full=True)
+        run.probe_seat("rival's last probe", other(player), full=True)
+        run.probe_public("public's last probe")
+    compared = 0
+    for audience in ("public", other(player)):
+        diff = differences(runs[0].received(audience), runs[1].received(audience))
+        assert not diff, (f"{mode} seed {seed}: {player}'s towers on {N[x]} and {N[y]} exchanged; "
+                          f"{audience} got different bytes:\n" + "\n".join(diff))
+        compared += len(runs[0].received(audience))
+    assert runs[0].capture.lines == runs[1].capture.lines, "the log differs"
+    return compared
+
+
+@pytest.mark.parametrize("mode,seed,player,clone", [
+    ("classic", 1, WHITE, None),
+    ("classic", 2, BLACK, "time"),
+    ("third_eye", 3, WHITE, "time"),
+    ("third_eye", 4, BLACK, "memory"),
+])
+def test_every_route_answers_the_same_whatever_the_hidden_identities(tmp_path, seeded_tokens, mode, seed, player, clone):
+    compared = compare(tmp_path, seeded_tokens, mode, seed, 24, player, clone)
+    assert compared > 300  # the prober really asked
