@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -39,7 +40,9 @@ from engine.game import Game
 from engine.pieces import PIECES, Setup, make_setup
 from engine.randplay import random_setup
 from engine.views import knows, view
+from host.table import RETRY_SAVE
 from host.web import create_app
+from host.web.errors import log as errors_log
 from host.web.seats import HEADER as SEAT_HEADER
 from host.web.sim import HEADER as BOARD_HEADER
 
@@ -158,20 +161,25 @@ class Run:
     """One game through the web API; ``seen[audience]``: every answer and frame that audience got."""
 
     def __init__(self, folder: Path, mode: str, first: str, setups: dict, actions: list, probe_at: set[int],
-                 counter: dict, compare: str):
+                 counter: dict, before: list | None = None, unsaved_at: int | None = None):
+        """``before``: games (setups, actions) played to their end first, each followed by both
+        seats' "play again": the compared game is then carried on the same seats."""
         counter["n"] = 0
+        for f in errors_log.filters:  # its once-a-minute memory runs on the real clock: fresh for each run
+            f.seen.clear()
         self.capture = Capture()
         logging.getLogger().addHandler(self.capture)
         old_level = logging.getLogger().level
         logging.getLogger().setLevel(logging.DEBUG)
         try:
-            self._play(folder, mode, first, setups, actions, probe_at, compare)
+            self._play(folder, mode, first, setups, actions, probe_at, before or [], unsaved_at)
         finally:
             logging.getLogger().removeHandler(self.capture)
             logging.getLogger().setLevel(old_level)
 
-    def _play(self, folder, mode, first, setups, actions, probe_at, compare):
-        app = create_app({"DATA_DIR": str(folder), "TICK": 0, "MANUAL_CLOCK": True, "MODE": mode, "FIRST": first})
+    def _play(self, folder, mode, first, setups, actions, probe_at, before, unsaved_at):
+        app = create_app({"DATA_DIR": str(folder), "TICK": 0, "MANUAL_CLOCK": True, "MODE": mode,
+                          "FIRST": before[0][0] if before else first})
         self.app = app
         self.table = table = app.extensions["quin.table"]
         self.client = app.test_client()
@@ -181,14 +189,48 @@ class Run:
         for audience, frames in self.frames.items():
             frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
         self.driver = driver = PromptDriver(self.client, table)
+        for n, (_, earlier_setups, earlier_actions) in enumerate(before):
+            driver.setup(earlier_setups[WHITE], earlier_setups[BLACK])
+            for action in earlier_actions:
+                driver.play(action)
+            assert table.phase == "over", "an earlier game must end"
+            self.probe(f"game {n + 1} over")
+            for player in PLAYERS:
+                token = table.tokens[player]
+                self.ask(player, "again", "POST", f"/api/seat/{token}/again", {}, {SEAT_HEADER: token})
+                self.probe(f"{player} asked to play again")
+            assert table.phase == "setup" and table.row.first == first
         self.probe("before setup")
+        # One lineup in before the other: the rival is asked then too.
+        driver.seat_post(WHITE, "setup", setups[WHITE].to_record())
+        self.probe("white's lineup in")
         driver.setup(setups[WHITE], setups[BLACK])
         self.probe("after setup")
         for i, action in enumerate(actions, 1):
+            if i == unsaved_at:
+                self.play_unsaved(action)
+                continue
             driver.play(action)
             if i in probe_at:
                 self.probe(f"after action {i}")
         self.log = [a for _, _, a in table.game.log]
+
+    def play_unsaved(self, action) -> None:
+        """The action decided while the store refuses to save it ("the game could not be saved"),
+        probed then, and again once the store takes it."""
+        table = self.table
+
+        def refused(*args, **kwargs):
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+
+        table.store.commit_action = refused
+        self.driver.play(action)
+        assert table.unsaved, "the store refused the action: the game must say it could not be saved"
+        self.probe("unsaved")
+        del table.store.commit_action
+        self.driver.wait(RETRY_SAVE * 2)
+        assert table.unsaved is None
+        self.probe("saved again")
 
     # --- asking ---------------------------------------------------------------------------------
 
@@ -342,14 +384,15 @@ def differences(one: list, two: list) -> list[str]:
 
 
 def compare(tmp_path, counter, mode: str, seed: int, length: int, player: str, clone: str | None = None,
-            first: str = WHITE, probe_every: int = 4) -> int:
+            first: str = WHITE, probe_every: int = 4, before: list | None = None,
+            unsaved_at: int | None = None) -> int:
     setups, actions = plan(seed, mode, first, length, clone)
     pairs = hidden_pairs(setups, mode, first, actions, player)
     assert pairs, f"seed {seed}: no two of {player}'s towers stay hidden from the rival: nothing to compare"
     # The pair with the most different pieces first: a Time tower, a Memory, a Light if there is one.
     x, y = pairs[len(pairs) // 2]
     probe_at = set(range(probe_every, len(actions) + 1, probe_every)) | {len(actions)}
-    runs = [Run(tmp_path / f"{mode}-{seed}-{player}-{i}", mode, first, s, actions, probe_at, counter, player)
+    runs = [Run(tmp_path / f"{mode}-{seed}-{player}-{i}", mode, first, s, actions, probe_at, counter, before, unsaved_at)
             for i, s in enumerate((setups, permuted(setups, player, x, y)))]
     assert len(runs[0].log) == len(actions)
     assert runs[0].log == runs[1].log, [(i, a, b) for i, (a, b) in enumerate(zip(runs[0].log, runs[1].log)) if a != b]
@@ -368,12 +411,27 @@ def compare(tmp_path, counter, mode: str, seed: int, length: int, player: str, c
     return compared
 
 
-@pytest.mark.parametrize("mode,seed,player,clone", [
-    ("classic", 1, WHITE, None),
-    ("classic", 2, BLACK, "time"),
-    ("third_eye", 3, WHITE, "time"),
-    ("third_eye", 4, BLACK, "memory"),
+@pytest.mark.parametrize("mode,seed,player,clone,unsaved_at", [
+    ("classic", 1, WHITE, None, 7),
+    ("classic", 2, BLACK, "time", None),
+    ("third_eye", 3, WHITE, "time", 10),
+    ("third_eye", 4, BLACK, "memory", None),
 ])
-def test_every_route_answers_the_same_whatever_the_hidden_identities(tmp_path, seeded_tokens, mode, seed, player, clone):
-    compared = compare(tmp_path, seeded_tokens, mode, seed, 24, player, clone)
+def test_every_route_answers_the_same_whatever_the_hidden_identities(tmp_path, seeded_tokens, mode, seed, player,
+                                                                     clone, unsaved_at):
+    compared = compare(tmp_path, seeded_tokens, mode, seed, 20, player, clone, probe_every=5, unsaved_at=unsaved_at)
     assert compared > 300  # the prober really asked
+
+
+def test_a_game_carried_on_the_same_seats_tells_the_rival_nothing_of_the_new_lineup(tmp_path, seeded_tokens):
+    """Game night: a finished game (the same in both runs, every identity shown at its end), both
+    phones ask to play again, and the next game on the same seat tokens is the compared one."""
+    first_setups, first_actions = plan(216, "classic", WHITE, 60)
+    game = Game(first_setups[WHITE], first_setups[BLACK], "classic", False, WHITE)
+    for action in first_actions:
+        game.push(action)
+    assert game.is_over()
+    loser = other(game.result.winner) if game.result.winner else BLACK  # the loser moves first next
+    before = [(WHITE, first_setups, first_actions)]
+    compared = compare(tmp_path, seeded_tokens, "classic", 5, 12, WHITE, first=loser, before=before)
+    assert compared > 300
