@@ -45,6 +45,7 @@ from host.web import create_app
 from host.web.errors import log as errors_log
 from host.web.seats import HEADER as SEAT_HEADER
 from host.web.sim import HEADER as BOARD_HEADER
+from host.web.sim import board_key
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 from webplay import Driver  # noqa: E402
@@ -184,7 +185,7 @@ class Run:
         self.table = table = app.extensions["quin.table"]
         self.client = app.test_client()
         self.rng = random.Random(7)  # the prober's own choices: the same in both runs
-        self.seen: dict[str, list] = {a: [] for a in ("public", *PLAYERS)}
+        self.seen: dict[str, list] = {a: [] for a in ("public", "host", *PLAYERS)}
         self.frames: dict[str, list[bytes]] = {a: [] for a in ("public", *PLAYERS)}
         for audience, frames in self.frames.items():
             frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
@@ -247,6 +248,7 @@ class Run:
 
     def probe(self, when: str) -> None:
         self.probe_public(when)
+        self.probe_host(when)
         for player in PLAYERS:
             self.probe_seat(when, player)
         if self.table.ref is not None:
@@ -267,6 +269,20 @@ class Run:
         self.ask("public", when, "POST", "/api/board/set", {"start": True}, {BOARD_HEADER: "0" * 32})
         self.ask("public", when, "POST", "/api/seat/nobody/input", {"type": "done"}, {SEAT_HEADER: "nobody"})
         self.ask("public", when, "POST", "/api/seat/nobody/again", {}, {SEAT_HEADER: "nobody"})
+
+    def probe_host(self, when: str) -> None:
+        """What the host's links open: the host page (join codes) and the virtual board with its key,
+        sent bodies it refuses (a move on the board would change the game)."""
+        table = self.table
+        key, bkey = table.host_key, board_key(table.host_key)
+        self.ask("host", when, "GET", f"/host/{key}")
+        self.ask("host", when, "GET", f"/board/{bkey}")
+        self.ask("host", when, "GET", "/api/board")
+        for body in ({"space": "Q9"}, {"space": 3}, {}):
+            self.ask("host", when, "POST", "/api/board/toggle", body, {BOARD_HEADER: bkey})
+        for body in ({"occupied": "E5"}, {"start": False}, {"occupied": ["E5"], "start": True}):
+            self.ask("host", when, "POST", "/api/board/set", body, {BOARD_HEADER: bkey})
+        self.ask("host", when, "POST", f"/api/host/{key}/new", {"mode": "chess"}, {"X-Host-Key": key})
 
     def probe_seat(self, when: str, player: str, full: bool = False) -> None:
         """What ``player``'s phone may ask.  Out of turn: everything.  Its turn: what its own seat
@@ -297,7 +313,8 @@ class Run:
             self.ask(player, when, "POST", f"{base}/input", body, h)
 
     def received(self, audience: str) -> list:
-        return self.seen[audience] + [("frame", f) for f in self.frames[audience][1:]] + [("opening", self.frames[audience][0])]
+        frames = self.frames.get(audience, [])  # the host has no stream of its own
+        return self.seen[audience] + [("frame", f) for f in frames[1:]] + [("opening", f) for f in frames[:1]]
 
 
 def plan(seed: int, mode: str, first: str, length: int, clone: str | None = None) -> tuple[dict, list]:
@@ -401,8 +418,16 @@ def compare(tmp_path, counter, mode: str, seed: int, length: int, player: str, c
         run.probe_seat("mover's probe", player, full=True)
         run.probe_seat("rival's last probe", other(player), full=True)
         run.probe_public("public's last probe")
+    # The replay of the game still being played has no chances picture (computed knowing every
+    # tower, for finished games only) and no record to download.
+    gid = runs[0].table.row.id
+    for _, _, method, url, _, status, data in [("",) + item for item in runs[0].seen["public"]]:
+        if url == f"/api/games/{gid}":
+            assert b"white_chance" not in data and b"turning_points" not in data, data[:300]
+        if url == f"/api/games/{gid}/record":
+            assert status == 403, data
     compared = 0
-    for audience in ("public", other(player)):
+    for audience in ("public", "host", other(player)):
         diff = differences(runs[0].received(audience), runs[1].received(audience))
         assert not diff, (f"{mode} seed {seed}: {player}'s towers on {N[x]} and {N[y]} exchanged; "
                           f"{audience} got different bytes:\n" + "\n".join(diff))
@@ -435,3 +460,21 @@ def test_a_game_carried_on_the_same_seats_tells_the_rival_nothing_of_the_new_lin
     before = [(WHITE, first_setups, first_actions)]
     compared = compare(tmp_path, seeded_tokens, "classic", 5, 12, WHITE, first=loser, before=before)
     assert compared > 300
+
+
+def test_the_prober_catches_a_planted_leak(tmp_path, seeded_tokens, monkeypatch):
+    """The comparison must be able to fail: the public state says how many legal actions the mover
+    has (which depends on the mover's hidden pieces), and the prober sees it."""
+    from host.table import Table
+
+    state = Table.state
+
+    def leaky(self, viewer=None):
+        data = state(self, viewer)
+        if self.game is not None and self.unsaved is None:
+            data = dict(data, choices=len(self.game.legal_actions()))
+        return data
+
+    monkeypatch.setattr(Table, "state", leaky)
+    with pytest.raises(AssertionError, match="got different bytes"):
+        compare(tmp_path, seeded_tokens, "classic", 1, 8, WHITE, probe_every=4)
