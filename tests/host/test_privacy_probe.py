@@ -189,6 +189,14 @@ class Run:
         self.frames: dict[str, list[bytes]] = {a: [] for a in ("public", *PLAYERS)}
         for audience, frames in self.frames.items():
             frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
+        publish = table.broker.publish
+
+        def lit(states, notices=None):
+            # The board's LEDs are seen by everyone at the table: what they show is public.
+            self.seen["public"].append(("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items()))))
+            return publish(states, notices)
+
+        table.broker.publish = lit
         self.driver = driver = PromptDriver(self.client, table)
         for n, (_, earlier_setups, earlier_actions) in enumerate(before):
             driver.setup(earlier_setups[WHITE], earlier_setups[BLACK])
