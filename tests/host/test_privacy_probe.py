@@ -63,6 +63,8 @@ class PromptDriver(Driver):
 
     def ticked(self) -> None:
         mover = self.table.game.to_move if self.table.game else None
+        if mover is not None and self.table.opponent is not None and mover == self.table.opponent.side:
+            return  # the practice opponent answers for itself
         question = self.table.ref.private_status(mover).get("question") if mover else None
         if question and question.get("options"):
             choice = self._same_as(self.playing, question["options"])
@@ -193,7 +195,7 @@ class Run:
 
         def lit(states, notices=None):
             # The board's LEDs are seen by everyone at the table: what they show is public.
-            self.seen["public"].append(("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items()))))
+            self.seen["public"].append(("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode()))
             return publish(states, notices)
 
         table.broker.publish = lit
@@ -262,7 +264,7 @@ class Run:
         if self.table.ref is not None:
             # Words the prober said for a later turn are forgotten (the same in both runs), so the
             # game goes on as planned; what they caused has been compared.
-            for player in PLAYERS:
+            for player in self.table.phone_seats():  # (the practice opponent's own words stay)
                 self.table.ref.words[player].clear()
 
     def probe_public(self, when: str) -> None:
@@ -486,3 +488,116 @@ def test_the_prober_catches_a_planted_leak(tmp_path, seeded_tokens, monkeypatch)
     monkeypatch.setattr(Table, "state", leaky)
     with pytest.raises(AssertionError, match="got different bytes"):
         compare(tmp_path, seeded_tokens, "classic", 1, 8, WHITE, probe_every=4)
+
+
+class OpponentRun(Run):
+    """White at the table against the practice opponent (Black, level 1, seeded).  ``actions``: the
+    person's actions to play (None: random ones, kept in ``human_actions``); the opponent decides
+    its own, and the person moves its towers as the status page's plan says."""
+
+    TURNS = 7  # the person's turns
+
+    def _play(self, folder, mode, first, setups, actions, probe_at, before, unsaved_at):
+        from host.opponent.driver import TableOpponent
+        from host.simboard import SimulatedBoard
+        from host.store import Store
+        from host.table import Table
+        from host.web.events import Broker
+
+        board = SimulatedBoard()
+        opponent = TableOpponent(BLACK, 1, seed=5, threaded=False, min_think=0)
+        table = Table(Store(folder / "quin.sqlite3"), Broker(), board=board, clock=board.clock, wall=board.clock,
+                      opponent=opponent)
+        table.occupied = board.occupied
+        table.open(mode, False, first)
+        self.app = create_app({"TABLE": table, "DATA_DIR": str(folder), "TICK": 0})
+        self.table = table
+        self.client = self.app.test_client()
+        self.rng = random.Random(7)
+        self.seen = {a: [] for a in ("public", "host", *PLAYERS)}
+        self.frames = {a: [] for a in ("public", *PLAYERS)}
+        for audience, frames in self.frames.items():
+            frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
+        publish = table.broker.publish
+
+        def lit(states, notices=None):
+            self.seen["public"].append(("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode()))
+            return publish(states, notices)
+
+        table.broker.publish = lit
+        self.driver = driver = PromptDriver(self.client, table)
+        self.probe("the opponent's lineup in")
+        driver.seat_post(WHITE, "setup", setups[WHITE].to_record())
+        self.setups = {p: Setup.from_record(p, table.row.setups[p]) for p in PLAYERS}
+        game = table.game
+        driver.shadow = Game(self.setups[WHITE], self.setups[BLACK], mode, False, first)
+        driver.board(set(START_SPACES[WHITE]) | set(START_SPACES[BLACK]))
+        driver.wait(0.5)
+        self.probe("after setup")
+        rng = random.Random(11)
+        self.human_actions = []
+        planned = list(actions) if actions is not None else None
+        while not game.is_over() and len(self.human_actions) < self.TURNS:
+            if game.to_move == BLACK:
+                self.follow_plan()
+                self.probe(f"the opponent played action {len(game.log)}")
+            else:
+                action = planned.pop(0) if planned is not None else rng.choice(game.legal_actions())
+                driver.play(action)
+                self.human_actions.append(action)
+                self.probe(f"white played action {len(game.log)}")
+        self.log = [a for _, _, a in game.log]
+
+    def follow_plan(self) -> None:
+        """Move the opponent's towers as the status page says (as tests/host/opponent/test_table.py's person)."""
+        table, driver = self.table, self.driver
+        plan = table.state(None)["opponent"]["plan"]
+        n = len(table.game.log)
+        occupied = set(table.board.occupied)
+        lifted = {SPACE_NAMES.index(s) for s in plan["lift"]}
+        if plan["do"] == "move" and SPACE_NAMES.index(plan["to"]) in occupied:
+            lifted.add(SPACE_NAMES.index(plan["to"]))
+        if lifted:
+            driver.board(occupied - lifted)
+            driver.wait(0.3)
+        driver.board((occupied - lifted) | {SPACE_NAMES.index(s) for s in plan["place"]})
+        driver.wait(0.3)
+        for _ in range(8):
+            if len(table.game.log) > n:
+                break
+            public = table.state(None)
+            named = {SPACE_NAMES.index(ins[k]) for ins in public["referee"]["instructions"]
+                     for k in ("from", "to", "space") if k in ins}
+            occupied = set(table.board.occupied)
+            if named & occupied:
+                driver.board(occupied - named)
+                driver.wait(0.3)
+            driver.board({SPACE_NAMES.index(s) for s in public["board"]["expected"]})
+            driver.wait(0.5)
+        assert len(table.game.log) > n, f"the opponent's {plan} was not committed"
+        shadow = driver.shadow
+        while len(shadow.log) < len(table.game.log):
+            shadow.push(table.game.log[len(shadow.log)][2])
+
+
+@pytest.mark.parametrize("mode,seed", [("classic", 21), ("third_eye", 22)])
+def test_the_practice_opponent_plays_and_shows_the_same_whatever_the_persons_hidden_towers(
+        tmp_path, seeded_tokens, mode, seed):
+    """Game night: the opponent's plan on every screen and on the LEDs, its choices and the table's
+    answers do not depend on the person's towers it has not seen (the person's lineup permuted)."""
+    human = random_setup(random.Random(seed), WHITE)
+    first = OpponentRun(tmp_path / "a", mode, WHITE, {WHITE: human}, None, set(), seeded_tokens)
+    setups = first.setups
+    pairs = hidden_pairs(setups, mode, WHITE, first.log, WHITE)
+    assert pairs, "no two of the person's towers stayed hidden: nothing to compare"
+    x, y = pairs[len(pairs) // 2]
+    second = OpponentRun(tmp_path / "b", mode, WHITE, {WHITE: permuted(setups, WHITE, x, y)[WHITE]},
+                         first.human_actions, set(), seeded_tokens)
+    assert second.log == first.log, "the opponent chose differently: it used the person's hidden towers"
+    for audience in ("public", "host", BLACK):
+        diff = differences(first.received(audience), second.received(audience))
+        assert not diff, (f"{mode}: the person's towers on {N[x]} and {N[y]} exchanged; {audience} got "
+                          "different bytes:\n" + "\n".join(diff))
+    assert first.capture.lines == second.capture.lines
+    assert any(b'"plan"' in frame for frame in first.frames["public"]), "the opponent's plan was never shown"
+    assert any(b'"plan"' in item[-1] for item in first.seen["public"] if item[0] != "leds")
