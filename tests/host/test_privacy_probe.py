@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import Gravity, Move, Reinforce, Resurrect, Swap, Time
+from engine.actions import Gravity, Move, Reflect, Reinforce, Resurrect, Swap, Time
 from engine.board import BLACK, PLAYERS, RAYS, SPACE_NAMES, START_SPACES, WHITE, other
 from engine.game import Game
 from engine.pieces import PIECES, Setup, make_setup
@@ -132,6 +132,11 @@ def bad_chooses(game: Game, player: str, rng: random.Random, n: int = 24) -> lis
         out.append(Time(s))
     if theirs and mine:
         out.append(Swap(mine[0], theirs[0]))
+        for s in theirs[:3]:  # Gravity pulling, Reflection carrying, the rival's towers
+            out.append(Gravity(mine[0], ((s, empty[0]),)))
+            out.append(Reflect(mine[0], s, empty[-1]))
+    for piece in PIECES:  # Resurrections of every piece, onto an empty space
+        out.append(Resurrect(piece, empty[len(empty) // 2]))
     rng.shuffle(out)
     illegal = [a for a in out if not game.is_legal(a)] if game.to_move == player else out
     if game.to_move == player:
@@ -279,6 +284,17 @@ class Run:
         self.ask("public", when, "POST", "/api/board/set", {"start": True}, {BOARD_HEADER: "0" * 32})
         self.ask("public", when, "POST", "/api/seat/nobody/input", {"type": "done"}, {SEAT_HEADER: "nobody"})
         self.ask("public", when, "POST", "/api/seat/nobody/again", {}, {SEAT_HEADER: "nobody"})
+
+    def probe_resume(self, when: str, audience: str) -> None:
+        """A stream opened again with a Last-Event-ID (a phone waking up): the backlog it is sent."""
+        broker = self.table.broker
+        last = broker.last_id(audience)
+        for since in ("0", "1", str(max(0, last - 3)), str(last), "junk", str(last + 5)):
+            sub = broker.stream(audience, since)
+            frames: list[bytes] = []
+            frames.append(sub.attach(frames.append, lambda: None))
+            sub.close()
+            self.seen[audience].append((when, "RESUME", "/events", since, 200, b"".join(frames)))
 
     def probe_host(self, when: str) -> None:
         """What the host's links open: the host page (join codes) and the virtual board with its key,
@@ -428,6 +444,8 @@ def compare(tmp_path, counter, mode: str, seed: int, length: int, player: str, c
         run.probe_seat("mover's probe", player, full=True)
         run.probe_seat("rival's last probe", other(player), full=True)
         run.probe_public("public's last probe")
+        for audience in ("public", *PLAYERS):
+            run.probe_resume("resumed", audience)
     # The replay of the game still being played has no chances picture (computed knowing every
     # tower, for finished games only) and no record to download.
     gid = runs[0].table.row.id
