@@ -513,7 +513,7 @@ class OpponentRun(Run):
     person's actions to play (None: random ones, kept in ``human_actions``); the opponent decides
     its own, and the person moves its towers as the status page's plan says."""
 
-    TURNS = 7  # the person's turns
+    TURNS = 5  # the person's turns
 
     def _play(self, folder, mode, first, setups, actions, probe_at, before, unsaved_at):
         from host.opponent.driver import TableOpponent
