@@ -461,6 +461,11 @@ def compare(tmp_path, counter, mode: str, seed: int, length: int, player: str, c
                           f"{audience} got different bytes:\n" + "\n".join(diff))
         compared += len(runs[0].received(audience))
     assert runs[0].capture.lines == runs[1].capture.lines, "the log differs"
+    # What the store keeps of the rival's inputs (accepted or not) and the board's readings.
+    rival = other(player)
+    kept = [[i for i in run.table.store.inputs(run.table.row.id) if i["player"] == rival] for run in runs]
+    assert kept[0] == kept[1], "the store's log of the rival's inputs differs"
+    assert runs[0].table.store.blackbox(1000) == runs[1].table.store.blackbox(1000)
     return compared
 
 
