@@ -197,10 +197,14 @@ class Run:
         for audience, frames in self.frames.items():
             frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
         publish = table.broker.publish
+        self.lights: list = []
 
         def lit(states, notices=None):
             # The board's LEDs are seen by everyone at the table: what they show is public.
-            self.seen["public"].append(("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode()))
+            now = ("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode())
+            if self.lights[-1:] != [now]:  # what the board shows: each change of its lights
+                self.lights.append(now)
+                self.seen["public"].append(now)
             return publish(states, notices)
 
         table.broker.publish = lit
@@ -542,9 +546,13 @@ class OpponentRun(Run):
         for audience, frames in self.frames.items():
             frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
         publish = table.broker.publish
+        self.lights: list = []
 
         def lit(states, notices=None):
-            self.seen["public"].append(("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode()))
+            now = ("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode())
+            if self.lights[-1:] != [now]:  # what the board shows: each change of its lights
+                self.lights.append(now)
+                self.seen["public"].append(now)
             return publish(states, notices)
 
         table.broker.publish = lit
@@ -624,3 +632,56 @@ def test_the_practice_opponent_plays_and_shows_the_same_whatever_the_persons_hid
     assert first.capture.lines == second.capture.lines
     assert any(b'"plan"' in frame for frame in first.frames["public"]), "the opponent's plan was never shown"
     assert any(b'"plan"' in item[-1] for item in first.seen["public"] if item[0] != "leds")
+
+
+def test_the_boards_lights_say_nothing_of_which_tower_is_a_time_tower(tmp_path, seeded_tokens):
+    """White holds two Time towers and declares the Power of Time, then lifts the tower on one of
+    them: in one game it is a Time tower, in the other (lineup permuted) a Light.  The referee tells
+    the public the same in both (docs/referee.md: whichever leaves is the one used; a tower that is no
+    Time tower is told to the mover alone), so the LEDs everyone at the table sees must not differ
+    either: the mover's own corrections ("put a tower on w39") stay on the mover's phone."""
+    mode = "classic"
+    setups, actions = plan(2, mode, WHITE, 20, "time")
+    prefix = actions[:3]
+    game = Game(setups[WHITE], setups[BLACK], mode, False, WHITE)
+    for action in prefix:
+        game.push(action)
+    board = game.state.board
+    times = [s for s in range(len(N)) if board[s] >= 0 and game.owner[board[s]] == WHITE and game.piece[board[s]] == "time"]
+    assert game.to_move == WHITE and len(times) == 2 and sum(isinstance(a, Time) for a in game.legal_actions()) == 2
+    lifted = times[0]
+    ok = hidden_pairs(setups, mode, WHITE, prefix, WHITE)
+    other_piece = next(y for x, y in ok if x == lifted and game.piece[board[y]] not in ("time",)) if any(
+        x == lifted for x, _ in ok) else next(x for x, y in ok if y == lifted and game.piece[board[x]] != "time")
+    seen = []
+    for i, lineup in enumerate((setups, permuted(setups, WHITE, lifted, other_piece))):
+        seeded_tokens["n"] = 0
+        app = create_app({"DATA_DIR": str(tmp_path / str(i)), "TICK": 0, "MANUAL_CLOCK": True, "MODE": mode})
+        table = app.extensions["quin.table"]
+        frames: list[bytes] = []
+        frames.append(table.broker.stream("public").attach(frames.append, lambda: None))
+        lights = []
+        publish = table.broker.publish
+
+        def lit(states, notices=None, table=table, lights=lights):
+            now = sorted((table.leds or {}).items())
+            if not lights or lights[-1] != now:  # what the board shows: each change of its lights
+                lights.append(now)
+            return publish(states, notices)
+
+        table.broker.publish = lit
+        driver = PromptDriver(app.test_client(), table)
+        driver.setup(lineup[WHITE], lineup[BLACK])
+        for action in prefix:
+            driver.play(action)
+        driver.seat_post(WHITE, "input", {"type": "time"})
+        driver.wait(0.5)
+        driver.board(set(table.board.occupied) - {lifted})
+        driver.wait(1.5)
+        private = table.ref.private_status(WHITE)
+        seen.append((lights, frames, table.state(None)["referee"], table.state(BLACK)["referee"],
+                     private["instructions"]))
+    (lights_a, frames_a, public_a, black_a, mine_a), (lights_b, frames_b, public_b, black_b, mine_b) = seen
+    assert mine_a != mine_b and any(i.get("space") == N[lifted] for i in mine_b), "the mover is told to put it back"
+    assert public_a == public_b and black_a == black_b and frames_a == frames_b
+    assert lights_a == lights_b, f"the LEDs differ: {lights_a[-1]} vs {lights_b[-1]}"
