@@ -436,8 +436,11 @@ def compare(tmp_path, counter, mode: str, seed: int, length: int, player: str, c
     setups, actions = plan(seed, mode, first, length, clone)
     pairs = hidden_pairs(setups, mode, first, actions, player)
     assert pairs, f"seed {seed}: no two of {player}'s towers stay hidden from the rival: nothing to compare"
-    # The pair with the most different pieces first: a Time tower, a Memory, a Light if there is one.
-    x, y = pairs[len(pairs) // 2]
+    # A pair with a Time tower if there is one (several Time towers: which one is used stays the
+    # mover's), else a Memory (its swaps ask questions), else one from the middle.
+    lineup = dict(setups[player].lineup)
+    x, y = next((xy for piece in ("time", "memory") for xy in pairs if piece in (lineup[xy[0]], lineup[xy[1]])),
+                pairs[len(pairs) // 2])
     probe_at = set(range(probe_every, len(actions) + 1, probe_every)) | {len(actions)}
     runs = [Run(tmp_path / f"{mode}-{seed}-{player}-{i}", mode, first, s, actions, probe_at, counter, before, unsaved_at)
             for i, s in enumerate((setups, permuted(setups, player, x, y)))]
