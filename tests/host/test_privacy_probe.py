@@ -478,7 +478,7 @@ def compare(tmp_path, counter, mode: str, seed: int, length: int, player: str, c
 
 @pytest.mark.parametrize("mode,seed,player,clone,unsaved_at", [
     ("classic", 1, WHITE, None, 7),
-    ("classic", 2, BLACK, "time", None),
+    ("classic", 7, BLACK, "time", None),  # Black uses a Time tower; the other stays hidden, exchanged
     ("third_eye", 3, WHITE, "time", 10),
     ("third_eye", 4, BLACK, "memory", None),
 ])
