@@ -61,7 +61,13 @@ class PromptDriver(Driver):
         self.playing = action
         super().play(action)
 
+    midprobe = None  # called at every third tick: the prober asks mid-action too
+    ticks = 0
+
     def ticked(self) -> None:
+        self.ticks += 1
+        if self.midprobe is not None and self.ticks % 3 == 0:
+            self.midprobe()
         mover = self.table.game.to_move if self.table.game else None
         if mover is not None and self.table.opponent is not None and mover == self.table.opponent.side:
             return  # the practice opponent answers for itself
@@ -209,6 +215,7 @@ class Run:
 
         table.broker.publish = lit
         self.driver = driver = PromptDriver(self.client, table)
+        driver.midprobe = self.probe_mid
         for n, (_, earlier_setups, earlier_actions) in enumerate(before):
             driver.setup(earlier_setups[WHITE], earlier_setups[BLACK])
             for action in earlier_actions:
@@ -288,6 +295,24 @@ class Run:
         self.ask("public", when, "POST", "/api/board/set", {"start": True}, {BOARD_HEADER: "0" * 32})
         self.ask("public", when, "POST", "/api/seat/nobody/input", {"type": "done"}, {SEAT_HEADER: "nobody"})
         self.ask("public", when, "POST", "/api/seat/nobody/again", {}, {SEAT_HEADER: "nobody"})
+
+    def probe_mid(self) -> None:
+        """Mid-action (towers in the hand, a flash or a question under way): the public state, and
+        the player not to move asks its state and names a move of the mover's (always refused)."""
+        game = self.table.game
+        if game is None or game.is_over():
+            return
+        self.ask("public", "mid", "GET", "/api/state")
+        waiting = other(game.to_move)
+        token = self.table.tokens[waiting]
+        self.ask(waiting, "mid", "GET", f"/api/seat/{token}/state")
+        board = game.state.board
+        theirs = [s for s in range(len(N)) if board[s] >= 0 and game.owner[board[s]] == game.to_move]
+        for frm in theirs[:2]:
+            for _, path, _ in RAYS[frm][:2]:
+                if path and board[path[0]] < 0:
+                    body = {"type": "choose", "action": Move(frm, path[0]).to_record()}
+                    self.ask(waiting, "mid", "POST", f"/api/seat/{token}/input", body, {SEAT_HEADER: token})
 
     def probe_resume(self, when: str, audience: str) -> None:
         """A stream opened again with a Last-Event-ID (a phone waking up): the backlog it is sent."""
@@ -560,6 +585,7 @@ class OpponentRun(Run):
 
         table.broker.publish = lit
         self.driver = driver = PromptDriver(self.client, table)
+        driver.midprobe = self.probe_mid
         self.probe("the opponent's lineup in")
         driver.seat_post(WHITE, "setup", setups[WHITE].to_record())
         self.setups = {p: Setup.from_record(p, table.row.setups[p]) for p in PLAYERS}
