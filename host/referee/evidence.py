@@ -117,7 +117,8 @@ class Evidence:
         settled = {}
         for f in self.flips[:k]:
             if f.space in spaces:
-                settled[f.space] = f.settled
+                # a tower put down rests from when it arrived (its bounces are its landing)
+                settled[f.space] = f.began if f.on else f.settled
         for f in self.flips[k:]:
             if f.space in spaces and f.began < settled.get(f.space, float("-inf")) + quiet:
                 return True

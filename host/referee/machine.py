@@ -265,7 +265,7 @@ class Referee:
                     out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
                     continue
             try:
-                self._take_input(player, kind, word, out)
+                self._take_input(player, kind, word, out, at)
             except InputError as exc:
                 data = {"input": word.to_json() if word is not None else "done", "reason": str(exc)}
                 if player == self.game.to_move or self.state is Phase.OVER:
@@ -388,7 +388,7 @@ class Referee:
 
     # --- inputs ----------------------------------------------------------------------------------
 
-    def _take_input(self, player: str, kind: str, word: Word | None, out: list) -> None:
+    def _take_input(self, player: str, kind: str, word: Word | None, out: list, at: float | None = None) -> None:
         game = self.game
         if game.is_over():
             raise InputError("the game is over")
@@ -398,7 +398,7 @@ class Referee:
             self._not_my_step(player, kind, word, out)
             return
         if kind == "done":
-            self._done(player, out)
+            self._done(player, out, self.now if at is None else at)
             return
         if word.kind != "choose" and self.state is Phase.FLASH:
             at = N[self._lock[0].flash.at]
@@ -471,7 +471,7 @@ class Referee:
         if word.kind == "time":
             self._announce_time(out)
 
-    def _done(self, player: str, out: list) -> None:
+    def _done(self, player: str, out: list, at: float) -> None:
         asked = self._asked
         if asked is not None and asked["kind"] == "swap":
             # "Did you swap?" -- "No, I only straightened my towers": forget those touches.
@@ -494,7 +494,7 @@ class Referee:
             if self.now - self.last_commit[player] <= LATE:
                 out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
                 return
-        self._done_at = self.now
+        self._done_at = at  # when it was said (a held done is judged later)
         before = len(self.game.log)
         self._evaluate_now(out)
         if len(self.game.log) == before and not self.deb.pending and self.now - self.deb.last_change >= self.settle:
@@ -542,7 +542,15 @@ class Referee:
             deb = self.deb
             meta = {s: deb.meta.pop(s) for s in flipped if s in deb.meta}  # lifts seen late
             times = {s: meta.get(s) or (deb.began.get(s, deb.since[s]), deb.since[s]) for s in flipped}
-            for s in sorted(flipped, key=lambda s: (times[s][1], s)):
+            cont: set[int] = set()
+            if len({times[s][1] for s in flipped}) < len(flipped) and self.step is not None:
+                # Changes at the very same moment (the rival's hand on the board as the mover's last
+                # tower leaves): those the mover's action under way could use come first.
+                moved = frozenset().union(*self.ev.change())
+                for c in self.step.cands:
+                    if moved <= c.touched and self._allowed(c):
+                        cont |= c.touched
+            for s in sorted(flipped, key=lambda s: (times[s][1], s not in cont, s)):
                 self.ev.add(Flip(now, s, s in deb.stable and s not in meta, times[s][0], times[s][1]))
             self._dirty = True
         if self.state is Phase.OVER or not self.seen_snapshot:
@@ -691,7 +699,8 @@ class Referee:
             return None
         if k < n:
             if self.ev.disturbed_after(k, spaces, self.quiet):
-                return None
+                # touched again at once: only by the next player doing what they declared
+                return -INF if self._declared_next(c, k) else None
             last = max((f.settled for f in self.ev.flips[:k] if f.space in spaces), default=-INF)
             return last + self.quiet
         since = self.deb.since
@@ -706,9 +715,9 @@ class Referee:
         ``multi_settle`` of stillness.  Decided from public facts, as ``could_grow`` is."""
         if not could_grow(self.game, c):
             return -INF
-        if self._done_at is not None:
-            return -INF
         ev = self.ev
+        if self._done_at is not None and all(f.began <= self._done_at + EPS for f in ev.flips[:k]):
+            return -INF  # said done once all of it was under way (a done for the swap before is not)
         if k < n:
             board = self.game.state.board
             mover = self.step.player
@@ -764,12 +773,15 @@ class Referee:
             for c in comp:
                 if c.action in self._declined:
                     continue
-                score = (len(back - c.touched), -k)  # towers it leaves unexplained, then the longest
+                # towers it leaves unexplained, then a reading after which the next player does what
+                # they declared, then the longest
+                declared = k < n and self._declared_next(c, k)
+                score = (len(back - c.touched), not declared, -k)
                 if k < n and (any(d is not c and c.touched < d.touched for d in ahead)
                               or could_grow(self.game, c) and self._over(c, k, n) is None):
                     held.append(score)
                     continue
-                if k < n and self.ev.disturbed_after(k, c.touched, self.quiet):
+                if k < n and not declared and self.ev.disturbed_after(k, c.touched, self.quiet):
                     hurried.append((k, c))
                     continue
                 if k < n and not self._next_step(c, k)[0]:
@@ -782,7 +794,7 @@ class Referee:
                 # next): never commit a worse one meanwhile.
                 self._nothing_fits(n, blocking, out, forget=False)
                 return False
-            k = best[1] * -1
+            k = -best[-1]
             here = [c for score, kk, c in options if score == best]
             return self._decide_at(k, n, here, blocking, out)
 
@@ -794,7 +806,7 @@ class Referee:
         # in full, an action of the next step.
         if not blocking and self._later(ev.flips[-1].at + self.quiet):
             for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
-                begun, whole = self._next_step(c, k)
+                begun, whole, _ = self._next_step(c, k)
                 if whole or begun and self._picked_up_again(c, k):
                     self._commit_now(c, k, out)
                     return True
@@ -816,7 +828,7 @@ class Referee:
         return bool(after) and not after[0].on and after[0].space in carried_to and all(
             f.space in carried_to for f in after)
 
-    def _next_step(self, c: Candidate, k: int) -> tuple[bool, bool]:
+    def _next_step(self, c: Candidate, k: int) -> tuple[bool, bool, bool]:
         """Would the flips after the first ``k`` be, after ``c``, (the beginning of, a whole) action
         of the next step?  Asked only of readings that end before the evidence does."""
         key = (k, c.action, len(self.ev))
@@ -831,13 +843,24 @@ class Referee:
             rem, add = rest.change()
             moved = rem | add
             words = self.words[nxt.player]
-            begun = any(moved <= d.touched and rest.causal(d.effect.carries) for d in nxt.cands)
+            on_way = [d for d in nxt.cands if moved <= d.touched and rest.causal(d.effect.carries)]
+            begun = bool(on_way)
             whole = begun and any(d.word is None or any(w.fits(d.action, d.word) for w in words)
                                   for d in nxt.complete(rest, len(rest)))
+            # ... and on its way to an action the next player declared before it began (their Time
+            # rewinding this very action at once)?
+            first = rest.flips[0].began if len(rest) else INF
+            touched = rest.touched()
+            declared = begun and c.ends and any(
+                d.word is not None and touched <= d.touched and any(w.kind != "choose" and w.at <= first and w.fits(d.action, d.word)
+                                           for w in words) for d in on_way)
         finally:
             game.pop()
-        self._after_cache[key] = (begun, whole)
-        return begun, whole
+        self._after_cache[key] = (begun, whole, declared)
+        return begun, whole, declared
+
+    def _declared_next(self, c: Candidate, k: int) -> bool:
+        return self._next_step(c, k)[2]
 
     def _decide_at(self, k: int, n: int, here: list[Candidate], blocking: set[int], out: list) -> bool:
         step = self.step

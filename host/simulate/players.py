@@ -55,6 +55,7 @@ from .timing import (
     CLOSE_LEAD,
     DONE_LAG,
     FAULT_WAIT,
+    FLICKER_WINDOW,
     FOLLOW,
     LOOK_AFTER,
     LOOK_TIMEOUT,
@@ -501,13 +502,16 @@ class Hands:
 
         prefer = None
         if step.first and pace.relift and tb.last_place is not None:
-            space, landed = tb.last_place
-            if any(a == space for _, a, _ in effect.moves) and rng.random() < pace.relift:
+            # the tower just placed: the previous action's last hand event (its bounce the last
+            # thing on the board), and one this action moves
+            space, landed, index = tb.last_place
+            just = index == k - 1 and base - landed <= FLICKER_WINDOW + 0.001
+            if just and any(a == space for _, a, _ in effect.moves) and rng.random() < pace.relift:
                 prefer = space
         lead = rng.uniform(*pace.declare_lead)
         if prefer is not None:  # the rival's hand on the tower just placed (measured from its landing)
             landed = tb.last_place[1]
-            start = at(max(landed + rng.uniform(*RELIFT), self.machine.now))
+            start = at(max(landed + rng.uniform(*RELIFT), base))
             t = at(max(start - lead, landed, self.machine.now))
             self.behaviours.append({"kind": "relift", "index": k, "space": prefer, "landed": landed, "lift": start})
         else:

@@ -32,7 +32,8 @@ class Table:
         self.noise = noise
         self.late_edge = late_edge  # half the edges bounce once more near the end of the window
         self.lift_start: dict[int, float] = {}  # space -> when its last lift began
-        self.last_place: tuple[int, float] | None = None  # (space, touch-down) of the last placement of an action
+        # (space, touch-down, action) of the last placement the hands made for an action
+        self.last_place: tuple[int, float, int] | None = None
         self.at: dict[int, int] = {}  # space -> the tower standing on it
         self.free_at: dict[int, float] = {}  # space -> when its sensor is no longer being disturbed
         self.index = -1  # the action being played (tags every toggle)
@@ -105,7 +106,7 @@ class Table:
         end = self._flicker(down, space, True)
         self.free_at[space] = end
         if self.index >= 0:
-            self.last_place = (space, down)
+            self.last_place = (space, down, self.index)
         return down, end
 
     def slide(self, frm: int, path: list[int], to: int, t: float) -> tuple[float, float]:

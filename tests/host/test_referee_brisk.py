@@ -226,8 +226,6 @@ def test_a_bump_on_a_declared_swaps_spaces_is_no_lift():
 
 def two_swaps():
     """Third Eye, Black to move: two Memory Swaps (b38 with b18, b59 with b19) and then b28-b27."""
-    import random as _r  # noqa: F401
-
     from refplay import find_position
 
     def pred(g):
@@ -311,3 +309,143 @@ def test_a_tower_that_rests_85_ms_on_the_way_is_still_no_placement():
     play.lift("w33", then=0.1)
     play.place("w32", then=0.5)
     assert play.played() == [mv("w35", "w32")]
+
+
+def test_a_time_declared_before_the_rival_rewinds_a_swap_at_once_splits_the_lifts():
+    """White's Memory Swap; Black says "time" as it lands and, 0.13 s after the last put-back, lifts
+    the same two towers to swap them back (Classic Time: "Undo your rival's last action"), then
+    takes the Time tower off.  Four lifts and put-backs of w18 and w28: the swap, then the rewind,
+    not one long swap and a Time that never comes."""
+    game = classic({"w18": "M", "w28": "V", "b38": "t", "b35": "p"})
+    play = Play(game)
+    play.say("white", {"type": "swap"})
+    play.lift("w18", then=0.15)
+    play.lift("w28", then=0.2)
+    play.place("w18", then=0.15)
+    play.place("w28", then=0.05)
+    play.say("black", {"type": "time"})
+    play.wait(0.08)
+    play.lift("w28", then=0.15)
+    play.lift("w18", then=0.2)
+    play.place("w28", then=0.15)
+    play.place("w18", then=0.2)
+    play.lift("b38", then=0.6)
+    assert play.played() == [Swap(S("w18"), S("w28")), Time(S("b38"))]
+    assert not questions(play) and not refused(play)
+
+
+def test_the_rivals_lift_at_the_very_moment_the_movers_last_tower_leaves_is_the_next_step():
+    """No noise, one scan: Black's flash target leaves (mutual destruction: the action is complete)
+    in the same snapshot as White's hand lifts w35 to begin the next turn.  The two stable changes
+    come together; the one Black's flash uses is read first (soak seed 10007)."""
+    from engine.flash import MUTUAL
+
+    game = classic({"b35": "s", "b34": "V", "w35": "P"}, "black")
+    play = Play(game)
+    play.lift("b35", then=0.2)
+    play.board.lift(S("b34"))
+    play.board.lift(S("w35"))  # w35 is a lower space number than b34
+    play.feed()
+    play.wait(0.4)
+    play.place("w34", then=0.5)
+    assert play.played() == [mv("b35", "b34"), mv("w35", "w34")]
+    assert [n.data["outcome"] for n in play.notices if n.kind == "flash" and n.audience == "public"] == [MUTUAL]
+
+
+def growing():
+    """White (Third Eye): Voids on w35 (an anchor), w18 and w58."""
+    return third_eye({"w35": "V", "w18": "V", "w58": "V", "b35": "s"})
+
+
+def gravity(anchor, moves):
+    from engine.actions import Gravity
+
+    return Gravity(S(anchor), tuple(sorted((S(a), S(b)) for a, b in moves.items())))
+
+
+def test_a_done_said_as_the_first_void_is_lifted_does_not_end_the_gravity():
+    """A brisk hand's `done` for what came before (a swap's, 0.1 to 0.4 s after it) arrives 30 ms into
+    the first Void's lift: it cannot say that a Gravity not yet on the board is over, so the second
+    Void still counts (soak seeds 10020, 10021, 10031: a two-Void Gravity committed after one)."""
+    game = growing()
+    play = Play(game)
+    play.lift("w18", then=0.03)
+    play.say("white", {"type": "done"})
+    play.wait(0.25)
+    play.place("w34", then=0.4)
+    play.move("w58", "w36", then=0.3)
+    play.lift("b35", then=0.3)  # the rival starts
+    assert play.played() == [gravity("w35", {"w18": "w34", "w58": "w36"})]
+
+
+def test_a_done_said_once_the_void_is_down_still_ends_the_gravity_at_once():
+    """The other side: `done` after the first Void landed ends the Gravity there."""
+    game = growing()
+    play = Play(game)
+    play.move("w18", "w34", then=0.3)
+    play.say("white", {"type": "done"})
+    assert play.played() == [gravity("w35", {"w18": "w34"})]
+
+
+def landing(space, at, bounce=0.13):
+    """A tower put down on ``space`` at ``at``, its reading bouncing for ``bounce`` s, then holding."""
+    n = 7
+    plan = [(at + bounce * i / (n - 1), space, i % 2 == 0) for i in range(n)]  # on, off, ..., on
+    return plan + [(at + bounce + 0.005, space, None)]
+
+
+def test_a_tower_flashed_by_the_next_player_as_soon_as_it_settled_stays_seen():
+    """Issue 17: "a placement followed at once by the next player's lift of the same tower (0.24 s,
+    with a bounce and a hover between) is never seen".  White's Shadow lands on w35 bouncing for
+    130 ms; 125 ms after its last bounce (0.26 s after it touched down) Black lifts it to flash it
+    from w34, then lifts the attacker.  Before, the move and Black's lifts were read as White's flash
+    of w34 from w36 (the Shadow could), announced in public (soak seed 10034)."""
+    game = classic({"w36": "S", "w34": "s", "b35": "p"})
+    play = Play(game, step=0.005)
+    play.lift("w36", then=0.25)
+    play.board.place(S("w35"))
+    heavy(play, landing("w35", 0.0))
+    play.wait(0.12)
+    play.lift("w35", then=0.1)
+    play.lift("w34", then=0.6)
+    flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
+    assert play.played() == [mv("w36", "w35")]
+    assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("black", "w34", "w35")]
+
+
+def test_a_tower_resting_114_ms_on_its_way_into_a_flash_is_the_movers_flash():
+    """The other side (a relaxed trace, classic-heavy-swap): White's tower slid over w35 rests there
+    114 ms, then goes on to flash Black's tower on w34: White's flash from w36, not a move to w35 and
+    Black's flash."""
+    game = classic({"w36": "S", "w34": "s", "b35": "p"})
+    play = Play(game, step=0.005)
+    play.lift("w36", then=0.2)
+    play.place("w35", then=0.114)
+    play.lift("w35", then=0.3)
+    play.lift("w34", then=0.6)
+    flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
+    assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("white", "w36", "w34")]
+    assert play.played() == [] or play.played()[0] == mv("w36", "w34")
+
+
+def test_a_word_said_once_the_rival_has_begun_counts_for_the_speakers_next_turn():
+    """Issue 17: a word "counted for the player's earlier turn".  White's move is on the board; Black's
+    Reinforcement touches b19; 2 ms later White taps "swap" (for their next turn, 0.3 s before they
+    make it).  The swap word is kept for White's next turn, not spent on the move just played."""
+    game = classic({"w18": "M", "w28": "V", "w35": "S", "b35": "p"}, reserve={"black": ["P"]})
+    play = Play(game)
+    play.lift("w35", then=0.2)
+    play.place("w34", then=0.02)  # landed; not read yet (it must rest 0.14 s)
+    play.say("black", {"type": "reinforce", "pieces": ["peripheral"]})
+    play.board.place(S("b19"))
+    play.feed()
+    play.wait(0.002)
+    play.say("white", {"type": "swap"})
+    play.wait(0.5)
+    assert play.played() == [mv("w35", "w34"), Reinforce(((S("b19"), "peripheral"),))]
+    play.lift("w18", then=0.15)
+    play.lift("w28", then=0.2)
+    play.place("w18", then=0.15)
+    play.place("w28", then=0.6)
+    assert play.played()[2:] == [Swap(S("w18"), S("w28"))]
+    assert not questions(play) and not refused(play)

@@ -42,6 +42,19 @@ SOAK_REGRESSIONS = [
     # a swap declared 40 ms after its quick lift-and-put-back (steady 135 ms): committed as nothing,
     # then the next swap read in its place (issue 17 item 2)
     (10000, "third_eye", "high", "brisk"),
+    # Black said "time" as White's swap landed and rewound it 0.13 s later: the two swaps' lifts read
+    # as one long swap, and the Time waited forever for a rewind already done
+    (10003, "classic", "medium", "brisk"),
+    # Black's flash target left in the same scan as White's next lift: the two changes read in the
+    # wrong order, so Black's mutual destruction was never complete
+    (10007, "classic", "none", "brisk"),
+    # a swap's late done, said as the first Void of the next Gravity was lifted, ended the Gravity
+    # after one Void (wrong commits)
+    (10021, "third_eye", "low", "brisk"),
+    # Black flashed White's tower 0.26 s after it touched down (0.13 s after its landing stopped
+    # bouncing): read as White's flash of Black's attacker, announced in public, then stuck
+    (10034, "classic", "medium", "brisk"),
+    (10020, "classic", "high", "brisk"),
 ]
 
 

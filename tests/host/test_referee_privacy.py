@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 from refplay import Play  # noqa: E402
 
 from engine.actions import Move  # noqa: E402
-from engine.board import PLAYERS, other  # noqa: E402
+from engine.board import other  # noqa: E402
 from engine.game import Game  # noqa: E402
 from engine.pieces import make_setup  # noqa: E402
 from engine.randplay import random_game  # noqa: E402
