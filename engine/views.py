@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .actions import Action, Gravity, Reflect, Reinforce, Swap
 from .board import PLAYERS, SPACE_NAMES, other
-from .game import BOTH, CAPTURED, INDEX, RESERVE, Game
+from .game import Game
+from .state import BOTH, CAPTURED, INDEX, RESERVE
 
 N = SPACE_NAMES
 

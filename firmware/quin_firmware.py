@@ -1,4 +1,13 @@
-"""Quin board firmware logic: scanning, pacing and the wire protocol.
+"""Quin board firmware logic: scanning, pacing, occupancy and the wire protocol.
+
+Two ways to report, chosen by the host (docs/protocol.md):
+
+* raw (at power-up, for `quin calibrate` and `quin doctor`): a raw frame every scan;
+* thresholds (what `quin serve` asks for once calibrated): the board decides each
+  space's occupancy with the host's thresholds and sends an occupancy frame the scan
+  it changes (and every scan for HOT_US after), plus a raw frame and an occupancy
+  frame every ``period`` for drift tracking and health.  Nothing moving costs the
+  host a few frames a second.
 
 Everything here talks to the hardware through a small interface, so it runs
 unchanged on the Pico and, in the tests, on MicroPython with CircuitPython
@@ -24,8 +33,11 @@ docs/hardware.md).
 
 import quin_protocol as protocol
 
-FIRMWARE_VERSION = (1, 0, 0)
+FIRMWARE_VERSION = (1, 1, 0)  # 1.1: THRESHOLDS (the board decides occupancy)
 CHANNELS_PER_MUX = 16
+# after a space changes, an occupancy frame every scan for this long: the host's debounce and
+# settle windows (50-250 ms) then end on a frame, as with raw frames, not on its next timer tick
+HOT_US = 600000
 
 DEFAULTS = {
     "channels": 101,  # 99 spaces + half-supply + ground (hardware/channel-map.csv)
@@ -116,6 +128,11 @@ class Firmware:
         self.brightness = s["brightness"]
         self.started_us = hardware.monotonic_us()
         self.next_due = self.started_us
+        self.entries = None  # thresholds: (space, channel, sign, baseline, on, off) each; None: raw mode
+        self.occ = bytearray()  # 1 where entries[i]'s space reads occupied
+        self.raw_period_us = 0
+        self.last_raw = self.started_us
+        self.hot_until = self.started_us  # occupancy every scan until then (a space changed lately)
         self.show({})
 
     def _send(self, wire):
@@ -124,10 +141,20 @@ class Firmware:
         self.frames_sent += 1
 
     def step(self):
-        """One scan: read every channel, send a raw frame, answer the host, keep the pace."""
+        """One scan: read every channel, report (raw, or occupancy changes), answer the host, keep the pace."""
         readings = self.scanner.scan()
         now = self.hw.monotonic_us()
-        self._send(protocol.raw_frame(self.seq, now, readings))
+        if self.entries is None:
+            self._send(protocol.raw_frame(self.seq, now, readings))
+        else:
+            if self.decide(readings):
+                self.hot_until = now + HOT_US
+            due = now - self.last_raw >= self.raw_period_us
+            if due or now < self.hot_until:  # every scan while things move, so the host's clock runs
+                self._send(protocol.occupancy_frame(self.seq, now, self.occupied()))
+            if due:
+                self.last_raw = now
+                self._send(protocol.raw_frame(self.seq, now, readings))
         self.poll()
         self.next_due += self.period_us
         wait = self.next_due - self.hw.monotonic_us()
@@ -135,6 +162,56 @@ class Firmware:
             self.hw.sleep_us(wait)
         elif wait < -self.period_us:
             self.next_due = self.hw.monotonic_us()  # fell behind: do not try to catch up
+
+    def decide(self, readings):
+        """Each space's occupancy from its reading, with hysteresis; True if any changed.
+
+        Occupied once the reading has moved ``on`` counts from the baseline (in the
+        direction ``sign``; either way for sign 0), empty again below ``off``.
+        """
+        occ = self.occ
+        entries = self.entries
+        changed = False
+        for i in range(len(entries)):
+            e = entries[i]
+            d = readings[e[1]] - e[3]
+            sign = e[2]
+            if sign < 0 or (sign == 0 and d < 0):
+                d = -d
+            now = 1 if d >= (e[5] if occ[i] else e[4]) else 0
+            if now != occ[i]:
+                occ[i] = now
+                changed = True
+        return changed
+
+    def occupied(self):
+        occ = self.occ
+        entries = self.entries
+        return [entries[i][0] for i in range(len(entries)) if occ[i]]
+
+    def set_thresholds(self, period_ms, entries):
+        """Switch to thresholds (period > 0) or back to raw frames (period 0); an ACK code."""
+        if period_ms == 0:
+            self.entries = None
+            self.occ = bytearray()
+            return protocol.ACK_OK
+        channels = self.scanner.channels
+        for e in entries:
+            if e[1] >= channels:
+                return protocol.ACK_BAD_PAYLOAD  # a channel this board does not scan: keep what we had
+        was = {}  # new baselines (drift) keep each space's state: its hysteresis goes on
+        if self.entries is not None:
+            for i in range(len(self.entries)):
+                was[self.entries[i][0]] = self.occ[i]
+        else:  # from raw mode: report at once, the host waits for the first occupancy
+            self.last_raw = self.hw.monotonic_us() - period_ms * 1000
+        occ = bytearray(len(entries))
+        for i in range(len(entries)):
+            occ[i] = was.get(entries[i][0], 0)
+        self.entries = entries
+        self.occ = occ
+        self.raw_period_us = period_ms * 1000
+        return protocol.ACK_OK
 
     def run(self):  # pragma: no cover - forever
         while True:
@@ -156,6 +233,9 @@ class Firmware:
         if frame.kind == protocol.LED:
             code = self.show(dict((e[0], e[1:]) for e in frame.data))
             self._send(protocol.ack_frame(self.seq, now, protocol.LED, frame.seq, code))
+        elif frame.kind == protocol.THRESHOLDS:
+            code = self.set_thresholds(frame.data[0], frame.data[1])
+            self._send(protocol.ack_frame(self.seq, now, protocol.THRESHOLDS, frame.seq, code))
         elif frame.kind == protocol.STATUS and not frame.data:
             self._send(protocol.status_frame(self.seq, now, self.status()))
         else:

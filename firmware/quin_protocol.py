@@ -17,7 +17,7 @@ it is (all integers little-endian)::
 
     offset  size  field
     0       1     version (1)
-    1       1     kind: RAW 1, OCCUPANCY 2, STATUS 3, LED 4, ACK 5
+    1       1     kind: RAW 1, OCCUPANCY 2, STATUS 3, LED 4, ACK 5, THRESHOLDS 6
     2       2     sequence number (uint16, wraps; one counter per sender)
     4       8     timestamp in microseconds (uint64, sender's clock)
     12      n     payload (depends on kind, see docs/protocol.md)
@@ -52,7 +52,9 @@ OCCUPANCY = 2
 STATUS = 3
 LED = 4
 ACK = 5
-KIND_NAMES = {RAW: "raw", OCCUPANCY: "occupancy", STATUS: "status", LED: "led", ACK: "ack"}
+THRESHOLDS = 6
+KIND_NAMES = {RAW: "raw", OCCUPANCY: "occupancy", STATUS: "status", LED: "led", ACK: "ack",
+              THRESHOLDS: "thresholds"}
 
 # ACK result codes
 ACK_OK = 0
@@ -76,6 +78,9 @@ HEADER_SIZE = 12
 CRC_SIZE = 4
 MAX_CHANNELS = 255
 OCCUPANCY_BYTES = 13  # 99 spaces, one bit each, space 0 in bit 0 of byte 0
+SPACES = OCCUPANCY_BYTES * 8 - 5  # 99
+THRESHOLD_ENTRY = "<BBBHHH"  # space, channel, sign + 1, baseline, on, off
+THRESHOLD_SIZE = 9
 MAX_FRAME = 1024  # longest encoded frame accepted, delimiter excluded
 MAX_BUFFER = 16384  # bytes the decoder holds at most
 
@@ -130,6 +135,8 @@ class Frame:
     * STATUS: ``()`` for a request, else a tuple of ints in ``STATUS_FIELDS`` order
     * LED: tuple of ``(space, r, g, b)``; every space not listed is dark
     * ACK: ``(kind acknowledged, its sequence number, result code)``
+    * THRESHOLDS: ``(raw_period_ms, ((space, channel, sign, baseline, on, off), ...))``;
+      period 0 and no entries: raw frames at the full rate
     """
 
     def __init__(self, kind, seq=0, time_us=0, data=()):
@@ -265,6 +272,22 @@ def _payload(kind, data):
         return bytes(out)
     if kind == ACK:
         return _pack("<BHB", data, (255, 0xFFFF, 255), "an ack is (kind, seq, code)")
+    if kind == THRESHOLDS:
+        message = "thresholds are (period_ms 0..65535, ((space, channel, sign, baseline, on, off), ...))"
+        try:
+            period, entries = data
+        except Exception:
+            raise FrameError(message)
+        if len(entries) > SPACES:
+            raise FrameError("at most %d thresholds per frame" % SPACES)
+        out = bytearray(_pack("<HB", (period, len(entries)), 0xFFFF, message))
+        for entry in entries:
+            if len(entry) != 6 or entry[2] not in (-1, 0, 1):
+                raise FrameError("a threshold is (space, channel, sign -1/0/1, baseline, on, off), not %r" % (entry,))
+            e = (entry[0], entry[1], entry[2] + 1, entry[3], entry[4], entry[5])
+            out += _pack(THRESHOLD_ENTRY, e, (SPACES - 1, 255, 2, 0xFFFF, 0xFFFF, 0xFFFF),
+                         "a threshold is (space 0..98, channel 0..255, sign, baseline, on, off 0..65535)")
+        return bytes(out)
     raise FrameError("unknown frame kind %r" % (kind,))
 
 
@@ -299,6 +322,16 @@ def _parse_payload(kind, p):
         if n != 4:
             raise FrameError("ack payload must be 4 bytes")
         return struct.unpack("<BHB", p)
+    if kind == THRESHOLDS:
+        if n < 3 or n != 3 + THRESHOLD_SIZE * p[2]:
+            raise FrameError("thresholds payload length does not match its count")
+        entries = []
+        for i in range(3, n, THRESHOLD_SIZE):
+            e = struct.unpack_from(THRESHOLD_ENTRY, p, i)
+            if e[0] >= SPACES or e[2] > 2:
+                raise FrameError("threshold for no space or with a bad sign")
+            entries.append((e[0], e[1], e[2] - 1, e[3], e[4], e[5]))
+        return (p[0] | p[1] << 8, tuple(entries))
     raise FrameError("unknown frame kind %d" % kind)
 
 
@@ -359,6 +392,13 @@ def led_frame(seq, time_us, leds):
 
 def ack_frame(seq, time_us, kind, acked_seq, code=ACK_OK):
     return encode(Frame(ACK, seq, time_us, (kind, acked_seq, code)))
+
+
+def thresholds_frame(seq, time_us, period_ms, entries):
+    """Ask the board to decide occupancy itself: ``entries`` (space, channel, sign, baseline, on, off),
+    a raw frame every ``period_ms``.  ``thresholds_frame(seq, t, 0, ())``: full-rate raw frames again."""
+    return encode(Frame(THRESHOLDS, seq, time_us, (period_ms, tuple(tuple(e) for e in entries))))
+
 
 
 class Decoder:

@@ -397,6 +397,12 @@ class OccupancyTracker:
         if moved:
             self._rebuild()
 
+    def note_occupied(self, spaces) -> None:
+        """The board said these spaces are occupied now (it decides occupancy itself): no drift there."""
+        n = self._frames
+        for s in spaces:
+            self._last_occupied[s] = n
+
     def drift(self) -> dict[int, float]:
         """How far each space's baseline has moved since calibration (counts)."""
         return {s: self.baseline[s] - c.baseline for s, c in enumerate(self.cal.spaces)}

@@ -14,6 +14,7 @@ COMMANDS = [
     "host.commands.engine_cmds",
     "host.commands.referee_cmds",
     "host.commands.hardware_cmds",
+    "host.commands.virtual_pico_cmds",
     "host.commands.serve_cmds",
     "host.commands.setup_cmds",
     "host.commands.store_cmds",

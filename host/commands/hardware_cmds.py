@@ -139,6 +139,11 @@ def _open_link(args):
         link.open()
     except LinkError as exc:
         raise UserError(_why_not(port, exc), 1) from None
+    # every scan as a raw frame, whatever a service asked the board for before (it may decide occupancy)
+    link.full_rate()
+    deadline = time.monotonic() + 1.0
+    while not link.config_acked and not link.config_error and time.monotonic() < deadline:
+        link.next_frame(0.05)
     return link
 
 

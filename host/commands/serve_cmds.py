@@ -24,6 +24,9 @@ def add_parser(sub) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface, so phones can join)")
     p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
     p.add_argument("--data-dir", help="where games are stored (default $QUIN_DATA_DIR or ~/.local/share/quin)")
+    p.add_argument("--serial-port", metavar="PATH",
+                   help="with --board serial: the board's port (default: $QUIN_SERIAL_PORT, /dev/quin-board, "
+                        "else /dev/serial/by-id/...-if02; a `quin virtual-pico` prints its own)")
     p.add_argument("--mode", choices=("classic", "third_eye"), default="classic", help="mode of a new game")
     p.add_argument("--vision", action="store_true", help="a new game is played in Vision Mode (every identity public)")
     p.add_argument("--first", choices=("white", "black"), default="white", help="who moves first in a new game")
@@ -182,7 +185,7 @@ def cmd_export(args) -> int:
 # --- quin serve ------------------------------------------------------------------------------------
 
 
-def open_source(kind: str, folder: Path | None = None):
+def open_source(kind: str, folder: Path | None = None, serial_port: str | None = None):
     """The hardware source for ``--board``, imported only when asked for; UserError in one line.
 
     Calibration and channel map are read from ``folder`` (the data directory) when given."""
@@ -190,11 +193,14 @@ def open_source(kind: str, folder: Path | None = None):
         if kind == "serial":
             from host.sources.serial_source import SerialLink, SerialSource, find_port
 
-            port = find_port()
+            port = serial_port or find_port()
             if port is None:
                 raise UserError("no board found on USB (set QUIN_SERIAL_PORT or plug the board in)")
             cal, channels, keeper = _calibration(kind, folder)
-            return SerialSource(SerialLink(port), cal, channels, keeper=keeper)
+            # QUIN_SERIAL_RAW=1: the host decides from full-rate raw frames, as before the board could
+            # (for comparison and diagnosis: bench/serve_cost.py measures both)
+            return SerialSource(SerialLink(port), cal, channels, keeper=keeper,
+                                board_decides=os.environ.get("QUIN_SERIAL_RAW") != "1")
         if kind == "gpio":
             from host.sources.gpio_source import GpioSource
 
@@ -246,8 +252,9 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
         if callable(status) and now - checked >= status_every:
             checked = now
             st = status()
-            if isinstance(st, SourceStatus):
-                table.set_source_status(None if st.ok else {"ok": False, "message": st.message})
+            if isinstance(st, SourceStatus):  # a problem, or a notice of what just happened to the board
+                shown_status = {"ok": st.ok, "message": st.message}
+                table.set_source_status(None if st.ok and not st.details.get("notice") else shown_status)
         if snap is not None:
             try:
                 table.feed(snap)
@@ -427,6 +434,8 @@ def _serving_store(folder: Path, out):
 
 def cmd_serve(args) -> int:
     started = time.monotonic()
+    if getattr(args, "serial_port", None) and args.board != "serial":  # before anything is written
+        raise UserError(f"--serial-port is the serial board's: add --board serial (not --board {args.board})")
     folder = _data_dir(args.data_dir)
     lock = _hold(folder)
     try:
@@ -450,7 +459,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     if args.board == "sim":
         board = make_virtual_board()
     else:  # the board first: a board that cannot be opened leaves no store behind
-        source = open_source(args.board, Path(args.data_dir) if args.data_dir else None)
+        source = open_source(args.board, Path(args.data_dir) if args.data_dir else None,
+                             getattr(args, "serial_port", None))
     store = _serving_store(folder, out)
     broker = Broker()
     opponent = None

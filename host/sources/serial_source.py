@@ -6,6 +6,14 @@ the port and retries with exponential back-off (0.1 s doubling to 2 s) until
 the board is back; it then re-sends the last LED frame so the lights come back
 too.  :class:`SerialSource` turns its raw frames into :class:`Snapshot` s with
 the calibration and reports faults through :meth:`SerialSource.status`.
+
+Once calibrated, :class:`SerialSource` hands the board its thresholds (a
+THRESHOLDS frame, docs/protocol.md): the Pico then decides occupancy itself and
+sends an occupancy frame the scan a space changes (and every scan for a moment
+after), plus a raw frame twice a second for drift tracking and health, instead
+of 60-100 raw frames a second for the Pi to decode.  The link re-sends the
+thresholds (and the LEDs) whenever the board comes back: after an unplug, and
+after the firmware restarted (its clock went back), so play carries on by itself.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from typing import Callable
 import serial
 
 from host import protocol
-from host.calibration import Calibration, DriftKeeper
+from host.calibration import Calibration, DriftKeeper, OccupancyTracker
 from host.channel_map import ChannelMap
 from host.sensing import Snapshot, SourceStatus
 from host.sources.raw import RawConverter
@@ -32,6 +40,13 @@ BY_ID_PATTERNS = (
     "/dev/serial/by-id/*Pico*-if02",
 )
 FAULT_AFTER = 1.0  # seconds without a frame before the link is reported faulty
+RAW_PERIOD_MS = 500  # with thresholds on the board: a raw frame this often, for drift and health
+HEARTBEAT_QUIET = 1.0  # seconds after a change from which an unchanged occupancy frame is no news
+RESEND_AFTER = 1.0  # seconds without the board acknowledging its thresholds before sending them again
+CONFIG_TRIES = 3  # times they are sent before the host takes the board for one that cannot (until it restarts)
+DRIFT_RESEND = 8.0  # counts a baseline must drift before the board gets the new thresholds
+DRIFT_RESEND_EVERY = 2.0  # seconds between two such updates at most
+NOTICE_FOR = 10.0  # seconds the status says what happened to the link after it is well again
 
 
 class LinkError(Exception):
@@ -76,10 +91,19 @@ class SerialLink:
         self._next_attempt = 0.0
         self._seq = 0
         self._last_led: bytes | None = None
+        self._config: bytes | None = None  # the last THRESHOLDS frame, re-sent when the board comes back
+        self._config_seq = -1
+        self._config_sent = 0.0
+        self._config_tries = 0
+        self.config_acked = False  # the board reports as the last THRESHOLDS frame asked
+        self.config_error = ""
+        self._restarts_seen = 0
         self.decoder = protocol.Decoder(synced=False)
         self._syncing: bytes | None = None
         self.last_frame_at: float | None = None
         self.opened_at: float | None = None
+        self.restarted_at: float | None = None  # when the firmware was last seen starting again
+        self.dropped_at: float | None = None  # when the port last went away
         self.reconnects = 0
         self.last_error = ""
         self.device_status: dict = {}
@@ -111,9 +135,15 @@ class SerialLink:
         self.opened_at = self._clock()
         self.decoder = _carry_stats(self.decoder, protocol.Decoder(synced=True))
         self._syncing = b""  # bytes before the first delimiter since opening (None: in sync)
+        self._board_is_back()
+        return True
+
+    def _board_is_back(self) -> None:
+        """The board (re)started or was plugged in again: it knows nothing of us; tell it again."""
         if self._last_led is not None:
             self._write(self._last_led)
-        return True
+        if self._config is not None:
+            self._send_config()
 
     def _drop(self, exc: Exception) -> None:
         self.last_error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -126,6 +156,7 @@ class SerialLink:
                 pass
         self._backoff = self._backoff_min
         self._next_attempt = self._clock() + self._backoff
+        self.dropped_at = self._clock()
 
     def close(self) -> None:
         with self._lock:
@@ -144,8 +175,19 @@ class SerialLink:
             if frame is not protocol.NEED_DATA:
                 self.last_frame_at = self._clock()
                 self._backoff = self._backoff_min
+                if self.decoder.stats["restarts"] != self._restarts_seen:  # its clock went back
+                    self._restarts_seen = self.decoder.stats["restarts"]
+                    self.restarted_at = self.last_frame_at
+                    self._board_is_back()
                 self._note(frame)
                 return frame
+            if (self._config is not None and not self.config_acked and not self.config_error
+                    and self._port is not None and self._clock() - self._config_sent > RESEND_AFTER):
+                if self._config_tries >= CONFIG_TRIES:
+                    # an older firmware drops a frame kind it does not know: raw frames it is, decided here
+                    self.config_error = "unanswered"
+                else:
+                    self._send_config(again=True)  # lost on the way (or the board was busy): again
             remaining = None if deadline is None else deadline - self._clock()
             if remaining is not None and remaining <= 0:
                 return None
@@ -198,6 +240,11 @@ class SerialLink:
             self.device_status = frame.status()
         elif frame.kind == protocol.ACK:
             self.acks = (self.acks + [frame.data])[-16:]
+            kind, seq, code = frame.data
+            if kind == protocol.THRESHOLDS and seq == self._config_seq:
+                self.config_acked = code == protocol.ACK_OK
+                # refused (an older firmware): raw frames at full rate go on, decided here; no retry until it restarts
+                self.config_error = "" if self.config_acked else "refused"
 
     def send(self, wire: bytes, *, remember_led: bool = False) -> bool:
         """Send an encoded frame.  A leading 0x00 ends whatever partial frame the
@@ -230,6 +277,25 @@ class SerialLink:
     def show(self, leds: dict[int, tuple[int, int, int]]) -> None:
         self.send(protocol.led_frame(self.next_seq(), _now_us(), leds), remember_led=True)
 
+    def set_thresholds(self, period_ms: int, entries) -> None:
+        """Ask the board to decide occupancy (period > 0) or to send raw frames at full rate (0).
+        Remembered: sent again until acknowledged, and whenever the board comes back."""
+        self._config_seq = self.next_seq()
+        self._config = protocol.thresholds_frame(self._config_seq, 0, period_ms, entries)
+        self._send_config()
+
+    def full_rate(self) -> None:
+        """Raw frames every scan (`quin calibrate`, `quin doctor`), whatever a service asked for before."""
+        self.set_thresholds(0, ())
+
+    def _send_config(self, again: bool = False) -> None:
+        self.config_acked = False
+        self.config_error = ""
+        self._config_tries = self._config_tries + 1 if again else 1
+        self._config_sent = self._clock()
+        if self._config is not None:
+            self.send(self._config)
+
     def silence(self) -> float | None:
         """Seconds since the last frame (or since opening); None if never opened."""
         ref = self.last_frame_at if self.last_frame_at is not None else self.opened_at
@@ -261,8 +327,10 @@ def _now_us() -> int:
 class SerialSource:
     """A sensing Source and LedSink over a :class:`SerialLink`.
 
-    Each raw frame (50 Hz or more) becomes one Snapshot; ``t`` is the host's
-    monotonic clock at receipt.  ``status()`` is not ok while the board is
+    With ``board_decides`` (the default) the board gets the calibration's thresholds and its
+    occupancy frames become Snapshots (the heartbeat ones only near a change); until it
+    acknowledges them, or without it, each raw frame (50 Hz or more) becomes one Snapshot.
+    ``t`` is the host's monotonic clock at receipt.  ``status()`` is not ok while the board is
     unplugged, silent for more than a second, its reference channels are off,
     or a sensor reads at a rail (dead).  With a ``keeper``, the baselines'
     drift is saved back to the calibration file now and then and at close.
@@ -277,15 +345,57 @@ class SerialSource:
         fault_after: float = FAULT_AFTER,
         clock: Callable[[], float] = time.monotonic,
         keeper: DriftKeeper | None = None,
+        board_decides: bool = True,
+        raw_period_ms: int = RAW_PERIOD_MS,
     ):
         self.link = link
         self.calibration = calibration
         self.channel_map = channel_map
-        self.converter = RawConverter(calibration, channel_map, keeper)
+        self.board_decides = board_decides
+        self.raw_period_ms = raw_period_ms
+        tracker = None
+        if board_decides:  # drift from a raw frame every raw_period_ms, at about the pace of 60 Hz frames
+            rate = 1000.0 / raw_period_ms
+            tracker = OccupancyTracker(calibration, drift_every=1, stable_frames=max(2, round(250 * rate / 60)),
+                                       drift_rate=0.05 * (60 / 25) / rate)
+        self.converter = RawConverter(calibration, channel_map, keeper, tracker)
         self.fault_after = fault_after
         self._clock = clock
+        self._sent_baselines: list[float] = []
+        self._thresholds_at = float("-inf")
+        self._last_occupied: frozenset[int] | None = None
+        self._changed_at = float("-inf")
+        self._gone: tuple[str, float] | None = None  # (unplugged|silent, since when) while away
+        self._back: tuple[str, float, float] | None = None  # (how, for how long, back when)
+        self._bad_seen: tuple[int, int] | None = None  # (bad frames, stray bytes) at the last look
+        self._reconnects_seen = 0
+        self._bad_at: float | None = None
         if not link.connected:
             link._try_open()
+        if board_decides:
+            self._send_thresholds()
+
+    def thresholds(self) -> list[tuple[int, int, int, int, int, int]]:
+        """What the board needs to decide like the host: (space, channel, sign, baseline, on, off)."""
+        clamp = lambda v: max(0, min(0xFFFF, int(round(v))))  # noqa: E731
+        out = []
+        for s, c in enumerate(self.calibration.spaces):
+            sign, on, off = c.thresholds()
+            out.append((s, c.channel, sign, clamp(self.converter.tracker.baseline[s]), clamp(on), clamp(off)))
+        return out
+
+    def _send_thresholds(self) -> None:
+        self._sent_baselines = list(self.converter.tracker.baseline)
+        self._thresholds_at = self._clock()
+        self.link.set_thresholds(self.raw_period_ms, self.thresholds())
+
+    def _drifted(self) -> None:
+        """Baselines drifted far enough since the board got them: send the new ones (not too often)."""
+        base = self.converter.tracker.baseline
+        if self._clock() - self._thresholds_at < DRIFT_RESEND_EVERY:
+            return
+        if max((abs(a - b) for a, b in zip(base, self._sent_baselines)), default=0.0) >= DRIFT_RESEND:
+            self._send_thresholds()
 
     def read(self, timeout: float | None = None) -> Snapshot | None:
         deadline = None if timeout is None else self._clock() + timeout
@@ -299,29 +409,94 @@ class SerialSource:
                 return snap
 
     def _snapshot(self, frame: protocol.Frame) -> Snapshot | None:
-        if frame.kind == protocol.OCCUPANCY:
-            return Snapshot(self._clock(), frozenset(frame.data))
+        if frame.kind == protocol.OCCUPANCY:  # the board decided, with our thresholds
+            if not (self.board_decides and self.link.config_acked):
+                return None  # decided with thresholds we did not give it (yet): not ours to trust
+            self.converter.tracker.note_occupied(frame.data)
+            occupied = self.converter.alive(frozenset(frame.data))
+            now = self._clock()
+            if occupied != self._last_occupied:
+                self._last_occupied, self._changed_at = occupied, now
+            elif now - self._changed_at > HEARTBEAT_QUIET:
+                return None  # the slow heartbeat, long after the last change: nothing for the referee
+            return Snapshot(now, occupied)
         if frame.kind != protocol.RAW:
             return None
-        occupied = self.converter.convert(frame.data)
-        return None if occupied is None else Snapshot(self._clock(), occupied)
+        if self.board_decides and self.link.config_acked:
+            # the slow stream beside the occupancy frames: drift, dead sensors, references
+            self.converter.convert(frame.data, check_every=1)
+            self._drifted()
+            return None
+        occupied = self.converter.convert(frame.data)  # full-rate raw: we decide
+        if occupied is None:
+            return None
+        now = self._clock()
+        if occupied != self._last_occupied:  # what the referee saw last, whoever decided it
+            self._last_occupied, self._changed_at = occupied, now
+        return Snapshot(now, occupied)
 
     def show(self, leds: dict[int, tuple[int, int, int]]) -> None:
         self.link.show(leds)
 
     def status(self) -> SourceStatus:
-        details = {"port": self.link.port_name, **self.link.stats()}
+        """Not ok while the board is unreachable or silent.  For NOTICE_FOR seconds after it came back,
+        restarted or sent corrupted frames, ok with a notice (``details["notice"]``): one line each
+        saying what happened, for the status page and the phones."""
+        link = self.link
+        details = {"port": link.port_name, **link.stats()}
+        now = self._clock()
         problems = []
-        silence = self.link.silence()
-        if not self.link.connected:
-            problems.append(f"board unplugged or unreachable at {self.link.port_name} ({self.link.last_error}); reconnecting")
+        notices = []
+        silence = link.silence()
+        if not link.connected:
+            problems.append(f"board unplugged or unreachable at {link.port_name} ({link.last_error}); reconnecting")
+            self._gone = ("unplugged", link.dropped_at if link.dropped_at is not None else now)
         elif silence is not None and silence > self.fault_after:
-            problems.append(f"no frames from the board for {silence:.1f} s")
+            problems.append(f"no frames from the board for {silence:.1f} s; waiting for it")
+            if self._gone is None:
+                self._gone = ("silent", now - silence)
+        else:
+            notices = self._notices(now, details)
         problems += self.converter.problems()
+        details["board_decides"] = link.config_acked
         if self.converter.dead:
             details["dead"] = [SPACE_NAMES[s] for s in self.converter.dead]
-        return SourceStatus(not problems, "; ".join(problems) or "board ok", details)
+        if problems:
+            return SourceStatus(False, "; ".join(problems), details)
+        if notices:
+            return SourceStatus(True, "; ".join(notices), dict(details, notice=True))
+        return SourceStatus(True, "board ok", details)
+
+    def _notices(self, now: float, details: dict) -> list[str]:
+        """What happened lately to a link that is well now."""
+        out = []
+        if self._gone is not None:  # it is back
+            how, since = self._gone
+            self._gone = None
+            back = self.link.opened_at if how == "unplugged" and self.link.opened_at else now
+            self._back = (how, max(0.0, back - since), now)
+        if self._back is not None:
+            how, lasted, at = self._back
+            if now - at < NOTICE_FOR:
+                out.append(f"the board was {how} for {lasted:.1f} s and is back; play goes on")
+            else:
+                self._back = None
+        restarted = self.link.restarted_at
+        if restarted is not None and now - restarted < NOTICE_FOR:
+            out.append("the board's firmware restarted; it has its thresholds and lights back and play goes on")
+        # corrupted frames, and stray bytes outside any frame (but not the tail of a frame cut by a reconnect)
+        bad = (details.get("crc_errors", 0) + details.get("malformed", 0), details.get("skipped_bytes", 0))
+        seen, self._bad_seen = self._bad_seen, bad
+        reconnects, self._reconnects_seen = self._reconnects_seen, details.get("reconnects", 0)
+        if seen is not None and (bad[0] > seen[0] or (bad[1] > seen[1] and reconnects == self._reconnects_seen)):
+            self._bad_at = now
+        if self._bad_at is not None and now - self._bad_at < NOTICE_FOR:
+            out.append(f"corrupted data from the board ({bad[0]} bad frames, {bad[1]} stray bytes so far; dropped, "
+                       "nothing was taken from them): check the USB cable")
+        return out
 
     def close(self) -> None:
         self.converter.close()
+        if self.board_decides and self.link.connected:
+            self.link.full_rate()  # leave the board as it powers up, for `quin doctor` and the next host
         self.link.close()

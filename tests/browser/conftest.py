@@ -5,18 +5,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browsing import ARTIFACTS, CHROMIUM, PHONE, ROOT, TV  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests" / "support"))
-
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = ROOT / "artifacts"
-PHONE = {"width": 390, "height": 844}
-TV = {"width": 1280, "height": 800}
-
-
-def body_text(page) -> str:
-    """What a person reads on the page."""
-    return page.evaluate("document.body.innerText")
 
 
 @pytest.fixture(scope="session")

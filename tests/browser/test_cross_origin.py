@@ -18,7 +18,7 @@ from host.web import create_app
 from host.web.sim import board_key
 from webtools import running
 
-from conftest import CHROMIUM
+from browsing import CHROMIUM
 
 ATTACK = """<!doctype html><html><body>
 <iframe name="sink"></iframe>

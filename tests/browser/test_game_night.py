@@ -9,8 +9,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from conftest import PHONE, TV, body_text
+from browsing import PHONE, TV, body_text
 from scripted import BLACK, WHITE, Hands, wait_for
+
+from host.web.sim import board_key
 
 SIZES = {"phone": PHONE, "tv": TV}
 
@@ -47,7 +49,7 @@ class Robot:
         self.browser = browser
         self.base = base
         self.table = table
-        self.hands = Hands(base, {"white": table.tokens["white"]})
+        self.hands = Hands(base, {"white": table.tokens["white"]}, board_key(table.host_key))
         self.errors: list[str] = []
         self.contexts = []
 
@@ -190,7 +192,8 @@ def test_starting_the_opponent_over_a_game_two_people_play_asks_first(tmp_path):
         lines = served.until("black seat:")
         white, black = url_of(lines, "white seat"), url_of(lines, "black seat")
         base = white.split("/seat/")[0]
-        hands = Hands(base, {"white": white.rsplit("/", 1)[1], "black": black.rsplit("/", 1)[1]})
+        board = url_of(lines, "virtual board").rsplit("/", 1)[1]  # the board key, printed with the seats
+        hands = Hands(base, {"white": white.rsplit("/", 1)[1], "black": black.rsplit("/", 1)[1]}, board)
         hands.setup("white", WHITE)
         hands.setup("black", BLACK)
         assert get_json(base + "/api/state")[1]["phase"] == "playing"
@@ -446,7 +449,7 @@ def test_quin_export_refuses_a_game_still_being_played_unless_forced(tmp_path):
     import json
     import subprocess
 
-    from conftest import ROOT
+    from browsing import ROOT
     from quin_cmd import QUIN
 
     from host.web import create_app
@@ -480,7 +483,7 @@ def test_quin_serve_in_the_background_says_where_the_seat_codes_are(tmp_path):
         served.stop()
     import subprocess
 
-    from conftest import ROOT
+    from browsing import ROOT
     from quin_cmd import QUIN
 
     proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path / "data"),

@@ -9,7 +9,7 @@ import time
 
 from playwright.sync_api import expect
 
-from conftest import ROOT, TV
+from browsing import ROOT, TV
 from quin_cmd import QUIN
 
 

@@ -19,7 +19,7 @@ import json
 import random
 from pathlib import Path
 
-from conftest import ROOT
+from browsing import ROOT
 from engine.board import PLAYERS, other
 from engine.game import Game
 from engine.pieces import TIME

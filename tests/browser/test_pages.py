@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from host.web import create_app
 from host.web.sim import board_key
-from conftest import body_text
+from browsing import body_text
 from webtools import PHONE, running
 
 # White's lineup (tapped in on the white seat): the Shadow on w38 will cross the Iris.

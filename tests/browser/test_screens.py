@@ -7,7 +7,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from conftest import PHONE, TV
+from browsing import PHONE, TV
 from scripted import BLACK, WHITE, to_the_end, wait_for
 
 SIZES = {"phone": PHONE, "tv": TV}

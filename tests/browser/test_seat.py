@@ -5,7 +5,7 @@ import json
 
 from playwright.sync_api import expect
 
-from conftest import PHONE, body_text
+from browsing import PHONE, body_text
 from scripted import BLACK, WHITE, wait_for
 
 

@@ -5,7 +5,7 @@ import subprocess
 
 from playwright.sync_api import expect
 
-from conftest import ROOT, TV, body_text
+from browsing import ROOT, TV, body_text
 from quin_cmd import QUIN
 from scripted import BLACK, WHITE, to_first_flash, to_the_end, wait_for
 

@@ -4,7 +4,7 @@ replays it.  Real server, real Chromium."""
 
 from playwright.sync_api import expect
 
-from conftest import body_text
+from browsing import body_text
 from scripted import BLACK, WHITE
 
 

@@ -7,10 +7,9 @@ Two honest ways to reach a position:
 * ``record()`` builds a ``quin-record/1`` dict that ``load_record``/``replay``
   (and the CLI) check from scratch.
 
-For positions that would take many turns to reach, ``position()`` edits a
-fresh game's state directly: it lifts every tower off the board and puts
-exactly the described ones back, keeping ``board``/``loc`` consistent (this is
-the only place the tests touch ``Game.state``).  Its description is compact:
+For positions that would take many turns to reach, ``position()`` builds the
+game with ``Game.from_position`` (which validates the position).  Its
+description is compact:
 ``{"w35": "S", "b33": "v"}`` puts a White Shadow on w35 and a Black Void on
 b33 (upper case White, lower case Black, the letters of the engine's
 drawings: L S A R M T P V).
@@ -23,7 +22,7 @@ from collections import Counter
 
 from engine.actions import Move, Reflect, Reinforce, Resurrect, Swap, Time
 from engine.board import BLACK, PLAYERS, START_SPACES, WHITE, parse_space
-from engine.game import BOTH, CAPTURED, EMPTY, INDEX, RESERVE, Game
+from engine.game import CAPTURED, EMPTY, INDEX, RESERVE, Game
 from engine.pieces import (
     ARTIFICIAL_LIGHT,
     LETTER,
@@ -208,53 +207,35 @@ def position(
             owner, piece = p.split(":")  # "white:light"
         placed[owner].append((S(space), piece))
     chosen = {}
+    waiting: dict[str, list[str]] = {}
+    lost: dict[str, list[tuple[str, int]]] = {}
+    when = max(0, turn - 10) if captured_turn is None else captured_turn
     for player in PLAYERS:
         need = Counter(p for _, p in placed[player])
         need.update(_parse_pieces(captured.get(player, ())))
         need.update(_parse_pieces(reserve.get(player, ())))
         chosen[player] = (sets or {}).get(player) or _choose_set(need)
-    game = Game(
-        make_setup(WHITE, *chosen[WHITE], _lineup_for(WHITE, *chosen[WHITE])),
-        make_setup(BLACK, *chosen[BLACK], _lineup_for(BLACK, *chosen[BLACK])),
+        rest = piece_set(*chosen[player]) - Counter(p for _, p in placed[player])
+        if player in reserve:
+            waiting[player] = _parse_pieces(reserve[player])
+            off = rest - Counter(waiting[player])
+        else:
+            off = Counter(_parse_pieces(captured.get(player, ())))
+            waiting[player] = [p for p in PIECES for _ in range((rest - off)[p])]
+        lost[player] = [(p, when) for p in PIECES for _ in range(off[p])]
+    game = Game.from_position(
+        {space: (owner, piece) for owner in PLAYERS for space, piece in placed[owner]},
+        to_move,
         mode=mode,
         vision=vision,
-        first=to_move,
+        sets=chosen,
+        reserve=waiting,
+        captured=lost,
+        turn=turn,
+        passes=passes,
+        totem_used=totem_used,
+        revealed=[S(s) for s in revealed],
     )
-    st = game.state
-    st.board = [EMPTY] * len(st.board)
-    for t in game.towers:
-        st.loc[t] = RESERVE
-    for player in PLAYERS:
-        free = list(game.towers_of(player))
-
-        def take(piece: str) -> int:
-            for t in free:
-                if game.piece[t] == piece:
-                    free.remove(t)
-                    return t
-            raise ValueError(f"{player} has no {piece} left for this position")
-
-        for space, piece in placed[player]:
-            t = take(piece)
-            st.loc[t] = space
-            st.board[space] = t
-        if player in reserve:
-            for piece in _parse_pieces(reserve[player]):
-                take(piece)  # stays in reserve
-            lost = list(free)
-        else:
-            lost = [take(p) for p in _parse_pieces(captured.get(player, ()))]
-        for t in lost:
-            st.loc[t] = CAPTURED
-            st.known[t] = BOTH
-            st.captured_turn[t] = turn - 10 if captured_turn is None else captured_turn
-    for space in revealed:
-        st.known[st.board[S(space)]] = BOTH
-    st.turn = turn
-    st.to_move = to_move
-    st.totem_used = [p in totem_used for p in PLAYERS]
-    st.passes = passes
-    game._legal_cache = None
     assert consistent(game)
     return game
 

@@ -98,8 +98,9 @@ def test_a_third_eye_memory_swap_does_not_end_the_turn():
 
 
 def test_reinforcements_and_resurrections_come_onto_gateways_and_need_the_word():
-    game = position({"w35": "S", "b35": "l"}, reserve={"white": ["A", "A", "V"]},
-                    captured={"white": ["T"]})
+    # White's Light waits in reserve (a captured Light would have ended the game); the rest of
+    # White's set not in reserve is captured, the Time among it
+    game = position({"w35": "S", "b35": "l"}, reserve={"white": ["A", "A", "V", "L"]})
     assert effect(game, reinforce(w19="artificial_light", w29="artificial_light")) == expect(
         [], ["w19", "w29"], ["w19", "w29"], arrives=["w19", "w29"], word="reinforce")
     assert effect(game, resurrect("time", "b39")) == expect(

@@ -85,7 +85,7 @@ def test_third_eye_memory_swapping_with_a_memory_spends_the_acting_ones_swap():
 
 
 def test_reinforcing_different_pieces_on_one_gateway_are_different_games():
-    game = position({"w35": "S", "b35": "l"}, reserve={"white": ["V", "T"]})
+    game = position({"w35": "S", "b35": "l"}, reserve={"white": ["V", "T", "L"]})  # the Light waits too
     assert not game.equivalent(reinforce(w19="void"), reinforce(w19="time"))
 
 

@@ -438,7 +438,7 @@ def test_the_firmware_takes_only_what_circuitpython_documents():
     assert {"DigitalInOut", "Direction.OUTPUT"} <= taken["digitalio"]
     assert taken["analogio"] == {"AnalogIn"} and taken["neopixel_write"] == {"neopixel_write"}
     assert {"data", "enable"} <= taken["usb_cdc"]
-    assert checker.formats == {"<BBHQ", "<I", "<%dH", "<%dI", "<BHB"}
+    assert checker.formats == {"<BBHQ", "<I", "<%dH", "<%dI", "<BHB", "<HB", "<BBBHHH"}
     # every name taken, module by module, is on CircuitPython's list
     for module, names in taken.items():
         if module not in OWN_MODULES:

@@ -144,7 +144,7 @@ def test_status_request_is_answered():
     assert status["channels"] == 101 and status["rate_mhz"] == 60000 and status["oversample"] == 3
     assert status["frames_sent"] == 2 and status["leds"] == 99
     assert status["bad_frames"] == 1  # the garbage frame
-    assert status["firmware"] == 10000
+    assert status["firmware"] == 10100
 
 
 def test_unsupported_frame_is_acknowledged_as_such():
@@ -239,3 +239,75 @@ def test_data_port_missing_says_what_to_do(fake_circuitpython):
 def test_boot_enables_the_data_port():
     text = (ROOT / "firmware" / "boot.py").read_text()
     assert "usb_cdc.enable(console=True, data=True)" in text
+
+
+# --- the board decides (THRESHOLDS, docs/protocol.md) ------------------------------------------
+
+
+def deciding(period_ms=200, sign=1):
+    board, hw, port, fw = make({"rate_hz": 100})
+    entries = [(s, s, sign, board.base[s], 2400, 1600) for s in range(99)]
+    port.incoming += b"\x00" + p.thresholds_frame(7, 0, period_ms, entries)
+    fw.step()
+    acks = [f.data for f in frames_of(port.written) if f.kind == p.ACK]
+    assert acks == [(p.THRESHOLDS, 7, p.ACK_OK)]
+    port.written.clear()
+    return board, hw, port, fw
+
+
+def run_for(fw, port, seconds):
+    """Step for ``seconds`` of the board's clock (100 scans a second); the frames sent, with their scan."""
+    out = []
+    for i in range(round(seconds * 100)):
+        port.written.clear()
+        fw.step()
+        out += [(i, f) for f in frames_of(port.written)]
+    return out
+
+
+def test_with_thresholds_a_change_is_sent_the_scan_it_happens_and_nothing_moving_is_quiet():
+    board, hw, port, fw = deciding()
+    quiet = run_for(fw, port, 2.0)
+    # nothing moves: a raw frame and an occupancy frame every 200 ms, no more
+    assert [f.kind for _, f in quiet].count(p.RAW) in (10, 11)
+    assert all(f.data == () for _, f in quiet if f.kind == p.OCCUPANCY)
+    board.towers = {5, 40}
+    port.written.clear()
+    fw.step()
+    first = frames_of(port.written)
+    assert first[0].kind == p.OCCUPANCY and first[0].data == (5, 40)  # at once
+    # then every scan for a while (the host's debounce runs on them), then quiet again
+    after = run_for(fw, port, 2.0)
+    occ = [i for i, f in after if f.kind == p.OCCUPANCY]
+    assert occ[:50] == list(range(50))
+    assert len(occ) < 100
+    assert all(f.data == (5, 40) for _, f in after if f.kind == p.OCCUPANCY)
+
+
+def test_thresholds_keep_their_hysteresis_and_direction():
+    board, hw, port, fw = deciding(sign=-1)
+    board.tower = 4000  # the wrong way for sign -1: never a tower
+    board.towers = {3}
+    assert all(f.data == () for _, f in run_for(fw, port, 0.5) if f.kind == p.OCCUPANCY)
+    board.tower = -2000  # between off (1600) and on (2400) below the baseline: not enough from empty
+    assert all(f.data == () for _, f in run_for(fw, port, 0.5) if f.kind == p.OCCUPANCY)
+    board.tower = -4000
+    assert [f.data for _, f in run_for(fw, port, 0.5) if f.kind == p.OCCUPANCY][-1] == (3,)
+    board.tower = -2000  # and enough to stay occupied
+    assert [f.data for _, f in run_for(fw, port, 0.5) if f.kind == p.OCCUPANCY][-1] == (3,)
+    # new baselines (drift) for the same spaces keep each one's state
+    port.incoming += b"\x00" + p.thresholds_frame(8, 0, 200, [(s, s, -1, board.base[s] + 10, 2400, 1600) for s in range(99)])
+    assert [f.data for _, f in run_for(fw, port, 0.5) if f.kind == p.OCCUPANCY][-1] == (3,)
+
+
+def test_back_to_raw_frames_and_a_bad_channel_is_refused():
+    board, hw, port, fw = deciding()
+    port.incoming += b"\x00" + p.thresholds_frame(9, 0, 200, [(0, 120, 1, 30000, 2400, 1600)])  # channel 120: not scanned
+    frames = [f for _, f in run_for(fw, port, 0.3)]
+    assert (p.THRESHOLDS, 9, p.ACK_BAD_PAYLOAD) in [f.data for f in frames if f.kind == p.ACK]
+    assert fw.entries is not None and len(fw.entries) == 99  # what it had
+    port.incoming += b"\x00" + p.thresholds_frame(10, 0, 0, ())
+    frames = [f for _, f in run_for(fw, port, 0.3)]
+    kinds = [f.kind for f in frames]
+    after = kinds[kinds.index(p.ACK) + 1 :]  # it reads the host between scans: from the next scan on
+    assert after == [p.RAW] * 29

@@ -341,7 +341,7 @@ def test_code_py_runs_on_the_pico_standins_and_talks_to_the_host(tmp_path):
     assert len(statuses) == 2
     assert statuses[0]["bad_frames"] == 1  # the garbage
     assert statuses[1]["channels"] == 101 and statuses[1]["oversample"] == 4 and statuses[1]["leds"] == 99
-    assert statuses[1]["firmware"] == 10000 and statuses[1]["rate_mhz"] == 1000000
+    assert statuses[1]["firmware"] == 10100 and statuses[1]["rate_mhz"] == 1000000
     assert statuses[0]["frames_sent"] == 5 + 1  # raw frames 1..5 and the first ack: answered in the scan it arrived after
     assert statuses[1]["frames_sent"] == 20 + 3  # raw frames 1..20, two acks and the first status
 

@@ -4,7 +4,8 @@ The firmware runs here the way it runs on the Pico: MicroPython's own ``struct``
 ``binascii`` and ``time``, a GC heap no larger than what CircuitPython leaves free
 on an RP2040 (``-X heapsize=128K``), and the CircuitPython modules it needs
 (``board``, ``digitalio``, ``analogio``, ``neopixel_write``, ``usb_cdc``) from the
-small stand-ins in tests/firmware/circuitpython/ (never in firmware/).
+small stand-ins in host/virtual_pico/circuitpython/ (never in firmware/; they ship in
+the package because `quin virtual-pico` runs the firmware on them too).
 """
 
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
-STANDINS = ROOT / "tests" / "firmware" / "circuitpython"
+STANDINS = ROOT / "host" / "virtual_pico" / "circuitpython"
 HEAP = "128K"  # CircuitPython on an RP2040 leaves about this much (and no more) to the program
 
 

@@ -298,6 +298,8 @@ document.addEventListener("DOMContentLoaded", async () => {
         }
       }
     }
+    // the board's link (public: the status page says the same): a problem now, or what just happened to it
+    if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = cls || "problem"; }
     if (refusal && refusal.key === turnKey(state)) { box.append(h("p", { class: "refusal", role: "alert" }, refusal.text)); cls = cls || "problem"; }
     else refusal = null;
     if (title) box.prepend(h("h3", {}, title));

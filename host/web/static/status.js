@@ -29,7 +29,8 @@ document.addEventListener("DOMContentLoaded", async () => {
       if (need.kind === "setup" && robot) lines.push(`${cap(robot)}'s towers need no faces: put any ten of them on its starting spaces.`);
     }
     if (state.notice) lines.push(state.notice);
-    if (state.source && state.source.ok === false) { lines.push("The board: " + state.source.message); cls = "problem"; }
+    // the board's link: a problem now, or (ok) one line on what just happened to it
+    if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = "problem"; }
     if (title) box.append(h("h3", {}, title));
     if (lines.length === 1) box.append(h("p", { class: "line" }, lines[0]));
     else if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));

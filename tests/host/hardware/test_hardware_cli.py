@@ -80,7 +80,7 @@ def test_calibrate_records_every_space_then_doctor_is_happy(tmp_path, data, monk
         out = sys.stdout.getvalue()
         assert code == 0, out
         assert "All sensors and the link are healthy" in out
-        assert "firmware 1.0.0: 101 channels" in out
+        assert "firmware 1.1.0: 101 channels" in out
         assert "Margins" in out and "*" in out  # hw2 shown occupied
         svg = (data / "doctor.svg").read_text()
         assert svg.startswith("<svg") and 'id="space-hw2"' in svg

@@ -102,7 +102,8 @@ def test_garbage_bytes_are_skipped(rig):
     source.read(WAIT)
     for _ in range(5):
         board.garbage(b"\x00\xde\xad\xbe\xef" * 20 + b"\x00")
-        assert source.read(WAIT) is not None
+        # frames keep coming (the board deciding sends a snapshot's worth only on a change)
+        assert link.next_frame(WAIT) is not None
 
     def bad_frames():
         return link.stats()["crc_errors"] + link.stats()["malformed"]
@@ -111,7 +112,7 @@ def test_garbage_bytes_are_skipped(rig):
     # keep reading until the link has seen the garbage (or the wait runs out)
     deadline = time.monotonic() + WAIT
     while bad_frames() < 5 and time.monotonic() < deadline:
-        assert source.read(0.1) is not None
+        link.next_frame(0.1)
     assert bad_frames() >= 5
     board.board.towers = {SPACE_IDS["he3"]}
     assert wait_for(lambda s: s and s.occupied, source).names() == ["he3"]
@@ -227,3 +228,25 @@ def test_the_tail_of_a_frame_begun_before_opening_is_dropped():
     assert frame is not None and frame.kind == p.OCCUPANCY and frame.data == (3,)
     assert link.stats()["skipped_bytes"] > 0 and link.stats()["crc_errors"] == 0
     assert link.next_frame(0.1) is None
+
+
+def test_an_older_firmware_ignores_thresholds_and_the_host_decides_from_raw_frames(tmp_path, monkeypatch):
+    import quin_firmware
+
+    # firmware 1.0's codec knew kinds 1-5 only: it dropped a THRESHOLDS frame as malformed, unanswered
+    monkeypatch.setattr(quin_firmware.protocol, "THRESHOLDS", 250)
+    with PtyBoard(tmp_path) as board:
+        link = SerialLink(board.path, backoff=(0.05, 0.2))
+        source = SerialSource(link, calibration_for(board.board), default_map())
+        try:
+            board.board.towers = {SPACE_IDS["w19"]}
+            assert wait_for(lambda s: s is not None and s.occupied, source).names() == ["w19"]
+            wait_for(lambda s: link.config_error == "unanswered", source, timeout=30)  # after three tries
+            sent = board.firmware.decoder.stats["malformed"]
+            assert sent == 3
+            board.board.towers = {SPACE_IDS["w18"]}
+            assert wait_for(lambda s: s is not None and s.occupied, source).names() == ["w18"]
+            assert board.firmware.decoder.stats["malformed"] == sent  # and no more after
+            assert source.status().ok and not link.config_acked
+        finally:
+            source.close()
