@@ -18,9 +18,19 @@ Then the mover itself probes (at the last moment, when the game is played no
 further): its own answers may differ (it knows its towers), but what the public
 and the rival receive because of them must not.
 
+The host's links are asked too (the host page, the virtual board with its key,
+bodies it refuses), streams resumed with a Last-Event-ID, the board's LEDs (each
+change of what they show: everyone at the table sees them), the store's log of
+the rival's inputs and its black box.  Mid-action (towers in the hand, a flash or
+a question under way) the public state, the waiting player's state and its
+``choose`` of a mover's move are asked at every third tick.
+
 Also probed: a game carried on the same seats by "play again" (the rival must
-not learn the new lineup; the finished game before it is the same in both), and
-the "game could not be saved" state.
+not learn the new lineup; the finished game before it is the same in both), the
+"game could not be saved" state, a game against the practice opponent (its
+choices and its plan on every screen do not depend on the person's hidden
+towers), and the LEDs after a declared Power of Time with two Time towers.
+Runs in about 45 s.
 """
 
 from __future__ import annotations
