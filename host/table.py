@@ -595,17 +595,18 @@ class Table:
         return out
 
     def _leds(self) -> dict[int, tuple[int, int, int]]:
-        """The board's LEDs: the referee's instructions (spaces to clear, fill, move) and the last move."""
+        """The board's LEDs: the referee's public instructions (spaces to clear, fill, move), the practice
+        opponent's plan and the last move."""
         ref = self.ref
         if ref is None:
             return {}
         from host.leds import colours
 
         status = ref.public_status()
+        # Public instructions only: the whole table sees the board's lights, and the mover's own
+        # corrections follow their hidden towers (after a declared Power of Time, "put the tower
+        # back on w39" says w39 is no Time tower).  Those stay on the mover's phone.
         todo = list(status.get("instructions") or [])
-        mover = status.get("to_move")
-        if mover:
-            todo += ref.private_status(mover).get("instructions") or []
         fixing = status.get("phase") in ("setup", "sync")
         items: list[dict] = []
         for ins in todo:
