@@ -6,24 +6,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browsing import ARTIFACTS, CHROMIUM, PHONE, ROOT, TV  # noqa: E402
+from browsing import ARTIFACTS, PHONE, ROOT, TV  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests" / "support"))
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: run tools/test.sh (it installs Debian's chromium)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -1,27 +1,9 @@
 """The hub's pages in a real Chromium: the wall follows a live board, a game page shows its moves,
 an archived game replays, the archive searches."""
 
-from pathlib import Path
-
-import pytest
-from playwright.sync_api import expect
-
 from hubproc import quin
+from playwright.sync_api import expect
 from test_hub_push import Board, wait_for
-
-CHROMIUM = "/usr/bin/chromium"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: run tools/test.sh (it installs Debian's chromium)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 def test_wall_game_page_replay_and_archive(db, hubs, browser, tmp_path):
