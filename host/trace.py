@@ -257,6 +257,22 @@ def run_referee(ref, events: Iterable, *, collect: bool = True) -> RefereeRun:
 
     notices: list = []
     rejected: list = []
+    said: dict = {}  # player -> [(line, t, input)] accepted for now, perhaps held and refused later
+
+    def refusals(got: list) -> None:
+        """A held word the referee refused once the board settled comes as a private ``rejected``
+        notice naming the input, not as an exception: note it against the line that said it."""
+        for n in got:
+            if n.kind != "rejected" or "input" not in n.data:
+                continue
+            what = n.data["input"]
+            mine = said.get(n.audience, [])
+            # the earliest input of theirs it names (else their latest: a word the referee spelled
+            # differently from the phone)
+            at = next((i for i, m in enumerate(mine) if _input_key(m[2]) == _input_key(what)),
+                      len(mine) - 1 if mine else None)
+            line, t = (mine.pop(at)[:2]) if at is not None else (None, ref.now)
+            rejected.append((line, t, n.audience, n.data["reason"]))
 
     def drain(until: float | None) -> None:
         guard = 0
@@ -265,6 +281,7 @@ def run_referee(ref, events: Iterable, *, collect: bool = True) -> RefereeRun:
             if due is None or (until is not None and due > until):
                 return
             got = ref.tick(due)
+            refusals(got)
             if collect:
                 notices.extend(got)
             guard += 1
@@ -283,6 +300,10 @@ def run_referee(ref, events: Iterable, *, collect: bool = True) -> RefereeRun:
             except InputError as exc:
                 rejected.append((event.line, event.t, event.player, str(exc)))
                 continue
+            mine = said.setdefault(event.player, [])
+            mine.append((event.line, event.t, event.input))
+            del mine[:-32]  # (only recent inputs can still be held)
+        refusals(got)
         if collect:
             notices.extend(got)
     drain(None)
@@ -291,6 +312,13 @@ def run_referee(ref, events: Iterable, *, collect: bool = True) -> RefereeRun:
         stuck = {"t": max(last_t, ref.deb.last_change if ref.deb.last_change > -1 else 0.0),
                  "waiting_for": ref.stuck_reason()}
     return RefereeRun(ref, notices, rejected, stuck)
+
+
+def _input_key(data: object) -> str:
+    """An input as a ``rejected`` notice names it: "done", or the word's JSON (key order aside)."""
+    if data == "done" or isinstance(data, dict) and data.get("type") == "done":
+        return "done"
+    return json.dumps(data, sort_keys=True)
 
 
 def referee_trace(trace: Trace, **referee_options) -> RefereeRun:

@@ -422,10 +422,22 @@ class Referee:
             return
         if reason:
             raise InputError(reason)
-        if word.kind == "time" and (self._time is not None or any(w.kind == "time" for w in self.words[player])):
+        if word.kind == "time" and self._time_said(player):
             return  # said already
         self._add_word(word, out)
         self._evaluate_now(out)
+
+    def _time_said(self, player: str) -> bool:
+        """Is a ``time`` word of the player's the same as one already said?  Only if the board has
+        shown nothing since it: a ``time`` said once the announced Time is under way (its tower
+        lifted, its push begun) is a second Power of Time in the same Third Eye turn, read when the
+        first is committed -- never dropped as a repeat, or the board's second push would need a
+        question."""
+        last = self.ev.flips[-1].at if len(self.ev) else -INF
+        said = [w for w in self.words[player] if w.kind == "time"]
+        if not said:
+            return self._time is not None  # announced, its word spent: the same Time
+        return any(w.at >= last for w in said)
 
     def _not_my_step(self, player: str, kind: str, word: Word | None, out: list) -> None:
         """An input from the player not to move: late words about their own last step, or early
@@ -460,17 +472,18 @@ class Referee:
         player = word.player
         words = self.words[player]
         last = self.ev.flips[-1].at if len(self.ev) else -INF
-        if any(w.to_json() == word.to_json() and (word.kind != "swap" or w.at >= last) for w in words):
-            # said already -- unless it is a second Memory Swap's, said once the board showed more
-            # since the first (a Third Eye turn may hold several, read before the first is)
+        if any(w.to_json() == word.to_json() and (word.kind not in ("swap", "time") or w.at >= last) for w in words):
+            # said already -- unless it is a second Memory Swap's or Power of Time's, said once the
+            # board showed more since the first (a Third Eye turn may hold several, read before the
+            # first is)
             return
         if len(words) >= MAX_WORDS:
             raise InputError(f"{len(words)} of your inputs already wait to be used: play them on the board first")
         words.append(word)
         self.rejected[player] = None
         out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.word_text(word)}))
-        if word.kind == "time":
-            self._announce_time(out)
+        if word.kind == "time" and self._time is None:
+            self._announce_time(out)  # (a second Time is announced once the first is committed)
 
     def _done(self, player: str, out: list, at: float) -> None:
         asked = self._asked

@@ -466,3 +466,47 @@ def test_naming_an_earlier_action_of_ones_turn_after_it_ended_is_acknowledged():
     assert [(n.audience, n.kind) for n in got] == [("black", "instruction")]
     with pytest.raises(InputError, match="white's turn"):  # the other side: not an action of that turn
         play.say("black", {"type": "choose", "action": b.to_record()})
+
+
+def two_time_towers():
+    """A Third Eye position where White has two Time towers: two Powers of Time in one turn."""
+    return third_eye({"w39": "T", "w38": "T", "b35": "p", "b25": "s"})
+
+
+def test_a_second_time_word_said_while_the_first_push_lands_is_a_second_time_not_a_repeat():
+    """Soak seed 10149 (Third Eye, brisk): the second "time" of a turn, tapped while the first
+    Time's push was still landing, was dropped as a repeat, so the second push needed a one-option
+    question.  A word said once the board has shown more since the first is a second Time."""
+    play = Play(two_time_towers())
+    play.say("white", {"type": "time"})
+    play.wait(0.3)
+    play.lift("w39", then=0.3)
+    play.board.lift(S("b35"))
+    play.feed()
+    play.wait(0.2)
+    play.board.place(S("b37"))
+    play.feed()
+    play.wait(0.03)  # the pushed tower landed 30 ms ago: the word is held, then judged
+    play.say("white", {"type": "time"})
+    play.wait(0.6)
+    assert play.played() == [Time(S("w39"), S("b35"), S("b37"))]
+    play.lift("w38", then=0.3)
+    play.move("b25", "b27", then=0.6)
+    assert play.played() == [Time(S("w39"), S("b35"), S("b37")), Time(S("w38"), S("b25"), S("b27"))]
+    assert not refused(play) and not questions(play)
+
+
+def test_a_time_word_repeated_before_the_board_shows_anything_is_one_time():
+    """The other side: "time" tapped twice with nothing on the board between is one declaration;
+    once that Time is played no second one is announced (the mover may just move on)."""
+    play = Play(two_time_towers())
+    play.say("white", {"type": "time"})
+    play.wait(0.1)
+    play.say("white", {"type": "time"})
+    play.wait(0.3)
+    play.lift("w39", then=0.3)
+    play.move("b35", "b37", then=0.6)
+    assert play.played() == [Time(S("w39"), S("b35"), S("b37"))]
+    announced = [n for n in play.notices if n.kind == "time" and n.audience == "public" and not n.data.get("done")]
+    assert len(announced) == 1
+    assert not refused(play) and not questions(play)

@@ -166,6 +166,27 @@ def test_rejected_inputs_in_a_trace_are_noted_not_fatal(tmp_path, capsys, played
     assert f"input was rejected: it is {played.to_move}'s turn" in err
 
 
+def test_a_held_word_refused_once_the_board_settled_is_reported_with_its_line(tmp_path, capsys, played, trace):
+    # A word said while a tower is still landing is held, and refused only once the board settled:
+    # a private "rejected" notice, no exception.  It is still a refused input of the trace's.
+    bad = {"type": "choose", "action": {"type": "move", "from": "w35", "to": "w35"}}
+    mid = next(i for i, e in enumerate(trace.events) if isinstance(e, SnapshotLine) and i > len(trace.events) // 2)
+    # 10 ms (or less) after a board change: unsettled for the mover, before the next line
+    t = min(trace.events[mid].t + 0.01, (trace.events[mid].t + trace.events[mid + 1].t) / 2)
+    extra = [InputLine(t, p, bad) for p in ("white", "black")]  # the mover's is held, the other's raises
+    events = list(trace.events[:mid + 1]) + extra + list(trace.events[mid + 1:])
+    path = write(tmp_path, type(trace)(trace.header, events))
+    run = referee_trace(read_trace(path))
+    assert run.referee.game.log == played.log  # refusing it lost nothing
+    lines = [i + 1 for i, text in enumerate(open(path, encoding="utf-8")) if '"w35"' in text and '"choose"' in text]
+    assert sorted(r[0] for r in run.rejected_inputs) == lines and len(lines) == 2
+    held = [r for r in run.rejected_inputs if r[3].startswith("choose")]
+    assert len(held) == 1 and held[0][1] == pytest.approx(t, abs=1e-3)
+    assert main(["referee", "--trace", path]) == 0
+    err = capsys.readouterr().err
+    assert f"line {held[0][0]} " in err and f"{held[0][2]}'s input was rejected: choose" in err
+
+
 def test_quin_simulate_writes_a_trace_that_referees_back(tmp_path, capsys, played):
     record = tmp_path / "game.json"
     record.write_text(json.dumps(to_record(played)), encoding="utf-8")
