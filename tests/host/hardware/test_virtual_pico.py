@@ -320,3 +320,84 @@ def test_the_game_carries_on_by_itself_after(fault, served, pico):
 def replay_from(driver, played, start):
     for _, _, action in played.log[start:]:
         driver.play(action)
+
+
+# --- the simulated players' hands drive the field ------------------------------------------------
+
+
+def hands_over_the_pico(hands, referee, pico, source, timeout):
+    """The closed loop of host.simulate.run_closed_loop, in real time, through the virtual Pico.
+
+    Each of the hands' snapshots becomes the field's towers when its moment comes (hands time t
+    is ``base + t`` on the host's monotonic clock, the clock of the serial source's snapshots);
+    the firmware scans the field and sends frames over the pty; the serial source's snapshots
+    are fed to the referee, its deadlines ticked, and every notice handed back to the players.
+    Returns when the players are done and the referee has finished the game, or at ``timeout``."""
+    from host.trace import SnapshotLine
+
+    base = time.monotonic()
+    give_up = base + timeout
+
+    def tell(got, at):
+        if got:
+            hands.hear(got, max(at - base, hands.machine.now))
+
+    while time.monotonic() < give_up:
+        now = time.monotonic()
+        due = referee.next_deadline()
+        if due is not None and due <= now:
+            tell(referee.tick(now), now)
+            continue
+        th = hands.next_time()
+        if th is not None and base + th <= now:
+            for event in hands.step():
+                if isinstance(event, SnapshotLine):
+                    pico.field.set_towers(event.occupied)
+                else:
+                    at = time.monotonic()
+                    try:
+                        got = referee.input(event.player, event.input, at)
+                    except ValueError as exc:  # the referee's refusal: the phone shows it
+                        hands.refused(event, str(exc))
+                        continue
+                    tell(got, at)
+            continue
+        if th is None and due is None and referee.game.is_over():
+            return
+        wake = [t for t in (due, None if th is None else base + th) if t is not None]
+        wait = min([0.05] + [max(0.0, t - now) for t in wake])
+        snap = source.read(wait)
+        if snap is not None:
+            tell(referee.feed(snap), snap.t)
+
+
+@pytest.mark.parametrize("pace", ["brisk"])
+def test_the_simulated_players_hands_play_a_whole_game_over_the_virtual_pico(pace, pico):
+    """host.simulate's hands (light noise: flicker, slides, bumps, phone words) move the towers the
+    firmware senses; the referee behind the serial source referees the game to its end: the
+    played record, or one the simulator's own oracle calls the same game."""
+    from host.referee import Referee
+    from host.simulate import Hands
+
+    played = short_game(174)
+    hands = Hands(played, seed=174, noise="low", pace=pace)
+    referee = Referee(hands.header.new_game())
+    link = SerialLink(pico.path)
+    source = SerialSource(link, calibration_for(pico.field), default_map())
+    try:
+        wait_until(lambda: source.read(0.1) is not None and link.config_acked, what="the board deciding")
+        hands_over_the_pico(hands, referee, pico, source, timeout=WAIT)
+        report = hands.report()
+        assert not report["wrong_commits"], report["wrong_commits"]
+        from engine.board import SPACE_NAMES
+        names = lambda ss: sorted(SPACE_NAMES[s] for s in ss)  # noqa: E731
+        last = None
+        while (snap := source.read(0.3)) is not None:
+            last = snap
+        assert referee.game.is_over(), (f"committed {report['committed']} of {report['actions']}; "
+                                        f"waiting for {referee.stuck_reason()}; gave up at {report['gave_up_at']}; "
+                                        f"field {names(pico.field.towers)}; board {last and names(last.occupied)}; "
+                                        f"hands {names(next(e for e in reversed(hands.events) if hasattr(e, 'occupied')).occupied)}; {source.status()}")
+        assert report["exact"] or report["same_game"], report
+    finally:
+        source.close()
