@@ -16,7 +16,7 @@ import time
 import pytest
 from webplay import Driver
 
-from engine.board import PLAYERS, SPACE_IDS, SPACES
+from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES, SPACES
 from engine.randplay import random_game
 from host import calibration as calmod
 from host.calibration import Calibration, Level
@@ -325,6 +325,10 @@ def replay_from(driver, played, start):
 # --- the simulated players' hands drive the field ------------------------------------------------
 
 
+def names(spaces):
+    return sorted(SPACE_NAMES[s] for s in spaces)
+
+
 def hands_over_the_pico(hands, referee, pico, source, timeout):
     """The closed loop of host.simulate.run_closed_loop, in real time, through the virtual Pico.
 
@@ -391,15 +395,13 @@ def test_the_simulated_players_hands_play_a_whole_game_over_the_virtual_pico(pic
         hands_over_the_pico(hands, referee, pico, source, timeout=2 * WAIT)  # the play itself takes ~46 s
         report = hands.report()
         assert not report["wrong_commits"], report["wrong_commits"]
-        from engine.board import SPACE_NAMES
-        names = lambda ss: sorted(SPACE_NAMES[s] for s in ss)  # noqa: E731
-        last = None
-        while (snap := source.read(0.3)) is not None:
-            last = snap
-        assert referee.game.is_over(), (f"committed {report['committed']} of {report['actions']}; "
-                                        f"waiting for {referee.stuck_reason()}; gave up at {report['gave_up_at']}; "
-                                        f"field {names(pico.field.towers)}; board {last and names(last.occupied)}; "
-                                        f"hands {names(next(e for e in reversed(hands.events) if hasattr(e, 'occupied')).occupied)}; {source.status()}")
+        if not referee.game.is_over():  # say where it stopped: what the hands, the field and the board hold
+            snaps = [e.occupied for e in hands.events if hasattr(e, "occupied")]
+            board = next((s.occupied for s in (source.read(0.3) for _ in range(5)) if s is not None), None)
+            raise AssertionError(
+                f"committed {report['committed']} of {report['actions']}; waiting for {referee.stuck_reason()}; "
+                f"gave up at {report['gave_up_at']}; hands {names(snaps[-1])}; field {names(pico.field.towers)}; "
+                f"board {board and names(board)}; {source.status()}")
         assert report["exact"] or report["same_game"], report
         assert not report["refusals"] and not report["anomalies"], report
         snaps = [e.occupied for e in hands.events if hasattr(e, "occupied")]
