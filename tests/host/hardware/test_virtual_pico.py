@@ -16,7 +16,7 @@ import time
 import pytest
 from webplay import Driver
 
-from engine.board import PLAYERS, SPACE_IDS, SPACES
+from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES, SPACES
 from engine.randplay import random_game
 from host import calibration as calmod
 from host.calibration import Calibration, Level
@@ -320,3 +320,92 @@ def test_the_game_carries_on_by_itself_after(fault, served, pico):
 def replay_from(driver, played, start):
     for _, _, action in played.log[start:]:
         driver.play(action)
+
+
+# --- the simulated players' hands drive the field ------------------------------------------------
+
+
+def names(spaces):
+    return sorted(SPACE_NAMES[s] for s in spaces)
+
+
+def hands_over_the_pico(hands, referee, pico, source, timeout):
+    """The closed loop of host.simulate.run_closed_loop, in real time, through the virtual Pico.
+
+    Each of the hands' snapshots becomes the field's towers when its moment comes (hands time t
+    is ``base + t`` on the host's monotonic clock, the clock of the serial source's snapshots);
+    the firmware scans the field and sends frames over the pty; the serial source's snapshots
+    are fed to the referee, its deadlines ticked, and every notice handed back to the players.
+    Returns when the players are done and the referee has finished the game, or at ``timeout``."""
+    from host.trace import SnapshotLine
+
+    base = time.monotonic()
+    give_up = base + timeout
+
+    def tell(got, at):
+        if got:
+            hands.hear(got, max(at - base, hands.machine.now))
+
+    while time.monotonic() < give_up:
+        now = time.monotonic()
+        due = referee.next_deadline()
+        if due is not None and due <= now:
+            tell(referee.tick(now), now)
+            continue
+        th = hands.next_time()
+        if th is not None and base + th <= now:
+            for event in hands.step():
+                if isinstance(event, SnapshotLine):
+                    pico.field.set_towers(event.occupied)
+                else:
+                    at = time.monotonic()
+                    try:
+                        got = referee.input(event.player, event.input, at)
+                    except ValueError as exc:  # the referee's refusal: the phone shows it
+                        hands.refused(event, str(exc))
+                        continue
+                    tell(got, at)
+            continue
+        if th is None and due is None and referee.game.is_over():
+            return
+        wake = [t for t in (due, None if th is None else base + th) if t is not None]
+        wait = min([0.05] + [max(0.0, t - now) for t in wake])
+        snap = source.read(wait)
+        if snap is not None:
+            tell(referee.feed(snap), snap.t)
+
+
+def test_the_simulated_players_hands_play_a_whole_game_over_the_virtual_pico(pico):
+    """host.simulate's hands (light noise: flicker, slides, bumps, phone words) move the towers the
+    firmware senses; the referee behind the serial source referees the game to its end: the
+    played record, or one the simulator's own oracle calls the same game."""
+    from host.referee import Referee
+    from host.simulate import Hands
+
+    # relaxed hands: a brisk hand's moves come within a few tens of ms of each other, so whether
+    # the referee reads them apart depends on how fast this shared machine runs the pty and loop
+    played = random_game(99, "classic", 30)  # 10 actions: about 46 s of play, setup included
+    assert played.is_over()
+    hands = Hands(played, seed=99, noise="low", pace="relaxed")
+    referee = Referee(hands.header.new_game())
+    link = SerialLink(pico.path)
+    source = SerialSource(link, calibration_for(pico.field), default_map())
+    try:
+        wait_until(lambda: source.read(0.1) is not None and link.config_acked, what="the board deciding")
+        hands_over_the_pico(hands, referee, pico, source, timeout=2 * WAIT)  # the play itself takes ~46 s
+        report = hands.report()
+        assert not report["wrong_commits"], report["wrong_commits"]
+        if not referee.game.is_over():  # say where it stopped: what the hands, the field and the board hold
+            snaps = [e.occupied for e in hands.events if hasattr(e, "occupied")]
+            board = next((s.occupied for s in (source.read(0.3) for _ in range(5)) if s is not None), None)
+            raise AssertionError(
+                f"committed {report['committed']} of {report['actions']}; waiting for {referee.stuck_reason()}; "
+                f"gave up at {report['gave_up_at']}; hands {names(snaps[-1])}; field {names(pico.field.towers)}; "
+                f"board {board and names(board)}; {source.status()}")
+        assert report["exact"] or report["same_game"], report
+        assert not report["refusals"] and not report["anomalies"], report
+        snaps = [e.occupied for e in hands.events if hasattr(e, "occupied")]
+        bounces = sum(1 for a, b, c in zip(snaps, snaps[1:], snaps[2:]) if a == c != b)
+        assert bounces > 10, bounces  # the field flickered under the hands, not only clean edges
+    finally:
+        source.close()
