@@ -216,6 +216,9 @@ class Hub:
     def _wall_put(self, ch: Channel, data: str, status: str) -> None:
         for game_id, (_, _, table) in list(self._wall_tables.items()):
             if table == ch.table and game_id != ch.game_id:  # the wall shows each table's newest game
+                if game_id > ch.game_id:  # an older game's late wake (wakes run concurrently) replaces nothing
+                    self._wall_seen[ch.game_id] = (ch.cursor, status)
+                    return
                 self.wall.pop(game_id, None)
                 del self._wall_tables[game_id]
         self._wall_tables[ch.game_id] = (0, 0, ch.table)
