@@ -1,6 +1,6 @@
 """Packaging that pyproject.toml cannot say: the top-level firmware/ and hardware/
 folders travel in the wheel as package data, under host/bundled/, so a wheel-only
-install can flash the board and set up the Pi (host.hardware_files finds them in
+install can flash the board and set up the Pi (host.board.hardware_files finds them in
 either place).  Everything else about the distribution is in pyproject.toml."""
 
 from setuptools import find_packages, setup

@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from host import protocol  # noqa: E402
-from host.calibration import Calibration, Level, OccupancyTracker  # noqa: E402
+from host.board import protocol  # noqa: E402
+from host.board.calibration import Calibration, Level, OccupancyTracker  # noqa: E402
 
 CHANNELS = 101
 FRAME_RATE = 60  # the firmware's default raw frame rate

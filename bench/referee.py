@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.randplay import random_game  # noqa: E402
 from host.referee import Referee  # noqa: E402
-from host.sensing import Snapshot  # noqa: E402
+from host.board.sensing import Snapshot  # noqa: E402
 from host.simulate import simulate  # noqa: E402  (closed loop when given a referee)
-from host.trace import InputLine, SnapshotLine  # noqa: E402
+from host.referee.trace import InputLine, SnapshotLine  # noqa: E402
 
 
 def pct(values, p):

@@ -1,7 +1,7 @@
 """Pi-class cost of `quin serve` on the serial board: CPU share of one core, latency, resident memory.
 
 Two `quin serve --board serial` run pinned to one core, each on its own virtual
-Pico (host/virtual_pico: firmware/code.py under MicroPython with a 128K heap,
+Pico (host/board/virtual_pico: firmware/code.py under MicroPython with a 128K heap,
 scanning at 100 Hz, its data port on a pty, its ADC on a simulated field of towers):
 
 * ``decides``: as shipped: the board decides occupancy with the host's thresholds
@@ -55,9 +55,9 @@ from engine.actions import Move  # noqa: E402
 from engine.board import BLACK, WHITE  # noqa: E402
 from engine.game import Game  # noqa: E402
 from engine.randplay import random_setup  # noqa: E402
-from host.calibration import Calibration, Level  # noqa: E402
-from host.channel_map import default_map  # noqa: E402
-from host.virtual_pico import Field, VirtualPico  # noqa: E402
+from host.board.calibration import Calibration, Level  # noqa: E402
+from host.board.channel_map import default_map  # noqa: E402
+from host.board.virtual_pico import Field, VirtualPico  # noqa: E402
 
 GOALS = {"idle_cpu_share": 0.006, "play_cpu_share": 0.25, "rss_mb": 80}
 MODES = ("decides", "raw")

@@ -33,7 +33,7 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("firmware", help="build or install the board's firmware")
     sub = p.add_subparsers(dest="firmware_command", metavar="ACTION")
     sub.required = True
-    b = sub.add_parser("build", help="regenerate firmware/quin_protocol.py from host/protocol.py")
+    b = sub.add_parser("build", help="regenerate firmware/quin_protocol.py from host/board/protocol.py")
     b.add_argument("--check", action="store_true", help="only check that it is current (exit 1 if not)")
     b.set_defaults(func=firmware_build)
     i = sub.add_parser("install", help="copy the firmware onto a mounted CIRCUITPY drive")
@@ -78,20 +78,20 @@ def _write_generated(paths: dict[Path, str], check: bool) -> int:
 
 
 def firmware_build(args) -> int:
-    from host import hardware_files as hf
+    from host.board import hardware_files as hf
 
     return _write_generated({hf.FIRMWARE_DIR / "quin_protocol.py": hf.protocol_copy()}, args.check)
 
 
 def hardware_build(args) -> int:
-    from host import hardware_files as hf
+    from host.board import hardware_files as hf
 
     files = {p: t for p, t in hf.generated_files().items() if p.parent == hf.HARDWARE_DIR}
     return _write_generated(files, args.check)
 
 
 def firmware_install(args) -> int:
-    from host import hardware_files as hf
+    from host.board import hardware_files as hf
 
     drive = Path(args.path)
     if not drive.is_dir():
@@ -129,7 +129,7 @@ def firmware_install(args) -> int:
 
 
 def _open_link(args):
-    from host.sources.serial_source import LinkError, SerialLink, find_port
+    from host.board.sources.serial_source import LinkError, SerialLink, find_port
 
     port = args.port or find_port()
     if not port:
@@ -159,7 +159,7 @@ def _why_not(port: str, exc: Exception) -> str:
 
 
 def _channel_map(args):
-    from host import channel_map
+    from host.board import channel_map
 
     try:
         return channel_map.load(args.channel_map)
@@ -169,7 +169,7 @@ def _channel_map(args):
 
 def _raw_frames(link, seconds: float, wait: float = DEFAULT_WAIT):
     """Raw readings for ``seconds`` (after the first frame, waited for up to ``wait`` s)."""
-    from host import protocol
+    from host.board import protocol
 
     frames = []
     start = time.monotonic()
@@ -198,7 +198,7 @@ def _ask(prompt: str) -> None:
 
 def calibrate(args) -> int:
     from engine.board import SPACE_NAMES
-    from host import calibration as calmod
+    from host.board import calibration as calmod
 
     cmap = _channel_map(args)
     link = _open_link(args)
@@ -239,8 +239,8 @@ def calibrate(args) -> int:
 
 def _record_placed(link, cal, args):
     from engine.board import SPACE_NAMES
-    from host import calibration as calmod
-    from host import protocol
+    from host.board import calibration as calmod
+    from host.board import protocol
 
     recorder = calmod.PlacedRecorder(cal, hold=args.hold)
     finished = threading.Event()
@@ -272,9 +272,9 @@ def _record_placed(link, cal, args):
 
 
 def doctor(args) -> int:
-    from host import calibration as calmod
-    from host import doctor as doc
-    from host.config import data_dir
+    from host.board import calibration as calmod
+    from host.board import doctor as doc
+    from host.system.config import data_dir
 
     cmap = _channel_map(args)
     try:

@@ -84,7 +84,7 @@ def add_parser(sub) -> None:
 
 
 def _data_dir(arg: str | None) -> Path:
-    from host.config import data_dir
+    from host.system.config import data_dir
 
     if arg:
         path = Path(arg)
@@ -195,7 +195,7 @@ def open_source(kind: str, folder: Path | None = None, serial_port: str | None =
     Calibration and channel map are read from ``folder`` (the data directory) when given."""
     try:
         if kind == "serial":
-            from host.sources.serial_source import SerialLink, SerialSource, find_port
+            from host.board.sources.serial_source import SerialLink, SerialSource, find_port
 
             port = serial_port or find_port()
             if port is None:
@@ -206,11 +206,11 @@ def open_source(kind: str, folder: Path | None = None, serial_port: str | None =
             return SerialSource(SerialLink(port), cal, channels, keeper=keeper,
                                 board_decides=os.environ.get("QUIN_SERIAL_RAW") != "1")
         if kind == "gpio":
-            from host.sources.gpio_source import GpioSource
+            from host.board.sources.gpio_source import GpioSource
 
             return GpioSource()
         if kind == "blinka":
-            from host.sources.blinka_source import BlinkaSource
+            from host.board.sources.blinka_source import BlinkaSource
 
             cal, channels, keeper = _calibration(kind, folder)
             return BlinkaSource(cal, channels, keeper=keeper)
@@ -226,7 +226,7 @@ def open_source(kind: str, folder: Path | None = None, serial_port: str | None =
 def _calibration(kind: str, folder: Path | None):
     """The board's calibration, channel map and drift keeper, from ``folder`` when given (else the
     default data directory): drift is saved back to the file it was read from."""
-    from host import calibration, channel_map
+    from host.board import calibration, channel_map
 
     if folder is None:
         return calibration.load(), channel_map.load(), calibration.DriftKeeper()
@@ -240,7 +240,7 @@ def _calibration(kind: str, folder: Path | None):
 
 def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> None:
     """Feed the referee every snapshot the board source yields; report its health; light its LEDs."""
-    from host.sensing import SourceStatus
+    from host.board.sensing import SourceStatus
 
     shown = None
     checked = 0.0
@@ -327,7 +327,7 @@ def next_steps(opponent: str | None, codes_shown: bool = True) -> str:
 @_reading
 def cmd_links(args) -> int:
     """The links of the server that runs on a data folder, found through its run record."""
-    from host import datalock
+    from host.store import datalock
 
     folder = _data_dir(args.data_dir)
     record = datalock.running(folder)
@@ -364,7 +364,7 @@ def cmd_links(args) -> int:
 
 def _hold(folder: Path):
     """This server's hold on its data folder; a second server stops here in one line."""
-    from host import datalock
+    from host.store import datalock
 
     try:
         return datalock.hold(folder)
@@ -451,7 +451,7 @@ def cmd_serve(args) -> int:
 def _serve(args, folder: Path, lock, started: float) -> int:
     import asyncio
 
-    from host.table import Table
+    from host.session.table import Table
     from host.web import create_app, start_ticker
     from host.web.events import Broker
     from host.web.server import WebServer
@@ -475,7 +475,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     table = Table(store, broker, board=board, opponent=opponent)
     if board is not None:
         table.occupied = board.occupied
-    from host.table import TableError
+    from host.session.table import TableError
 
     take_over = args.take_over
     if opponent is not None and not take_over:

@@ -137,7 +137,7 @@ def command(pico, line: str, out=sys.stdout) -> bool:
 
 
 def virtual_pico(args) -> int:
-    from host.virtual_pico import Field, VirtualPico, VirtualPicoError
+    from host.board.virtual_pico import Field, VirtualPico, VirtualPicoError
 
     if not 1 <= args.rate <= 1000:
         raise UserError(f"--rate must be 1..1000 frames a second, not {args.rate}")

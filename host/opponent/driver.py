@@ -1,6 +1,6 @@
 """The opponent at the table: `quin serve --opponent white|black [--level N]`.
 
-:class:`TableOpponent` takes one seat of a :class:`host.table.Table`.  The
+:class:`TableOpponent` takes one seat of a :class:`host.session.table.Table`.  The
 table calls :meth:`TableOpponent.step` after every change (under its lock);
 the opponent then
 

@@ -1,6 +1,6 @@
 """What the board showed since a step began: the stable flips, in order, with their timing.
 
-The debouncer (``host.debounce``) turns raw readings into a stable occupancy; every
+The debouncer (``host.referee.debounce``) turns raw readings into a stable occupancy; every
 time a space's stable state flips, the referee appends a :class:`Flip` here.  The
 board after the first ``k`` flips, the spaces touched by then, and the order in
 which towers left and arrived are all the evidence an action is matched against

@@ -28,8 +28,8 @@ from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
 from engine.effects import Flash
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
-from host.debounce import BURST_GAP, EPS, Debouncer
-from host.sensing import Snapshot
+from host.referee.debounce import BURST_GAP, EPS, Debouncer
+from host.board.sensing import Snapshot
 
 from . import wording
 from .corrections import corrections, say_list
@@ -662,7 +662,7 @@ class Referee:
 
     def _expected_lifts(self) -> frozenset[int]:
         """Spaces where a declared or announced action expects a tower to be lifted: there a quick
-        lift counts on a shorter steady reading (host.debounce, docs/referee.md "Evidence read in
+        lift counts on a shorter steady reading (host.referee.debounce, docs/referee.md "Evidence read in
         context").  Everywhere else the full window applies."""
         if self.state in (Phase.SETUP, Phase.SYNC, Phase.OVER) or self.step is None:
             return frozenset()

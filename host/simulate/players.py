@@ -18,7 +18,7 @@ to what the referee tells them and to nothing else, through :meth:`Hands.hear`:
   holds, mirrored to tell wrong commits and to answer questions from the referee's game.
 
 They decide what to do from the engine's truth (the game they play), never from the
-referee: the simulator imports neither ``host.referee`` nor ``host.debounce``.
+referee: the simulator imports neither ``host.referee`` nor ``host.referee.debounce``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from engine.board import PLAYERS, SPACE_NAMES, SPACES
 from engine.errors import QuinError
 from engine.game import EMPTY, FlashEvent, Game, TimeEvent
 from engine.record import Record, load_record, to_record, turns_of
-from host.trace import Trace, TraceHeader
+from host.referee.trace import Trace, TraceHeader
 
 from .machine import Await, Machine, at
 from .oracle import canonical, canonical_after, outcomes

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from host import hardware_files
-from host.sources.serial_source import STABLE_NAME
+from host.board import hardware_files
+from host.board.sources.serial_source import STABLE_NAME
 
 UNIT_NAME = "quin.service"
 UNIT_FILE = "etc/systemd/system/quin.service"

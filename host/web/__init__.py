@@ -1,7 +1,7 @@
 """The web app: the status page, the two seats, the simulated board, the game history.
 
 ``create_app(test_config=None)`` is the application factory (the Flask
-tutorial's pattern).  The live game lives in a :class:`host.table.Table`,
+tutorial's pattern).  The live game lives in a :class:`host.session.table.Table`,
 shared by every request; pass one in as ``TABLE`` (``quin serve`` does), or
 the factory builds one from ``DATA_DIR`` with a simulated board.
 """
@@ -18,7 +18,7 @@ from host.store import DB_NAME, Store
 from .bodies import MAX_BODY
 
 DEFAULTS = {
-    "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.config.data_dir())
+    "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.system.config.data_dir())
     "TABLE": None,  # a ready Table; built here if None
     "BOARD": "sim",  # with no TABLE: "sim" gives a simulated board, None none
     "SETTLE": 0.25,  # seconds the referee waits for the board to settle
@@ -76,8 +76,8 @@ def create_app(test_config: dict | None = None) -> Flask:
 
 def build_table(config):
     """A Table with its store, broker and (by default) a simulated board, plus its ticker."""
-    from host.config import data_dir
-    from host.table import Table
+    from host.system.config import data_dir
+    from host.session.table import Table
 
     from .events import Broker
     from .sim import make_virtual_board

@@ -13,7 +13,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request, url
 
 from engine.board import PLAYERS, WHITE
 from engine.flash import MODES
-from host.table import TableError
+from host.session.table import TableError
 
 from . import get_table
 from .bodies import boolean, choice, json_body

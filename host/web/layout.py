@@ -1,4 +1,4 @@
-"""The web pages' board: an SVG layout from the board's geometry (``host.geometry``).
+"""The web pages' board: an SVG layout from the board's geometry (``host.board.geometry``).
 
 The Gateways are drawn as a ninth ring.  Every edge of the board is drawn:
 line and Horizon steps as straight segments, ring steps as arcs.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from engine.board import BLACK, EDGES, RING_EDGE, RING_OF, SPACE_NAMES, SPACES, START_SPACES, WHITE
-from host.geometry import angle_of, polar_xy
+from host.board.geometry import angle_of, polar_xy
 
 SIZE = 1000
 CENTRE = SIZE / 2

@@ -12,7 +12,7 @@ import hmac
 
 from flask import Blueprint, jsonify, render_template, request
 
-from host.table import TableError
+from host.session.table import TableError
 
 from . import get_table
 from .bodies import json_body

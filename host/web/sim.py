@@ -1,8 +1,8 @@
 """The virtual board (simulated mode): tapping a space lifts or places a tower.
 
-The virtual board (``host.simboard.SimulatedBoard`` on the real clock) stands
+The virtual board (``host.board.simboard.SimulatedBoard`` on the real clock) stands
 in for the Hall sensors: it knows only which spaces are occupied, exactly as
-the real board does.  Each tap becomes a :class:`host.sensing.Snapshot` fed to
+the real board does.  Each tap becomes a :class:`host.board.sensing.Snapshot` fed to
 the referee, so a whole game can be played in the browser alone.
 
 Moving towers needs the board key (:func:`board_key`, derived from the host
@@ -53,8 +53,8 @@ def _writer():
 
 
 def make_virtual_board(manual: bool = False):
-    """The simulated board (host.simboard) on the real clock, or (tests) on a manual one."""
-    from host.simboard import SimulatedBoard
+    """The simulated board (host.board.simboard) on the real clock, or (tests) on a manual one."""
+    from host.board.simboard import SimulatedBoard
 
     return SimulatedBoard() if manual else SimulatedBoard(clock=time.monotonic)
 

@@ -1,5 +1,5 @@
 """What happened to the board's link, in one line on the status page and on both phones
-(host/sources/serial_source.py SerialSource.status, published by quin serve's pump)."""
+(host/board/sources/serial_source.py SerialSource.status, published by quin serve's pump)."""
 
 from playwright.sync_api import expect
 

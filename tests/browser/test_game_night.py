@@ -69,9 +69,9 @@ def robot(browser, tmp_path, monkeypatch):
     from engine.pieces import Setup
     from host.opponent import driver
     from host.opponent.driver import TableOpponent
-    from host.simboard import SimulatedBoard
+    from host.board.simboard import SimulatedBoard
     from host.store import Store
-    from host.table import Table
+    from host.session.table import Table
     from host.web import create_app, start_ticker
     from host.web.events import Broker
     from webtools import running
@@ -727,9 +727,9 @@ def test_play_again_against_the_practice_opponent_takes_one_tap_and_the_loser_mo
     from engine.actions import Move
     from engine.board import parse_space
     from host.opponent.driver import TableOpponent
-    from host.simboard import SimulatedBoard
+    from host.board.simboard import SimulatedBoard
     from host.store import Store
-    from host.table import Table, TableError
+    from host.session.table import Table, TableError
     from host.web.events import Broker
 
     table = Table(Store(tmp_path / "quin.sqlite3"), Broker(), board=SimulatedBoard())

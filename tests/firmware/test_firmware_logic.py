@@ -7,7 +7,7 @@ import pytest
 from quin_sim import ROOT, BufferPort, FakeHardware, SimBoard
 
 import quin_firmware
-from host import protocol as p
+from host.board import protocol as p
 
 
 def frames_of(data):

@@ -3,7 +3,7 @@
 import pytest
 from quin_sim import ROOT
 
-from host import hardware_files as hf
+from host.board import hardware_files as hf
 from host.cli import main
 
 

@@ -12,7 +12,7 @@ import random
 import mpy
 import pytest
 
-from host import protocol as p
+from host.board import protocol as p
 
 STATUS_LEN = len(p.STATUS_FIELDS)
 

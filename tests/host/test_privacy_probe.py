@@ -50,7 +50,7 @@ from engine.game import Game
 from engine.pieces import PIECES, Setup, make_setup
 from engine.randplay import random_setup
 from engine.views import knows, view
-from host.table import RETRY_SAVE
+from host.session.table import RETRY_SAVE
 from host.web import create_app
 from host.web.errors import log as errors_log
 from host.web.seats import HEADER as SEAT_HEADER
@@ -94,7 +94,7 @@ def seeded_tokens(monkeypatch):
     import time
 
     import host.store
-    import host.table
+    import host.session.table
 
     counter = {"n": 0}
 
@@ -102,7 +102,7 @@ def seeded_tokens(monkeypatch):
         counter["n"] += 1
         return f"tok{counter['n']:02d}" + "x" * 24
 
-    monkeypatch.setattr(host.table, "new_token", token)
+    monkeypatch.setattr(host.session.table, "new_token", token)
 
     class StoreTime:  # the store stamps rows with the wall clock: a fixed one here
         def __getattr__(self, name):
@@ -540,7 +540,7 @@ def test_a_game_carried_on_the_same_seats_tells_the_rival_nothing_of_the_new_lin
 def test_the_prober_catches_a_planted_leak(tmp_path, seeded_tokens, monkeypatch):
     """The comparison must be able to fail: the public state says how many legal actions the mover
     has (which depends on the mover's hidden pieces), and the prober sees it."""
-    from host.table import Table
+    from host.session.table import Table
 
     state = Table.state
 
@@ -564,9 +564,9 @@ class OpponentRun(Run):
 
     def _play(self, folder, mode, first, setups, actions, probe_at, before, unsaved_at):
         from host.opponent.driver import TableOpponent
-        from host.simboard import SimulatedBoard
+        from host.board.simboard import SimulatedBoard
         from host.store import Store
-        from host.table import Table
+        from host.session.table import Table
         from host.web.events import Broker
 
         board = SimulatedBoard()

@@ -309,10 +309,10 @@ def test_the_board_pump_feeds_the_referee_and_lights_the_leds(tmp_path):
     import threading
 
     from host.commands.serve_cmds import pump
-    from host.leds import COLOURS
-    from host.simboard import SimulatedBoard
+    from host.board.leds import COLOURS
+    from host.board.simboard import SimulatedBoard
     from host.store import Store
-    from host.table import Table
+    from host.session.table import Table
     from host.web import start_ticker
     from host.web.events import Broker
 

@@ -4,7 +4,7 @@ The firmware runs here the way it runs on the Pico: MicroPython's own ``struct``
 ``binascii`` and ``time``, a GC heap no larger than what CircuitPython leaves free
 on an RP2040 (``-X heapsize=128K``), and the CircuitPython modules it needs
 (``board``, ``digitalio``, ``analogio``, ``neopixel_write``, ``usb_cdc``) from the
-small stand-ins in host/virtual_pico/circuitpython/ (never in firmware/; they ship in
+small stand-ins in host/board/virtual_pico/circuitpython/ (never in firmware/; they ship in
 the package because `quin virtual-pico` runs the firmware on them too).
 """
 

@@ -367,7 +367,7 @@ def _play_until_the_cut(folder: Path, vfs: CrashVFS, rng: random.Random, report:
     from engine.game import Game
     from engine.randplay import random_setup
     from host.store import DB_NAME, Store
-    from host.table import Table
+    from host.session.table import Table
     from host.web import create_app
     from host.web.sim import make_virtual_board
     from webplay import Driver

@@ -10,7 +10,7 @@ from engine.game import Game
 from engine.pieces import PIECES
 from engine.randplay import random_game
 from host.referee import Referee
-from host.simboard import SimulatedBoard
+from host.board.simboard import SimulatedBoard
 
 # a piece's name as code writes it (artificial_light) or as a sentence does (artificial light)
 PIECE_WORD = re.compile(r"\b(" + "|".join(p.replace("_", "[_ ]") for p in sorted(PIECES, key=len, reverse=True))

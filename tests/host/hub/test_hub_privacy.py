@@ -18,7 +18,7 @@ import host.store
 from hubproc import HubProcess, wait_for
 from host.hub import push, schema
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 import test_stream_privacy as sp  # noqa: E402
 
 KEY = "qt_the-same-key-in-both-runs"

@@ -20,9 +20,9 @@ from engine.pieces import PIECES, Setup
 from engine.randplay import random_setup
 from engine.views import action_seen_by, knows
 from host.opponent.driver import TableOpponent
-from host.simboard import SimulatedBoard
+from host.board.simboard import SimulatedBoard
 from host.store import Store
-from host.table import Table
+from host.session.table import Table
 from host.web import create_app
 from host.web.events import Broker
 
