@@ -36,7 +36,7 @@ from engine.randplay import random_game  # noqa: E402
 from host.referee import Referee  # noqa: E402
 from host.board.sensing import Snapshot  # noqa: E402
 from host.simulate import simulate  # noqa: E402  (closed loop when given a referee)
-from host.referee.trace import InputLine, SnapshotLine  # noqa: E402
+from host.board.trace import InputLine, SnapshotLine  # noqa: E402
 
 
 def pct(values, p):

@@ -2,7 +2,7 @@
 
 A model of hands written apart from the referee: it imports neither ``host.referee`` nor
 ``host.referee.debounce`` and consults nothing of theirs.  It knows the game the players play (the
-engine) and the trace format (``host.referee.trace``), and it hears what a referee tells the players.
+engine) and the trace format (``host.board.trace``), and it hears what a referee tells the players.
 
 - :mod:`.timing`   the noise levels, the paces and every physical bound, in one place;
 - :mod:`.truth`    what an action does to the physical towers, from the engine's truth;
@@ -28,7 +28,7 @@ from typing import Callable
 
 from engine.game import Game
 from engine.record import Record
-from host.referee.trace import Trace, TraceHeader
+from host.board.trace import Trace, TraceHeader
 
 from .loop import LoopRun, run_closed_loop
 from .oracle import canonical, canonical_after, outcomes, same_game

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.board import PLAYERS
-from host.referee.trace import SnapshotLine, Trace
+from host.board.trace import SnapshotLine, Trace
 
 from .players import Hands
 

@@ -13,7 +13,7 @@ import heapq
 from dataclasses import dataclass
 from typing import Any, Callable, Generator
 
-from host.referee.trace import InputLine, SnapshotLine
+from host.board.trace import InputLine, SnapshotLine
 
 WAKE, TOGGLE, INPUT = 0, 1, 2
 Activity = Generator[Any, Any, Any]

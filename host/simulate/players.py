@@ -43,7 +43,7 @@ from engine.board import PLAYERS, SPACE_NAMES, SPACES
 from engine.errors import QuinError
 from engine.game import EMPTY, FlashEvent, Game, TimeEvent
 from engine.record import Record, load_record, to_record, turns_of
-from host.referee.trace import Trace, TraceHeader
+from host.board.trace import Trace, TraceHeader
 
 from .machine import Await, Machine, at
 from .oracle import canonical, canonical_after, outcomes
@@ -413,11 +413,7 @@ class Hands:
         swap_after = kind is Swap and not alike and rng.random() < pace.swap_after
         taps_first = bool(alike) or kind is Pass or kind is Time or variant in ("before", "close") or (
             kind is Swap and not swap_after)
-        base = max(self.t_end, self.machine.now)
-        if step.first:
-            t = self._gap(pace.tap_first if taps_first else pace.think)
-        else:
-            t = self._gap(pace.between)
+        base, t = self._begin(step, taps_first)
         if kind is Pass:
             yield from self._pass(k, player, t, only_pass)
             return
@@ -480,11 +476,7 @@ class Hands:
         declared = kind in (Reinforce, Resurrect, Time, Swap)
         variant = rng.choice(pace.declare_variants) if declared and not alike else None
         taps_first = bool(alike) or kind is Pass or variant == "before"
-        base = max(self.t_end, self.machine.now)
-        if step.first:
-            t = self._gap(pace.tap_first if taps_first else pace.think)
-        else:
-            t = self._gap(pace.between)
+        base, t = self._begin(step, taps_first)
         if kind is Pass:
             yield from self._pass(k, player, t, only_pass)
             return
@@ -690,6 +682,13 @@ class Hands:
             first = first if first is not None else down
             t = end + rng.uniform(*pace.hands)
         return first, end
+
+    def _begin(self, step: Planned, taps_first: bool) -> tuple[float, float]:
+        """(when the hands are free, when the action's first word or hand comes): a player's
+        first step waits a tap or a think, a later step of the same turn the gap between steps."""
+        base = max(self.t_end, self.machine.now)
+        pace = self.pace
+        return base, self._gap((pace.tap_first if taps_first else pace.think) if step.first else pace.between)
 
     def _put_down(self, places, t, end=None) -> tuple[float | None, float | None, float | None]:
         """Each (tower, space) of ``places`` put down in turn from ``t``: (the first touch-down, the

@@ -337,7 +337,7 @@ def hands_over_the_pico(hands, referee, pico, source, timeout):
     the firmware scans the field and sends frames over the pty; the serial source's snapshots
     are fed to the referee, its deadlines ticked, and every notice handed back to the players.
     Returns when the players are done and the referee has finished the game, or at ``timeout``."""
-    from host.referee.trace import SnapshotLine
+    from host.board.trace import SnapshotLine
 
     base = time.monotonic()
     give_up = base + timeout

@@ -1,6 +1,6 @@
 """Regression fixtures: sensor traces of two people's hands from a model written apart from ours
-(``tests/host/referee/traces``, copied from the team's shared traces; see their README), and the same
-model at a brisk pace (``tests/host/referee/traces/brisk``: words racing the board, quick lifts with
+(``tests/host/board/traces``, copied from the team's shared traces; see their README), and the same
+model at a brisk pace (``tests/host/board/traces/brisk``: words racing the board, quick lifts with
 bounce at both edges, missing ``done``, successive swaps, the next player's lift right after a
 placement; issue 17).
 
@@ -17,7 +17,7 @@ import pytest
 
 from engine.actions import action_from_record
 from host.referee import Referee
-from host.referee.trace import read_trace, run_referee
+from host.board.trace import read_trace, run_referee
 
 HERE = Path(__file__).parent / "traces"
 NAMES = sorted(p.name[: -len(".trace.jsonl")] for p in HERE.glob("*.trace.jsonl"))

@@ -19,7 +19,7 @@ from host.simulate.timing import (
     SLIDE_DWELL,
     SLOW,
 )
-from host.referee.trace import InputLine, SnapshotLine, TraceHeader, referee_trace
+from host.board.trace import InputLine, SnapshotLine, TraceHeader, referee_trace
 
 EPS = 1e-6
 

@@ -16,7 +16,7 @@ from host.simulate import PACES, Hands, run_closed_loop
 from host.simulate.oracle import canonical_after
 from host.simulate.timing import BRISK_PARTS, FLICKER_WINDOW, LATE_EDGE, RELIFT, SLIDE_GAP, SLOW, pace_without
 from host.simulate.truth import look_alikes, physical_effect, straight_path
-from host.referee.trace import TraceHeader
+from host.board.trace import TraceHeader
 
 EPS = 1e-6
 BRISK = PACES["brisk"]

@@ -10,7 +10,7 @@ from engine.randplay import random_game
 from engine.record import load_record, replay, to_record
 from host.cli import main
 from host.simulate import simulate
-from host.referee.trace import (
+from host.board.trace import (
     InputLine,
     SnapshotLine,
     TraceError,
