@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
-STANDINS = ROOT / "host" / "virtual_pico" / "circuitpython"
+STANDINS = ROOT / "host" / "board" / "virtual_pico" / "circuitpython"
 HEAP = "128K"  # CircuitPython on an RP2040 leaves about this much (and no more) to the program
 
 
