@@ -57,21 +57,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.actions import Action, action_from_record
-from engine.board import PLAYERS, SPACES, WHITE
+from engine.board import PLAYERS, WHITE
 from engine.errors import QuinError
-from engine.flash import MODES
 from engine.game import Game
 from engine.pieces import Setup
+
+from .errors import StoreError, StoreWriteError, unreadable, unwritable
+from .records import INPUT_SUMMARY, STATUSES, GameRow, input_summary, parse_action_row, parse_snapshot_row  # noqa: F401
 
 DB_NAME = "quin.sqlite3"
 BLACKBOX_LIMIT = 5000  # snapshots kept in the black box (the oldest are dropped)
 INPUTS_LIMIT = 10000  # inputs kept (the oldest are dropped)
-INPUT_SUMMARY = 512  # bytes of an input that are kept whole (a longer one is kept as its type and size)
 # What the inputs and the black box can hold together on disk, rows at their largest with SQLite's
 # page overhead (measured 7.6 MB: tests/host/store/test_store_bounds.py fills both past their caps).
 DIAGNOSIS_BOUND = 10 * 1024 * 1024
 BACKUPS = 5  # backups kept in <data dir>/backups
-STATUSES = ("setup", "playing", "over", "abandoned")
 
 log = logging.getLogger("quin.store")
 
@@ -154,130 +154,6 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
-@dataclass(frozen=True)
-class GameRow:
-    id: int
-    created: float
-    mode: str
-    vision: bool
-    first: str
-    setups: dict[str, dict | None]
-    status: str
-    result: dict | None
-    finished: float | None
-    damage: str | None = None  # what of this game's row does not read ("white setup"), if anything
-    uuid: str | None = None  # the game's identity wherever it is copied (None: a read-only older store)
-
-    @classmethod
-    def from_row(cls, row: sqlite3.Row) -> "GameRow":
-        """A game's row, read strictly: what does not read is named in ``damage``, never raised."""
-        damage: list[str] = []
-
-        def obj(column: str, what: str) -> dict | None:
-            text = row[column]
-            if text is None:
-                return None
-            try:
-                value = json.loads(text) if isinstance(text, (str, bytes)) else None
-            except (ValueError, RecursionError):
-                value = None
-            if not isinstance(value, dict):
-                damage.append(what)
-                return None
-            return value
-
-        def number(column: str, what: str, optional: bool = False) -> float | None:
-            value = row[column]
-            if value is None and optional:
-                return None
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return float(value)
-            damage.append(what)
-            return 0.0 if not optional else None
-
-        mode, first, status = row["mode"], row["first"], row["status"]
-        if mode not in MODES:
-            damage.append("mode")
-        if first not in PLAYERS:
-            damage.append("first player")
-        if status not in STATUSES:
-            damage.append("status")
-        setups = {"white": obj("white_setup", "white setup"), "black": obj("black_setup", "black setup")}
-        return cls(
-            id=row["id"],
-            created=number("created", "date"),
-            mode=mode if mode in MODES else "classic",
-            vision=row["vision"] in (1, True),
-            first=first if first in PLAYERS else WHITE,
-            setups=setups,
-            status=status if status in STATUSES else "abandoned",
-            result=obj("result", "result"),
-            finished=number("finished", "finishing date", optional=True),
-            damage=" and ".join(damage) or None,
-            uuid=row["uuid"] if "uuid" in row.keys() and isinstance(row["uuid"], str) else None,
-        )
-
-    def check(self) -> None:
-        """StoreError if the row is damaged."""
-        if self.damage:
-            raise StoreError(f"game {self.id} is damaged in the store (its {self.damage} does not read): "
-                             "run `quin store check`", self.damage)
-
-
-def parse_action_row(seq: int, text: object) -> dict:
-    """A stored action's record form; StoreError naming the action if it does not read."""
-    try:
-        data = json.loads(text) if isinstance(text, (str, bytes)) else None
-    except (ValueError, RecursionError):
-        data = None
-    if not isinstance(data, dict):
-        raise StoreError(f"action {seq} does not read", f"action {seq}")
-    return data
-
-
-def parse_snapshot_row(text: object) -> list[int] | None:
-    """A black-box row's occupied spaces, or None if it names anything but spaces."""
-    try:
-        data = json.loads(text) if isinstance(text, (str, bytes)) else None
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, list) or not all(type(s) is int and s in SPACES for s in data):
-        return None
-    return data
-
-
-class StoreError(QuinError):
-    """The store cannot do what was asked (unknown game, a record that no longer replays).
-
-    ``where`` names the place without any detail of the game (``"action 4"``,
-    ``"the setups"``): the message itself may name hidden pieces.
-    """
-
-    def __init__(self, message: str, where: str = ""):
-        super().__init__(message)
-        self.where = where
-
-
-class StoreWriteError(sqlite3.OperationalError):
-    """The store could not be written (read-only, full, failing): what, and why, in one line.
-
-    ``where``: what could not be written and why (:func:`unwritable`), without the preamble."""
-
-    def __init__(self, where: str):
-        super().__init__(f"the game store could not be written: {where}")
-        self.where = where
-
-
-def unwritable(path: Path, exc: BaseException) -> str:
-    """What of the store at ``path`` cannot be written, and why, in one line."""
-    reason = str(exc) or type(exc).__name__
-    folder = path.parent
-    for what in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        if what.exists() and not os.access(what, os.W_OK):
-            return f"{what} is read-only ({reason})"
-    if not os.access(folder, os.W_OK):
-        return f"the folder {folder} is read-only ({reason})"
-    return f"{path} ({reason})"
 
 
 class Store:
@@ -324,7 +200,7 @@ class Store:
 
     def _refuse(self, exc: sqlite3.Error) -> None:
         """Why the store did not open: StoreWriteError, or StoreError (``where``: "the file")."""
-        if isinstance(exc, sqlite3.OperationalError) and not _unreadable(exc):
+        if isinstance(exc, sqlite3.OperationalError) and not unreadable(exc):
             raise StoreWriteError(unwritable(self.path, exc)) from None
         if isinstance(exc, sqlite3.DatabaseError):
             raise StoreError(f"the game store {self.path} is damaged ({exc}): run `quin store salvage`",
@@ -718,22 +594,6 @@ class Store:
             return None
 
 
-def input_summary(data: object) -> str:
-    """What is kept of an input: its JSON if at most INPUT_SUMMARY bytes, else its type and size."""
-    text = json.dumps(data)
-    if len(text) <= INPUT_SUMMARY:
-        return text
-    kind = data.get("type") if isinstance(data, dict) else None
-    return json.dumps({"summary": True, "bytes": len(text),
-                       "type": kind if isinstance(kind, str) and len(kind) <= 32 else None})
-
-
-def _unreadable(exc: sqlite3.Error) -> bool:
-    """Does this error say the file is not a database (damage), rather than that it cannot be written?"""
-    text = str(exc).lower()
-    return "not a database" in text or "malformed" in text or "corrupt" in text
-
-
 def _connect_readonly(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10, check_same_thread=False,
                            isolation_level=None)
@@ -968,7 +828,7 @@ class _Transaction:
             pass  # no transaction left to roll back (SQLite ended it on the error)
 
     def _unwritten(self, exc: sqlite3.OperationalError) -> BaseException:
-        if _unreadable(exc):
+        if unreadable(exc):
             return exc
         where = unwritable(self.path, exc) if self.path is not None else str(exc)
         return StoreWriteError(where)
