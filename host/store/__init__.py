@@ -52,7 +52,6 @@ import os
 import sqlite3
 import threading
 import time
-import uuid as _uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,10 +61,12 @@ from engine.errors import QuinError
 from engine.game import Game
 from engine.pieces import Setup
 
+from . import schema
+from .schema import DB_NAME, PRAGMAS, SCHEMA, connect, connect_readonly, new_uuid  # noqa: F401
 from .errors import StoreError, StoreWriteError, unreadable, unwritable
+from .transaction import Transaction
 from .records import INPUT_SUMMARY, STATUSES, GameRow, input_summary, parse_action_row, parse_snapshot_row  # noqa: F401
 
-DB_NAME = "quin.sqlite3"
 BLACKBOX_LIMIT = 5000  # snapshots kept in the black box (the oldest are dropped)
 INPUTS_LIMIT = 10000  # inputs kept (the oldest are dropped)
 # What the inputs and the black box can hold together on disk, rows at their largest with SQLite's
@@ -74,86 +75,6 @@ DIAGNOSIS_BOUND = 10 * 1024 * 1024
 BACKUPS = 5  # backups kept in <data dir>/backups
 
 log = logging.getLogger("quin.store")
-
-
-def new_uuid() -> str:
-    """A new game's (or table's) identity: a random UUID, the same wherever the game is copied."""
-    return str(_uuid.uuid4())
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
-    created REAL NOT NULL,
-    mode TEXT NOT NULL,
-    vision INTEGER NOT NULL,
-    first TEXT NOT NULL,
-    white_setup TEXT,
-    black_setup TEXT,
-    status TEXT NOT NULL,
-    result TEXT,
-    finished REAL,
-    uuid TEXT
-);
-CREATE TABLE IF NOT EXISTS seats (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    player TEXT NOT NULL,
-    token TEXT NOT NULL,
-    issued REAL NOT NULL,
-    PRIMARY KEY (game_id, player)
-);
-CREATE TABLE IF NOT EXISTS actions (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    turn INTEGER NOT NULL,
-    player TEXT NOT NULL,
-    action TEXT NOT NULL,
-    at REAL NOT NULL,
-    PRIMARY KEY (game_id, seq)
-);
-CREATE TABLE IF NOT EXISTS reveals (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    event TEXT NOT NULL,
-    PRIMARY KEY (game_id, seq)
-);
-CREATE TABLE IF NOT EXISTS inputs (
-    id INTEGER PRIMARY KEY,
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    player TEXT NOT NULL,
-    data TEXT NOT NULL,
-    accepted INTEGER NOT NULL,
-    at REAL NOT NULL,
-    repeats INTEGER NOT NULL DEFAULT 1
-);
-CREATE TABLE IF NOT EXISTS blackbox (
-    id INTEGER PRIMARY KEY,
-    game_id INTEGER,
-    t REAL NOT NULL,
-    occupied TEXT NOT NULL
-);
-"""
-
-
-# What makes a commit durable: WAL with a sync of the log at every commit (FULL), so a power cut
-# loses no committed transaction.  The power-cut test (tests/host/store/test_store_powercut.py) runs
-# these very pragmas and the store's own statements through a file layer that loses what was
-# not synced.
-PRAGMAS = ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON")
-
-
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A connection to the store with the settings every user of it needs."""
-    conn = sqlite3.connect(str(path), timeout=10, check_same_thread=False, isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    for pragma in PRAGMAS:
-        conn.execute(f"PRAGMA {pragma}")
-    return conn
-
-
 
 
 class Store:
@@ -179,7 +100,7 @@ class Store:
         if readonly:
             if not self.path.exists():
                 raise StoreError(f"there is no game store at {self.path}")
-            self._conn = _connect_readonly(self.path)
+            self._conn = connect_readonly(self.path)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size == 0:
@@ -209,26 +130,11 @@ class Store:
 
     def _migrate(self) -> None:
         """Bring a store written by an older version up to this schema."""
-        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(inputs)").fetchall()}
-        if "repeats" not in columns:
-            self._conn.execute("ALTER TABLE inputs ADD COLUMN repeats INTEGER NOT NULL DEFAULT 1")
-        # Game identity: every game a UUID, the store its table's identity (made once, kept by
-        # backups, salvage and a copy of the file), so a hub can tell games of many boards apart.
-        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(games)").fetchall()}
-        if "uuid" not in columns:
-            self._conn.execute("ALTER TABLE games ADD COLUMN uuid TEXT")
-        self.fill_uuids()
-        self._conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_uuid ON games(uuid)")
-        if self._conn.execute("SELECT 1 FROM meta WHERE key = 'table_id'").fetchone() is None:
-            self._conn.execute("INSERT INTO meta(key, value) VALUES ('table_id', ?)", (new_uuid(),))
+        schema.migrate(self._conn, self._tx)
 
     def fill_uuids(self) -> int:
         """Give every game without an identity one (an older store's games); returns how many."""
-        with self._tx() as c:
-            ids = [r[0] for r in c.execute("SELECT id FROM games WHERE uuid IS NULL").fetchall()]
-            for game_id in ids:
-                c.execute("UPDATE games SET uuid = ? WHERE id = ?", (new_uuid(), game_id))
-        return len(ids)
+        return schema.fill_uuids(self._tx)
 
     @property
     def table_id(self) -> str | None:
@@ -260,7 +166,7 @@ class Store:
         """A write transaction; ``durable=False`` (the input log, the black box: diagnosis, not the
         game) commits without waiting for the disk; the next durable commit carries it there.
         StoreWriteError if it could not be written."""
-        return _Transaction(self._conn, self._lock, durable, self.path)
+        return Transaction(self._conn, self._lock, durable, self.path)
 
     def meta(self, key: str, default: str | None = None) -> str | None:
         with self._lock:
@@ -287,7 +193,7 @@ class Store:
         with self._tx() as c:
             cur = c.execute(
                 "INSERT INTO games(created, mode, vision, first, status, uuid) VALUES (?, ?, ?, ?, 'setup', ?)",
-                (now, mode, int(vision), first, new_uuid()),
+                (now, mode, int(vision), first, schema.new_uuid()),
             )
             game_id = cur.lastrowid
             for player, token in seats.items():
@@ -594,13 +500,6 @@ class Store:
             return None
 
 
-def _connect_readonly(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10, check_same_thread=False,
-                           isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
 def _latest_backup_hint(path: Path) -> str:
     backups = sorted((path.parent / "backups").glob("quin-*.sqlite3"))
     return f" (the latest backup is {backups[-1]})" if backups else ""
@@ -635,7 +534,7 @@ def readable_backups(path: Path) -> list[Path]:
     out = []
     for candidate in sorted((path.parent / "backups").glob("quin-*.sqlite3"), reverse=True):
         try:
-            conn = _connect_readonly(candidate)
+            conn = connect_readonly(candidate)
             try:
                 ok = [r[0] for r in conn.execute("PRAGMA quick_check(1)").fetchall()] == ["ok"]
                 conn.execute("SELECT COUNT(*) FROM games").fetchone()
@@ -662,7 +561,7 @@ def salvage(path: str | Path) -> Salvage:
     src = sqlite3.connect(str(path), timeout=10)
     src.row_factory = sqlite3.Row
     backups = readable_backups(path)
-    bk = _connect_readonly(backups[0]) if backups else None
+    bk = connect_readonly(backups[0]) if backups else None
     result = Salvage([], [], path, backup=None)
     dst = Store(fresh)
     try:
@@ -777,65 +676,3 @@ def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
                 c.execute("DELETE FROM games WHERE id = ?", (game_id,))
             return False
     return True
-
-
-class _Transaction:
-    """``with store._tx() as c``: one IMMEDIATE transaction under the store's lock.
-
-    A write the file refuses (read-only, full, an I/O error) leaves as :class:`StoreWriteError`."""
-
-    def __init__(self, conn, lock: threading.RLock, durable: bool = True, path: Path | None = None):
-        self.conn = conn
-        self.lock = lock
-        self.durable = durable
-        self.path = path
-
-    def __enter__(self):
-        self.lock.acquire()
-        try:
-            self.conn.execute("PRAGMA synchronous=FULL" if self.durable else "PRAGMA synchronous=NORMAL")
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            self._restore()
-            self.lock.release()
-            raise self._unwritten(exc) from None
-        except BaseException:
-            self._restore()
-            self.lock.release()
-            raise
-        return self.conn
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        try:
-            if exc_type is None:
-                try:
-                    self.conn.execute("COMMIT")
-                except sqlite3.OperationalError as failed:
-                    self._rollback()
-                    raise self._unwritten(failed) from None
-            else:
-                self._rollback()
-                if isinstance(exc, sqlite3.OperationalError) and not isinstance(exc, StoreWriteError):
-                    raise self._unwritten(exc) from None
-        finally:
-            self._restore()
-            self.lock.release()
-
-    def _rollback(self) -> None:
-        try:
-            self.conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass  # no transaction left to roll back (SQLite ended it on the error)
-
-    def _unwritten(self, exc: sqlite3.OperationalError) -> BaseException:
-        if unreadable(exc):
-            return exc
-        where = unwritable(self.path, exc) if self.path is not None else str(exc)
-        return StoreWriteError(where)
-
-    def _restore(self) -> None:
-        if not self.durable:
-            try:
-                self.conn.execute("PRAGMA synchronous=FULL")
-            except sqlite3.Error:
-                pass
