@@ -55,9 +55,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.actions import Action, action_from_record
-from engine.board import PLAYERS, WHITE
-from engine.errors import QuinError
+from engine.board import WHITE
 from engine.game import Game
 from engine.pieces import Setup
 
@@ -65,6 +63,7 @@ from . import schema
 from .schema import DB_NAME, PRAGMAS, SCHEMA, connect, connect_readonly, new_uuid  # noqa: F401
 from .errors import StoreError, StoreWriteError, unreadable, unwritable
 from .transaction import Transaction
+from .replay import Replay, replay_readable, replay_stored  # noqa: F401
 from .records import INPUT_SUMMARY, STATUSES, GameRow, input_summary, parse_action_row, parse_snapshot_row  # noqa: F401
 
 BLACKBOX_LIMIT = 5000  # snapshots kept in the black box (the oldest are dropped)
@@ -396,29 +395,7 @@ class Store:
 
     def load_game(self, game_id: int) -> Game:
         """Rebuild a game by replaying its stored actions through the engine."""
-        row = self.game(game_id)
-        row.check()
-        if row.setups["white"] is None or row.setups["black"] is None:
-            raise StoreError(f"game {game_id} has not started (setups missing)")
-        try:
-            setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
-            game = Game(setups["white"], setups["black"], row.mode, row.vision, row.first)
-        except QuinError as exc:
-            raise StoreError(f"game {game_id}: stored setup no longer valid: {exc}", "the setups") from None
-        try:
-            stored = self.actions(game_id)
-        except StoreError as exc:
-            raise StoreError(f"game {game_id} is damaged in the store: its {exc}: run `quin store check`",
-                             exc.where) from None
-        for seq, (turn, player, data) in enumerate(stored, 1):
-            try:
-                action: Action = action_from_record(data)
-                if player != game.to_move or turn != game.turn:
-                    raise StoreError(f"stored as turn {turn} by {player}, but it is turn {game.turn}, {game.to_move} to move")
-                game.push(action)
-            except QuinError as exc:
-                raise StoreError(f"game {game_id}, action {seq}: {exc}", f"action {seq}") from None
-        return game
+        return replay_stored(self.game(game_id), lambda: self.actions(game_id))
 
     def record(self, game_id: int) -> dict:
         """The ``quin-record/1`` record of a game (finished or not); StoreError if it never started."""
