@@ -47,7 +47,6 @@ damaged file aside; :meth:`Store.backup` keeps the last :data:`BACKUPS` copies
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sqlite3
 import threading
@@ -63,6 +62,8 @@ from . import schema
 from .schema import DB_NAME, PRAGMAS, SCHEMA, connect, connect_readonly, new_uuid  # noqa: F401
 from .errors import StoreError, StoreWriteError, unreadable, unwritable
 from .transaction import Transaction
+from . import backups, check
+from .backups import BACKUPS, latest_backup_hint, readable_backups  # noqa: F401
 from .replay import Replay, replay_readable, replay_stored  # noqa: F401
 from .records import INPUT_SUMMARY, STATUSES, GameRow, input_summary, parse_action_row, parse_snapshot_row  # noqa: F401
 
@@ -71,9 +72,7 @@ INPUTS_LIMIT = 10000  # inputs kept (the oldest are dropped)
 # What the inputs and the black box can hold together on disk, rows at their largest with SQLite's
 # page overhead (measured 7.6 MB: tests/host/store/test_store_bounds.py fills both past their caps).
 DIAGNOSIS_BOUND = 10 * 1024 * 1024
-BACKUPS = 5  # backups kept in <data dir>/backups
 
-log = logging.getLogger("quin.store")
 
 
 class Store:
@@ -105,7 +104,7 @@ class Store:
         if self.path.exists() and self.path.stat().st_size == 0:
             self.notices.append(
                 f"the game store {self.path} was an empty file (0 bytes), so any games it held are lost: "
-                f"a new store was started{_latest_backup_hint(self.path)}"
+                f"a new store was started{latest_backup_hint(self.path)}"
             )
         conn = None
         try:
@@ -412,45 +411,11 @@ class Store:
 
     def problems(self, replay: bool = True) -> list[str]:
         """What is damaged, one line each (empty: the store is sound).  ``replay``: replay every game."""
-        out: list[str] = []
-        try:
-            with self._lock:
-                found = [r[0] for r in self._conn.execute("PRAGMA quick_check(20)").fetchall()]
-            if found != ["ok"]:
-                out.append(f"the file's structure is damaged: {'; '.join(map(str, found[:3]))}")
-            games = self.games()
-        except sqlite3.DatabaseError as exc:
-            return out + [f"the file does not read as a game store ({exc})"]
-        for g in games:
-            if g.damage:
-                out.append(f"game {g.id}: its {g.damage} does not read")
-                continue
-            try:
-                self.actions(g.id)
-                if replay and g.setups["white"] is not None and g.setups["black"] is not None:
-                    self.load_game(g.id)
-            except StoreError as exc:
-                # never the engine's words: they may name hidden pieces
-                out.append(f"game {g.id}: its stored {exc.where or 'data'} no longer replays")
-            except sqlite3.DatabaseError as exc:
-                out.append(f"game {g.id}: its actions do not read ({exc})")
-        try:
-            with self._lock:
-                rows = self._conn.execute("SELECT occupied FROM blackbox").fetchall()
-            bad = sum(parse_snapshot_row(r[0]) is None for r in rows)
-            if bad:
-                out.append(f"the black box: {bad} snapshot(s) do not read (they are passed over)")
-        except sqlite3.DatabaseError as exc:
-            out.append(f"the black box does not read ({exc})")
-        return out
+        return check.problems(self, replay)
 
     def structure_ok(self) -> bool:
         """PRAGMA quick_check finds the file sound."""
-        try:
-            with self._lock:
-                return [r[0] for r in self._conn.execute("PRAGMA quick_check(1)").fetchall()] == ["ok"]
-        except sqlite3.DatabaseError:
-            return False
+        return check.structure_ok(self)
 
     def backup(self) -> Path | None:
         """Copy the store (SQLite's online backup) into ``backups/``; keep the newest :data:`BACKUPS`.
@@ -459,27 +424,7 @@ class Store:
         """
         if self.readonly:
             return None
-        folder = self.path.parent / "backups"
-        target = folder / f"quin-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**9:09d}.sqlite3"
-        try:
-            folder.mkdir(exist_ok=True)
-            dest = sqlite3.connect(str(target))
-            try:
-                with self._lock:
-                    self._conn.backup(dest)
-            finally:
-                dest.close()
-            for old in sorted(folder.glob("quin-*.sqlite3"))[:-BACKUPS]:
-                old.unlink()
-            return target
-        except (OSError, sqlite3.Error) as exc:
-            log.warning("the store could not be backed up to %s: %s", folder, exc)
-            return None
-
-
-def _latest_backup_hint(path: Path) -> str:
-    backups = sorted((path.parent / "backups").glob("quin-*.sqlite3"))
-    return f" (the latest backup is {backups[-1]})" if backups else ""
+        return backups.backup(self._conn, self._lock, self.path)
 
 
 @dataclass
@@ -504,24 +449,6 @@ class Salvage:
 
 def _ids(ids: list[int]) -> str:
     return ", ".join(map(str, ids))
-
-
-def readable_backups(path: Path) -> list[Path]:
-    """The backups beside the store at ``path`` that open and pass SQLite's check, newest first."""
-    out = []
-    for candidate in sorted((path.parent / "backups").glob("quin-*.sqlite3"), reverse=True):
-        try:
-            conn = connect_readonly(candidate)
-            try:
-                ok = [r[0] for r in conn.execute("PRAGMA quick_check(1)").fetchall()] == ["ok"]
-                conn.execute("SELECT COUNT(*) FROM games").fetchone()
-            finally:
-                conn.close()
-        except sqlite3.Error:
-            continue
-        if ok:
-            out.append(candidate)
-    return out
 
 
 def salvage(path: str | Path) -> Salvage:
