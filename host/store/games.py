@@ -29,8 +29,8 @@ from engine.pieces import Setup
 from . import backups, check, schema
 from .backups import latest_backup_hint
 from .errors import StoreError, StoreWriteError, unreadable, unwritable
-from .records import GameRow, input_summary, parse_action_row, parse_snapshot_row
-from .replay import replay_stored
+from .reader import Reader
+from .records import input_summary
 from .schema import DB_NAME, SCHEMA, connect, connect_readonly
 from .transaction import Transaction
 
@@ -41,7 +41,7 @@ INPUTS_LIMIT = 10000  # inputs kept (the oldest are dropped)
 DIAGNOSIS_BOUND = 10 * 1024 * 1024
 
 
-class Store:
+class Store(Reader):
     """The game store.  Thread-safe: one connection, one lock."""
 
     def __init__(self, path: str | Path, blackbox_limit: int = BLACKBOX_LIMIT, readonly: bool = False,
@@ -100,11 +100,6 @@ class Store:
         """Give every game without an identity one (an older store's games); returns how many."""
         return schema.fill_uuids(self._tx)
 
-    @property
-    def table_id(self) -> str | None:
-        """This data folder's table identity (a UUID made once; None in a read-only older store)."""
-        return self.meta("table_id")
-
     def writable_problem(self) -> str | None:
         """None if a durable write goes through now, else what cannot be written and why (one line)."""
         try:
@@ -131,11 +126,6 @@ class Store:
         game) commits without waiting for the disk; the next durable commit carries it there.
         StoreWriteError if it could not be written."""
         return Transaction(self._conn, self._lock, durable, self.path)
-
-    def meta(self, key: str, default: str | None = None) -> str | None:
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row["value"] if row else default
 
     def set_meta(self, key: str, value: str) -> None:
         with self._tx() as c:
@@ -167,34 +157,6 @@ class Store:
                 )
         return game_id
 
-    def game(self, game_id: int) -> GameRow:
-        if not 0 < game_id < 2**63:
-            raise StoreError(f"no game {game_id}")
-        with self._lock:
-            row = self._conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"no game {game_id}")
-        return GameRow.from_row(row)
-
-    def games(self) -> list[GameRow]:
-        """Every game, newest first; a damaged row comes back with its ``damage`` named."""
-        with self._lock:
-            rows = self._conn.execute("SELECT * FROM games ORDER BY id DESC").fetchall()
-        return [GameRow.from_row(r) for r in rows]
-
-    def action_counts(self) -> dict[int, int]:
-        with self._lock:
-            rows = self._conn.execute("SELECT game_id, COUNT(*) AS n FROM actions GROUP BY game_id").fetchall()
-        return {r["game_id"]: r["n"] for r in rows}
-
-    def open_game(self) -> GameRow | None:
-        """The most recent game still in setup or being played, if any."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT * FROM games WHERE status IN ('setup', 'playing') ORDER BY id DESC LIMIT 1"
-            ).fetchone()
-        return GameRow.from_row(row) if row else None
-
     def save_setup(self, game_id: int, player: str, setup: Setup | None) -> None:
         column = "white_setup" if player == WHITE else "black_setup"
         value = json.dumps(setup.to_record()) if setup is not None else None
@@ -215,11 +177,6 @@ class Store:
             self.backup()
 
     # --- seats -------------------------------------------------------------------------------
-
-    def seats(self, game_id: int) -> dict[str, str]:
-        with self._lock:
-            rows = self._conn.execute("SELECT player, token FROM seats WHERE game_id = ?", (game_id,)).fetchall()
-        return {r["player"]: r["token"] for r in rows}
 
     def reissue_seat(self, game_id: int, player: str, token: str) -> None:
         with self._tx() as c:
@@ -277,24 +234,6 @@ class Store:
         if finished:
             self.backup()
 
-    def actions(self, game_id: int) -> list[tuple[int, str, dict]]:
-        """The stored actions of a game: (turn, player, record form), in order.
-
-        StoreError (``where``: ``"action N"``) at the first row that does not read.
-        """
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT turn, player, action FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)
-            ).fetchall()
-        return [(r["turn"], r["player"], parse_action_row(seq, r["action"])) for seq, r in enumerate(rows, 1)]
-
-    def reveals(self, game_id: int) -> list[dict]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT event FROM reveals WHERE game_id = ? ORDER BY seq", (game_id,)
-            ).fetchall()
-        return [json.loads(r["event"]) for r in rows]
-
     # --- inputs and the black box ------------------------------------------------------------
 
     def record_input(self, game_id: int, player: str, data: object, accepted: bool) -> None:
@@ -315,21 +254,6 @@ class Store:
             c.execute("DELETE FROM inputs WHERE id <= ?", (cur.lastrowid - INPUTS_LIMIT,))
             self._last_input[key] = (cur.lastrowid, text, int(accepted))
 
-    def inputs(self, game_id: int) -> list[dict]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT player, data, accepted, at, repeats FROM inputs WHERE game_id = ? ORDER BY id", (game_id,)
-            ).fetchall()
-        out = []
-        for r in rows:
-            try:
-                data = json.loads(r["data"])
-            except (TypeError, ValueError, RecursionError):
-                continue  # a damaged row: the log is for diagnosis, the game does not depend on it
-            out.append({"player": r["player"], "data": data, "accepted": bool(r["accepted"]), "at": r["at"],
-                        "repeats": r["repeats"] if isinstance(r["repeats"], int) else 1})
-        return out
-
     def record_snapshot(self, game_id: int | None, t: float, occupied: frozenset[int]) -> bool:
         """Keep a raw snapshot in the black box if the occupancy changed.  True if kept."""
         if occupied == self._last_snapshot:
@@ -342,36 +266,6 @@ class Store:
             c.execute("DELETE FROM blackbox WHERE id <= ?", (cur.lastrowid - self.blackbox_limit,))
         self._last_snapshot = occupied  # only once kept: a refused one is tried again
         return True
-
-    def blackbox(self, limit: int = 100) -> list[dict]:
-        """The most recent readable snapshots, oldest first (a damaged row is passed over)."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT game_id, t, occupied FROM blackbox ORDER BY id DESC LIMIT ?", (limit,)
-            ).fetchall()
-        out = []
-        for r in reversed(rows):
-            occupied = parse_snapshot_row(r["occupied"])
-            if occupied is not None and isinstance(r["t"], (int, float)):
-                out.append({"game": r["game_id"], "t": r["t"], "occupied": occupied})
-        return out
-
-    # --- rebuilding games ---------------------------------------------------------------------
-
-    def load_game(self, game_id: int) -> Game:
-        """Rebuild a game by replaying its stored actions through the engine."""
-        return replay_stored(self.game(game_id), lambda: self.actions(game_id))
-
-    def record(self, game_id: int) -> dict:
-        """The ``quin-record/1`` record of a game (finished or not); StoreError if it never started."""
-        from engine.record import to_record
-
-        row = self.game(game_id)
-        row.check()
-        if row.setups["white"] is None or row.setups["black"] is None:
-            raise StoreError(f"game {game_id} never started (the setups were not both given): there is no record")
-        return to_record(self.load_game(game_id))
-
 
     # --- checking, backing up -------------------------------------------------------------------
 
