@@ -1,47 +1,41 @@
 """The game store: SQLite in WAL mode, durable before anything is announced.
 
-One file (``quin.sqlite3`` in the data directory) holds every game the table
-has played:
+Every SQL statement on the board's own store, and every replay of a stored game, lives in this
+package (the hub's PostgreSQL store is the hub's own: :mod:`host.hub.schema` and
+:mod:`host.hub.server`).  One file (``quin.sqlite3`` in the data directory) holds every game the
+table has played:
 
 - ``games``: mode, Vision, first player, both setups (once given), status
-  (``setup``, ``playing``, ``over``, ``abandoned``) and the result;
+  (``setup``, ``playing``, ``over``, ``abandoned``), the result and the game's UUID;
 - ``seats``: the seat tokens of each game (a re-issued seat revokes the old one);
 - ``actions``: every committed action in order, in the record form;
 - ``reveals``: the public facts each action produced (flashes, Time);
-- ``inputs``: what each player sent from their phone;
+- ``inputs``: what each player sent from their phone (a bounded summary);
 - ``blackbox``: a bounded ring of raw sensor snapshots, for diagnosing a
-  disputed move after the fact.
+  disputed move after the fact;
+- ``meta``: settings (the table's identity, the host key, the stream epoch);
+- ``hub_outbox``, ``hub_numbered``, ``hub_finals``: what is still to be pushed to a hub.
 
-:meth:`Store.commit_action` is the referee's ``on_commit`` callback: it
-returns only once the action is on disk (``synchronous=FULL``), so a game
-killed at any moment comes back with every action the players were told of.
-:func:`resume` rebuilds a game from its stored actions through the engine.
+By concern:
 
-The store is shared by the referee thread and the web threads: one connection
-guarded by a lock.  Read-only pages open their own connection per request
-(:func:`connect`).
+- :mod:`.schema`: the tables, the migrations of an older store, the connections
+  (:data:`PRAGMAS`: a commit is on disk when it returns), game and table identities;
+- :mod:`.transaction`: the write transaction (durable or not) under the store's lock;
+- :mod:`.records`: strict reading of rows (:class:`GameRow`; a row that does not read marks
+  its game damaged, never a traceback);
+- :mod:`.errors`: :class:`StoreError`, :class:`StoreWriteError` (what cannot be written, why);
+- :mod:`.reader`: every read statement; :mod:`.games`: the :class:`Store` (one connection and
+  one lock shared by the referee and the web threads) and its writes, with
+  :meth:`Store.commit_action`, the referee's ``on_commit``;
+- :mod:`.replay`: rebuilding a stored game through the engine (strict, or as far as it reads);
+- :mod:`.history`: the history pages' reads, on a connection of their own per request;
+- :mod:`.check`, :mod:`.backups`, :mod:`.salvage`: ``quin store check``, a backup after each
+  finished game (the newest :data:`BACKUPS` kept), and the salvage of a damaged file into a
+  new store (from the file and the newest readable backup);
+- :mod:`.outbox`: the hub outbox (the network side is :mod:`host.hub.push`);
+- :mod:`.datalock`: one server per data folder.
 
-Bounded by size: every input is kept as a bounded summary: whole if its JSON
-is at most :data:`INPUT_SUMMARY` bytes, else its type and size only; the same
-input sent again by the same player is stored once (its row counts the
-repeats).  The newest :data:`INPUTS_LIMIT` input rows are kept and the black
-box keeps :data:`BLACKBOX_LIMIT` snapshots (a 99-space snapshot is under
-0.4 KB).  So the inputs and the black box never hold more than
-:data:`DIAGNOSIS_BOUND` bytes together, whatever the phones send (tested by
-trying to exceed it).  Both are written without waiting for the disk (they are
-for diagnosis; the next action's durable commit carries them there).
-
-A store that cannot be written (a read-only file, WAL or folder, a full or
-failing card) raises :class:`StoreWriteError` naming what could not be written;
-:meth:`Store.writable_problem` says so before anything is served.
-
-A damaged store is reported, never a traceback: :meth:`Store.problems` says in
-one line each what ``PRAGMA quick_check`` and the rows found; a row that does
-not read (bad JSON, a space that does not exist) marks its game as damaged
-(:attr:`GameRow.damage`) and every intact game is still served.
-:func:`salvage` copies every readable game into a new store and sets the
-damaged file aside; :meth:`Store.backup` keeps the last :data:`BACKUPS` copies
-(SQLite's online backup) in ``backups/``, one after each finished game.
+This module re-exports the names callers import (``from host.store import Store``).
 """
 
 from __future__ import annotations
