@@ -7,14 +7,16 @@ player's input; each returns the :class:`Notice` s to send.
 Its state is one frozen value (``host.referee.states``): what it waits for and what
 it holds meanwhile (a question asked, the Power of Time announced, a flash held);
 every change of state goes through :data:`TRANSITIONS` (as h11 keeps its states).
-Each step of play (a turn, or what is left of one after a non-ending action) has its legal actions (``matching.Step``) and its evidence
-(``evidence.Evidence``: the stable flips since the step began).  At every settled
-change the referee finds the best reading of the evidence: the first action it
-shows complete, where that action ends in the evidence, and whether what came after
-is already the next step (a rival who did not wait, the rest of a turn).  It commits
-an action when the evidence leaves one game (the engine decides which actions leave
-the same game) and shows it is over; it asks the mover, privately, only when the
-readings lead to different games; it tells the mover what differs when nothing fits.
+Each step of play (a turn, or what is left of one after a non-ending action) has its
+legal actions (``matching.Step``) and its evidence (``evidence.Evidence``: the stable
+flips since the step began).  At every settled change the referee finds the best
+reading of the evidence: the first action it shows complete, where that action ends
+in the evidence, and whether what came after is already the next step (a rival who
+did not wait, the rest of a turn).  It commits an action when the evidence leaves
+one game (the engine decides which actions leave the same game) and shows it is
+over; it asks the mover, privately, only when the readings lead to different games;
+it tells the mover what differs when nothing fits.  What its status says to each
+audience is in ``host.referee.status``.
 See docs/referee.md.
 """
 
@@ -26,13 +28,12 @@ from typing import Any, Callable
 
 from engine.actions import PASS, Action, Time
 from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
-from engine.effects import Flash
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
 from host.referee.debounce import BURST_GAP, EPS, Debouncer
 from host.board.sensing import Snapshot
 
-from . import wording
+from . import status, wording
 from .corrections import corrections, say_list
 from .evidence import Evidence, Flip
 from .inputs import Word, check_input, parse_word, why_not
@@ -116,7 +117,7 @@ class Referee:
         if self.state is not Phase.OVER:
             self._new_step()
 
-    # --- phases ----------------------------------------------------------------------------------
+    # --- states ----------------------------------------------------------------------------------
 
     def _go(self, event: Event, new: State) -> None:
         """Change state: the one place it happens (``states.change`` checks it against the table)."""
@@ -280,36 +281,12 @@ class Referee:
         return self.game.occupied()
 
     def public_status(self) -> dict:
-        game = self.game
-        return {
-            "phase": self.phase,
-            "turn": game.turn,
-            "to_move": None if game.is_over() else game.to_move,
-            "result": game.result.to_json() if game.result else None,
-            "flash": _held_json(self.current.flash) if self.current.flash else None,
-            "time": _public_time(self.current.time),
-            "instructions": list(self.public_instructions),
-            "expected": sorted(N[s] for s in self.expected()),
-            "board": sorted(N[s] for s in self.deb.stable),
-            "waiting_for": self._waiting_text(),
-        }
+        """What anyone may see (``host.referee.status``)."""
+        return status.public(self)
 
     def private_status(self, player: str) -> dict:
-        if player not in PLAYERS:
-            raise ValueError(f"unknown player {player!r}")
-        q = self.current.question if self.current.question and self.current.question.player == player else None
-        time = self.current.time
-        words = self.words[player]
-        return {
-            "player": player,
-            "question": _question_json(q) if q else None,
-            "rejected": self.rejected[player],
-            "instructions": list(self.private_instructions[player]),
-            "declared": words[0].to_json() if words else None,
-            "words": [w.to_json() for w in words],
-            # the announced Power of Time's towers, when only the mover may know where they stand
-            "time_towers": list(time.private_towers) if time and time.player == player else [],
-        }
+        """What ``player`` alone may see (``host.referee.status``)."""
+        return status.private(self, player)
 
     def is_idle(self) -> bool:
         """Nothing pending: the board shows the game as it stands and no step is under way."""
@@ -327,31 +304,7 @@ class Referee:
 
     def stuck_reason(self) -> str:
         """What the referee is waiting for, in words (for whoever holds the whole game, e.g. the CLI)."""
-        game = self.game
-        S = self.deb.stable
-        if self.state is Phase.OVER:
-            return "nothing: the game is over"
-        if self.state in (Phase.SETUP, Phase.SYNC):
-            return f"{self._waiting_text()}: {say_list(corrections(S, game.occupied())) or 'a settled board'}"
-        if self.deb.pending:
-            return "the board to settle (sensors " + ", ".join(N[s] for s in sorted(self.deb.pending)) + " still changing)"
-        if self.state is Phase.FLASH:
-            return f"{self._waiting_text()}: {say_list(corrections(S, self.current.flash.result))}"
-        player = game.to_move
-        asked = self.current.question
-        if asked is not None and asked.options != (PASS,):
-            opts = ", ".join(str(a) for a in asked.options)
-            return f"{player} to answer a question ({asked.text}): {opts}"
-        if self.state is Phase.TIME:
-            todo = say_list(self.public_instructions)
-            return f"{self._waiting_text()}: {todo}" if todo else self._waiting_text()
-        words = self.words[player]
-        if words:
-            return f"{player}'s declared action on the board ({wording.word_text(words[0])})"
-        if S != self.step.base:
-            todo = corrections(S, self.step.base)
-            return f"{player}'s board change to match a legal action (or be put back: {say_list(todo)})"
-        return f"{player} to play"
+        return status.stuck_reason(self)
 
     # --- inputs ----------------------------------------------------------------------------------
 
@@ -978,7 +931,7 @@ class Referee:
             self._go(Event.ASK, Asking(q, self.current.time))
         else:  # an offer: nothing waits for its answer
             self._go(Event.OFFER_PASS, replace(self.current, question=q))
-        self._say(out, self.step.player, "question", _question_json(q))
+        self._say(out, self.step.player, "question", status.question_json(q))
 
     def _drop_asked(self, out: list, text: str) -> None:
         player = self.current.question.player
@@ -1002,7 +955,7 @@ class Referee:
         self._go(Event.FLASH_SEEN, Flashing(held))
         todo = corrections(self.ev.board(), result)
         self.public_instructions = todo
-        out.append(Notice(PUBLIC, "flash", dict(_held_json(held), instructions=todo)))
+        out.append(Notice(PUBLIC, "flash", dict(status.held_json(held), instructions=todo)))
         self._said[(PUBLIC, "instruction")] = None
         self._say(out, PUBLIC, "instruction", {"for": "flash", "at": N[fl.at], "instructions": todo,
                                                 "text": say_list(todo)})
@@ -1030,7 +983,7 @@ class Referee:
         self._go(Event.TIME_DECLARED, replace(cur, time=time) if cur.phase is Phase.ASKED else Timing(time, cur.question))
         self.public_instructions = public
         self._said[(PUBLIC, "instruction")] = {"for": "time", "instructions": public, "text": say_list(public)}
-        out.append(Notice(PUBLIC, "time", _public_time(time)))
+        out.append(Notice(PUBLIC, "time", status.time_json(time)))
 
     def _time_plan(self) -> tuple[list[dict], list[dict], frozenset[int]]:
         """What is left to do of the announced Power of Time, from the board as it stands now:
@@ -1161,7 +1114,7 @@ class Referee:
         action = c.action
         if c.flash is not None and self.current.flash is None:
             # Played faster than it could be announced: the reveal is still public news.
-            out.append(Notice(PUBLIC, "flash", dict(_flash_json(turn, player, c.flash), instructions=[])))
+            out.append(Notice(PUBLIC, "flash", dict(status.flash_json(turn, player, c.flash), instructions=[])))
         rest = self.ev.flips[k:]
         seen = action_seen_by(game, action, player, None)
         n_events = len(game.events)
@@ -1311,41 +1264,12 @@ class Referee:
         if reason:
             self._say(out, mover, "rejected", {"reason": reason}, sig=(S, reason))
 
-    def _waiting_text(self) -> str:
-        game = self.game
-        if game.is_over():
-            return wording.waiting_for("over", "", None, False)
-        flash_at = N[self.current.flash.flash.at] if self.current.flash else None
-        return wording.waiting_for(self.phase, game.to_move, flash_at, self.state is Phase.TIME)
-
 
 def _kind_name(c: Candidate) -> str:
     name = type(c.action).__name__.lower()
     if c.flash is not None:
         return "flash"
     return name
-
-
-def _flash_json(turn: int, player: str, fl: Flash) -> dict:
-    """A flash as the public hears it: both towers revealed, the outcome in words."""
-    return {"turn": turn, "player": player, **fl.to_json(),
-            "text": wording.flash_text(player, N[fl.frm], N[fl.at], fl.attacker, fl.defender, fl.outcome)}
-
-
-def _held_json(held: FlashHeld) -> dict:
-    return _flash_json(held.turn, held.player, held.flash)
-
-
-def _question_json(q: Question) -> dict:
-    return {"options": [a.to_record() for a in q.options], "text": q.text}
-
-
-def _public_time(time: TimeAnnounced | None) -> dict | None:
-    """The announced Time as the public hears it (not the towers only the mover may know)."""
-    if not time:
-        return None
-    return {"turn": time.turn, "player": time.player, "time_towers": list(time.towers), "outcome": time.outcome,
-            "text": time.text, "instructions": list(time.instructions)}
 
 
 __all__ = ["Referee", "Phase", "Event", "TRANSITIONS"]
