@@ -1182,6 +1182,76 @@ def test_a_question_asked_is_part_of_the_state_and_lapses_back_to_what_was_pendi
     assert states.waiting(Asking(q).time) == Playing()
 
 
+def test_the_offer_to_pass_is_part_of_the_state_and_stays_while_a_time_is_announced():
+    """Spec 5: "A player with no legal turn-ending action passes"; with Time still to use, the mover is
+    offered to pass (privately) and may use the Time first: the offer holds nothing up."""
+    game = rewindable()
+    generate = Game._generate
+
+    def stuck():  # White has no turn-ending action left: only Time, or a pass
+        legal = generate(game)
+        if game.state.to_move == "white" and game.state.result is None:
+            return [PASS] + [a for a in legal if not game.ends_turn(a)]
+        return legal
+
+    game._generate = stuck
+    game._legal_cache = None
+    play = Play(game)
+    offer = play.ref.current
+    assert type(offer) is Playing and offer.question.kind == "pass" and offer.question.options == (PASS,)
+    assert play.ref.private_status("white")["question"]["options"] == [PASS.to_record()]
+    assert play.ref.private_status("black")["question"] is None and play.ref.is_idle()
+    seen = _spy_changes(play)
+    play.say("white", {"type": "time"})
+    assert type(play.ref.current) is Timing and play.ref.current.question == offer.question
+    play.lift("w38", then=1.0)
+    play.move("b33", "b35", then=0.5)
+    assert play.played() == [Time(S("w38")), PASS]  # then nothing but a pass is left: played at once
+    _assert_in_table(seen)
+
+
+def test_an_action_before_the_announced_time_keeps_it_pending():
+    """Rulebook, Stacking Powers: "it is perfectly legal to use Time and Resurrect on the same turn, in either
+    order"."""
+    game = classic({"w38": "T", "w18": "M", "w28": "V", "b35": "p"}, "black", captured={"white": ["P"]})
+    game.push(mv("b35", "b33"))
+    play = Play(game)
+    seen = _spy_changes(play)
+    play.say("white", {"type": "time"})
+    play.say("white", {"type": "resurrect", "piece": "peripheral"})
+    play.place("b39", then=0.5)
+    assert play.played() == [Resurrect("peripheral", S("b39"))]
+    assert type(play.ref.current) is Timing and play.ref.public_status()["time"]["player"] == "white"
+    play.lift("w38", then=1.0)
+    play.move("b33", "b35", then=0.5)
+    assert play.played() == [Resurrect("peripheral", S("b39")), Time(S("w38"))]
+    _assert_in_table(seen)
+    kinds = [(type(b), e, type(a)) for b, e, a in seen]
+    assert kinds.index((Timing, Event.STEP, Timing)) < kinds.index((Timing, Event.STEP, Playing))
+    assert play.ref.current == Playing()
+
+
+def test_a_question_while_a_time_is_pending_lapses_back_to_the_time():
+    game = classic({"w38": "T", "w18": "M", "w28": "V", "b35": "p"}, "black", reserve={"white": ["V", "S"]})
+    game.push(mv("b35", "b33"))
+    play = Play(game)
+    seen = _spy_changes(play)
+    play.say("white", {"type": "time"})
+    announced = play.ref.current.time
+    play.place("w19", then=5.0)  # a tower brought in, no word: which one?
+    asking = play.ref.current
+    assert type(asking) is Asking and asking.question.kind == "word" and asking.time.turn == announced.turn
+    assert play.ref.public_status()["time"]["text"] == announced.text  # the public still hears the Time
+    play.lift("w19", then=1.0)  # taken back off: the question lapses, the Time is waited for again
+    assert type(play.ref.current) is Timing and play.ref.current.question is None
+    play.lift("w38", then=1.0)
+    play.move("b33", "b35", then=0.5)
+    assert play.played() == [Time(S("w38"))]
+    _assert_in_table(seen)
+    kinds = [(type(b), e, type(a)) for b, e, a in seen]
+    assert (Timing, Event.ASK, Asking) in kinds and (Asking, Event.LAPSE, Timing) in kinds
+
+
 def test_a_sensor_that_never_settles_is_reported_publicly_and_the_game_goes_on_after():
     game = classic({"w35": "S", "w45": "V", "b35": "s"})
     play = Play(game)
