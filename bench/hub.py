@@ -258,8 +258,7 @@ def main() -> int:
                                 "'hub_tables','hub_players']::regclass[]) c").fetchone()[0]
             events = conn.execute("SELECT count(*) FROM hub_events").fetchone()[0]
             # nothing lost or doubled: every event a board numbered is in the hub once, without gaps
-            numbered = sum(t.store._conn.execute("SELECT COALESCE(SUM(seq), 0) FROM hub_numbered").fetchone()[0]
-                           for t in tables)
+            numbered = sum(p.outbox.numbered() for p in pushers)
             gaps = conn.execute("SELECT count(*) FROM hub_games WHERE last_seq <> "
                                 "(SELECT count(*) FROM hub_events e WHERE e.game_id = hub_games.id)").fetchone()[0]
         out["games"] = games

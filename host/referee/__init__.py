@@ -2,8 +2,10 @@
 
 One room, one concern per module (docs/referee.md):
 
-- ``machine``: the state machine -- its phases as an Enum, one transition table, the
-  :class:`Referee` (``feed``, ``tick``, ``input``, statuses);
+- ``machine``: the state machine -- the :class:`Referee` (``feed``, ``tick``, ``input``);
+- ``states``: its states as frozen values (what it waits for and what it holds meanwhile:
+  a question asked, the Power of Time announced, a flash held) and the one transition table;
+- ``status``: what its status says to each audience (public, each player, the CLI);
 - ``evidence``: the stable flips since a step began, with their timing;
 - ``matching``: every legal action indexed by what the engine says it does to the board;
   which are complete in the evidence, which could still grow;
@@ -14,9 +16,10 @@ One room, one concern per module (docs/referee.md):
 """
 
 from .corrections import DISTANCE, corrections
-from .machine import TRANSITIONS, Event, Phase, Referee
+from .machine import Referee
 from .matching import Step
 from .notices import KINDS, PUBLIC, InputError, Notice
+from .states import TRANSITIONS, Event, Phase
 
 __all__ = ["Referee", "Notice", "InputError", "Phase", "Event", "TRANSITIONS", "KINDS", "PUBLIC", "corrections",
            "DISTANCE", "Step"]

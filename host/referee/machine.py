@@ -4,39 +4,43 @@ Sans-I/O: it never reads a clock or a device.  ``feed(snapshot)`` hands it a raw
 reading, ``tick(now)`` lets time pass, ``input(player, data, now)`` hands it a
 player's input; each returns the :class:`Notice` s to send.
 
-The phases are an Enum and every change of phase goes through :data:`TRANSITIONS`
-(as h11 keeps its states).  Each step of play (a turn, or what is left of one after
-a non-ending action) has its legal actions (``matching.Step``) and its evidence
-(``evidence.Evidence``: the stable flips since the step began).  At every settled
-change the referee finds the best reading of the evidence: the first action it
-shows complete, where that action ends in the evidence, and whether what came after
-is already the next step (a rival who did not wait, the rest of a turn).  It commits
-an action when the evidence leaves one game (the engine decides which actions leave
-the same game) and shows it is over; it asks the mover, privately, only when the
-readings lead to different games; it tells the mover what differs when nothing fits.
+Its state is one frozen value (``host.referee.states``): what it waits for and what
+it holds meanwhile (a question asked, the Power of Time announced, a flash held);
+every change of state goes through :data:`TRANSITIONS` (as h11 keeps its states).
+Each step of play (a turn, or what is left of one after a non-ending action) has its
+legal actions (``matching.Step``) and its evidence (``evidence.Evidence``: the stable
+flips since the step began).  At every settled change the referee finds the best
+reading of the evidence: the first action it shows complete, where that action ends
+in the evidence, and whether what came after is already the next step (a rival who
+did not wait, the rest of a turn).  It commits an action when the evidence leaves
+one game (the engine decides which actions leave the same game) and shows it is
+over; it asks the mover, privately, only when the readings lead to different games;
+it tells the mover what differs when nothing fits.  What its status says to each
+audience is in ``host.referee.status``.
 See docs/referee.md.
 """
 
 from __future__ import annotations
 
 import time as _time
-from enum import Enum
+from dataclasses import replace
 from typing import Any, Callable
 
 from engine.actions import PASS, Action, Time
 from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
-from engine.effects import Flash
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
 from host.referee.debounce import BURST_GAP, EPS, Debouncer
 from host.board.sensing import Snapshot
 
-from . import wording
+from . import status, wording
 from .corrections import corrections, say_list
 from .evidence import Evidence, Flip
 from .inputs import Word, check_input, parse_word, why_not
 from .matching import Candidate, Step, could_grow, maybe_void, plain
 from .notices import PUBLIC, InputError, Notice
+from .states import (TRANSITIONS, Asking, Event, Flashing, FlashHeld, Over, Phase, Playing, Question, Setup, State,
+                     Sync, TimeAnnounced, Timing, change, waiting)
 
 N = SPACE_NAMES
 INF = float("inf")
@@ -45,46 +49,6 @@ INF = float("inf")
 LATE = 5.0
 #: words one player may have waiting at once (a turn needs a few: Time, Resurrection, a swap, a choice)
 MAX_WORDS = 8
-
-
-class Phase(str, Enum):
-    """What the referee waits for."""
-
-    SETUP = "setup"  # both lineups to stand on their starting spaces
-    SYNC = "sync"  # a resumed game: the board to show the stored position
-    PLAY = "play"  # the mover's action on the board
-    FLASH = "flash"  # a flash announced: its outcome on the board
-    TIME = "time"  # the Power of Time announced: carried out on the board
-    ASKED = "asked"  # the mover's answer to a private question
-    OVER = "over"
-
-
-class Event(str, Enum):
-    BOARD_SET = "board set"  # the board shows the game: play begins
-    STEP = "step"  # a new step begins
-    STEP_TIMING = "step, Time announced"  # a new step of a turn whose announced Time is still to come
-    FLASH_SEEN = "flash seen"
-    TIME_DECLARED = "time declared"
-    ASK = "ask"
-    LAPSE = "question lapsed"
-    LAPSE_TIMING = "question lapsed, Time announced"
-    GAME_OVER = "game over"
-
-
-P, E = Phase, Event
-#: every change of phase: TRANSITIONS[phase][event] -> the next phase
-TRANSITIONS: dict[Phase, dict[Event, Phase]] = {
-    P.SETUP: {E.BOARD_SET: P.PLAY, E.GAME_OVER: P.OVER},
-    P.SYNC: {E.BOARD_SET: P.PLAY, E.GAME_OVER: P.OVER},
-    P.PLAY: {E.STEP: P.PLAY, E.STEP_TIMING: P.TIME, E.FLASH_SEEN: P.FLASH, E.TIME_DECLARED: P.TIME,
-             E.ASK: P.ASKED, E.GAME_OVER: P.OVER},
-    P.FLASH: {E.STEP: P.PLAY, E.STEP_TIMING: P.TIME, E.GAME_OVER: P.OVER},
-    P.TIME: {E.STEP: P.PLAY, E.STEP_TIMING: P.TIME, E.TIME_DECLARED: P.TIME, E.ASK: P.ASKED,
-             E.GAME_OVER: P.OVER},
-    P.ASKED: {E.STEP: P.PLAY, E.STEP_TIMING: P.TIME, E.LAPSE: P.PLAY, E.LAPSE_TIMING: P.TIME, E.ASK: P.ASKED,
-              E.TIME_DECLARED: P.ASKED, E.FLASH_SEEN: P.FLASH, E.GAME_OVER: P.OVER},
-    P.OVER: {E.GAME_OVER: P.OVER},
-}
 
 
 class Referee:
@@ -127,7 +91,7 @@ class Referee:
         self.deb = Debouncer(debounce_on, debounce_off)
         self.stats: dict[str, list] | None = (
             {"decisions": [], "latency": [], "builds": [], "commits": [], "kinds": []} if stats else None)
-        self.state = Phase.OVER if game.is_over() else Phase.SETUP if not game.log else Phase.SYNC
+        self.current: State = Over() if game.is_over() else Setup() if not game.log else Sync()
         self.words: dict[str, list[Word]] = {p: [] for p in PLAYERS}
         self.rejected: dict[str, str | None] = {p: None for p in PLAYERS}
         self.private_instructions: dict[str, list] = {p: [] for p in PLAYERS}
@@ -142,8 +106,6 @@ class Referee:
         self._wake = INF
         self.step: Step | None = None
         self.ev: Evidence | None = None
-        self._time: dict | None = None  # the Power of Time announced this turn, until it is played
-        self._time_expected: frozenset[int] | None = None  # the board the public expects meanwhile
         self._last_same: dict[str, set] = {p: set() for p in PLAYERS}  # each player's last turn's actions, and equals
         self._last_turn: dict[str, int] = {}  # the turn of each player's last commit
         # Inputs said while the board had changes not settled yet, in the order they came: each is
@@ -155,14 +117,16 @@ class Referee:
         if self.state is not Phase.OVER:
             self._new_step()
 
-    # --- phases ----------------------------------------------------------------------------------
+    # --- states ----------------------------------------------------------------------------------
 
-    def _go(self, event: Event) -> None:
-        """Change phase: the one place it happens."""
-        try:
-            self.state = TRANSITIONS[self.state][event]
-        except KeyError:  # pragma: no cover - a referee bug, never an input's fault
-            raise RuntimeError(f"no transition from {self.state.value} on {event.value}") from None
+    def _go(self, event: Event, new: State) -> None:
+        """Change state: the one place it happens (``states.change`` checks it against the table)."""
+        self.current = change(self.current, event, new)
+
+    @property
+    def state(self) -> Phase:
+        """What the referee waits for (the current state's phase)."""
+        return self.current.phase
 
     @property
     def phase(self) -> str:
@@ -278,7 +242,7 @@ class Referee:
         rival's next action begun before ``at``?"""
         step, ev = self.step, self.ev
         n = len(ev)
-        if self.state is not Phase.PLAY or self._lock is not None:
+        if self.state is not Phase.PLAY:
             return False
         for k in range(n - 1, 0, -1):
             if ev.flips[k].began > at + EPS:
@@ -309,42 +273,20 @@ class Referee:
 
     def expected(self) -> frozenset[int]:
         """The occupancy the board should show once the pending step is done."""
-        if self.state is Phase.FLASH:
-            return self._lock_result
-        if self._time is not None and self._time_expected is not None:
-            return self._time_expected
+        cur = self.current
+        if cur.flash is not None:
+            return cur.flash.result
+        if cur.time is not None:
+            return cur.time.expected
         return self.game.occupied()
 
     def public_status(self) -> dict:
-        game = self.game
-        return {
-            "phase": self.phase,
-            "turn": game.turn,
-            "to_move": None if game.is_over() else game.to_move,
-            "result": game.result.to_json() if game.result else None,
-            "flash": dict(self._flash_info) if self._flash_info else None,
-            "time": _public_time(self._time),
-            "instructions": list(self.public_instructions),
-            "expected": sorted(N[s] for s in self.expected()),
-            "board": sorted(N[s] for s in self.deb.stable),
-            "waiting_for": self._waiting_text(),
-        }
+        """What anyone may see (``host.referee.status``)."""
+        return status.public(self)
 
     def private_status(self, player: str) -> dict:
-        if player not in PLAYERS:
-            raise ValueError(f"unknown player {player!r}")
-        q = self._asked if self._asked and self._asked["player"] == player else None
-        words = self.words[player]
-        return {
-            "player": player,
-            "question": _question_json(q) if q else None,
-            "rejected": self.rejected[player],
-            "instructions": list(self.private_instructions[player]),
-            "declared": words[0].to_json() if words else None,
-            "words": [w.to_json() for w in words],
-            # the announced Power of Time's towers, when only the mover may know where they stand
-            "time_towers": list(self._time["private_towers"]) if self._time and self._time["player"] == player else [],
-        }
+        """What ``player`` alone may see (``host.referee.status``)."""
+        return status.private(self, player)
 
     def is_idle(self) -> bool:
         """Nothing pending: the board shows the game as it stands and no step is under way."""
@@ -354,7 +296,7 @@ class Referee:
             return False
         if self.state in (Phase.FLASH, Phase.TIME):
             return False
-        if self._asked is not None and self._asked["options"] != [PASS]:
+        if self.current.question is not None and self.current.question.options != (PASS,):
             return False
         if self.words[self.game.to_move]:
             return False
@@ -362,30 +304,7 @@ class Referee:
 
     def stuck_reason(self) -> str:
         """What the referee is waiting for, in words (for whoever holds the whole game, e.g. the CLI)."""
-        game = self.game
-        S = self.deb.stable
-        if self.state is Phase.OVER:
-            return "nothing: the game is over"
-        if self.state in (Phase.SETUP, Phase.SYNC):
-            return f"{self._waiting_text()}: {say_list(corrections(S, game.occupied())) or 'a settled board'}"
-        if self.deb.pending:
-            return "the board to settle (sensors " + ", ".join(N[s] for s in sorted(self.deb.pending)) + " still changing)"
-        if self.state is Phase.FLASH:
-            return f"{self._waiting_text()}: {say_list(corrections(S, self._lock_result))}"
-        player = game.to_move
-        if self._asked is not None and self._asked["options"] != [PASS]:
-            opts = ", ".join(str(a) for a in self._asked["options"])
-            return f"{player} to answer a question ({self._asked['text']}): {opts}"
-        if self.state is Phase.TIME:
-            todo = say_list(self.public_instructions)
-            return f"{self._waiting_text()}: {todo}" if todo else self._waiting_text()
-        words = self.words[player]
-        if words:
-            return f"{player}'s declared action on the board ({wording.word_text(words[0])})"
-        if S != self.step.base:
-            todo = corrections(S, self.step.base)
-            return f"{player}'s board change to match a legal action (or be put back: {say_list(todo)})"
-        return f"{player} to play"
+        return status.stuck_reason(self)
 
     # --- inputs ----------------------------------------------------------------------------------
 
@@ -402,7 +321,7 @@ class Referee:
             self._done(player, out, self.now if at is None else at)
             return
         if word.kind != "choose" and self.state is Phase.FLASH:
-            at = N[self._lock[0].flash.at]
+            at = N[self.current.flash.flash.at]
             what = {"reinforce": "a reinforcement", "resurrect": "a Resurrection", "time": "the Power of Time",
                     "swap": "a Memory Swap"}[word.kind]
             raise InputError(f"a flash is under way on {at}: finish it before {what}")
@@ -410,8 +329,8 @@ class Referee:
                 and self._was_last(player, word.action) and word.action not in game.legal_actions()):
             out.append(Notice(player, "instruction", {"text": wording.ALREADY}))  # late: it is recorded
             return
-        if word.kind == "choose" and self.state is Phase.FLASH and word.action not in [c.action for c in self._lock]:
-            raise InputError(f"choose: {word.action} is not the flash under way on {N[self._lock[0].flash.at]}")
+        if word.kind == "choose" and self.state is Phase.FLASH and word.action not in [c.action for c in self.current.flash.group]:
+            raise InputError(f"choose: {word.action} is not the flash under way on {N[self.current.flash.flash.at]}")
         reason = why_not(self.step, word)
         if reason and len(self.ev) and word.kind != "choose" and len(self.words[player]) < MAX_WORDS:
             # Not possible yet, but the board shows something not read yet (the Time tower just
@@ -436,7 +355,7 @@ class Referee:
         last = self.ev.flips[-1].at if len(self.ev) else -INF
         said = [w for w in self.words[player] if w.kind == "time"]
         if not said:
-            return self._time is not None  # announced, its word spent: the same Time
+            return self.current.time is not None  # announced, its word spent: the same Time
         return any(w.at >= last for w in said)
 
     def _not_my_step(self, player: str, kind: str, word: Word | None, out: list) -> None:
@@ -482,21 +401,21 @@ class Referee:
         words.append(word)
         self.rejected[player] = None
         out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.word_text(word)}))
-        if word.kind == "time" and self._time is None:
+        if word.kind == "time" and self.current.time is None:
             self._announce_time(out)  # (a second Time is announced once the first is committed)
 
     def _done(self, player: str, out: list, at: float) -> None:
-        asked = self._asked
-        if asked is not None and asked["kind"] == "swap":
+        asked = self.current.question
+        if asked is not None and asked.kind == "swap":
             # "Did you swap?" -- "No, I only straightened my towers": forget those touches.
             self._drop_asked(out, wording.NO_SWAP)
-            self._cut(asked["k"], self.step.base)
+            self._cut(asked.k, self.step.base)
             self._evaluate_now(out)
             return
-        if asked is not None and asked["kind"] == "word":
+        if asked is not None and asked.kind == "word":
             # "Which tower did you bring in?" -- "None": the board shows something else (a sensor
             # that reads wrong, a tower knocked over); what it needs is said next.
-            self._declined.update(asked["options"])
+            self._declined.update(asked.options)
             self._drop_asked(out, wording.NONE_OF_THEM)
             self._evaluate_now(out)
             return
@@ -534,10 +453,6 @@ class Referee:
         # raw history older than this is the last step's (the evidence carried over starts later)
         self._step_t0 = min([self.now] + [f.began for f in self.ev.flips]) - 0.001
         self._after_cache: dict[tuple, tuple[bool, bool]] = {}
-        self._asked = None
-        self._lock: list[Candidate] | None = None
-        self._lock_result: frozenset[int] | None = None
-        self._flash_info: dict | None = None
         self._done_at: float | None = None
         self._declined: set[Action] = set()  # actions the mover said "done" (none of them) to
         self.public_instructions = []
@@ -623,7 +538,7 @@ class Referee:
         self._wake = INF
         if self.game.is_over():
             if self.state is not Phase.OVER:
-                self._go(Event.GAME_OVER)
+                self._go(Event.GAME_OVER, Over(self.current.time))
             return
         if self.state in (Phase.SETUP, Phase.SYNC):
             self._evaluate_sync(now, out)
@@ -668,11 +583,11 @@ class Referee:
             return frozenset()
         step = self.step
         out: set[int] = set()
-        if self.state is Phase.FLASH and self._lock:
-            for c in self._lock:
+        if self.current.flash is not None:
+            for c in self.current.flash.group:
                 out |= c.touched  # the announced flash: public
         swap = any(w.kind == "swap" for w in self.words[step.player])
-        if self._time is not None or swap:
+        if self.current.time is not None or swap:
             # Which of the mover's towers is a Memory or a Time tower is hidden: where a swap or a
             # Time is expected, a quick lift counts on any tower of theirs, so that what is read
             # (and when) never depends on it.  (Time's rewind or push moves rival towers: those
@@ -680,7 +595,7 @@ class Referee:
             game = self.game
             board = game.state.board
             out |= {s for s in step.base if game.owner[board[s]] == step.player}
-            if self._time is not None:
+            if self.current.time is not None:
                 for c in step.cands:
                     if type(c.action) is Time:
                         out |= c.touched
@@ -755,13 +670,13 @@ class Referee:
         step, ev = self.step, self.ev
         n = len(ev)
         if n == 0:
-            if self.state is Phase.TIME and self._time is not None:
+            if self.state is Phase.TIME:
                 self._time_update(out)
-            if not self.deb.pending and self._asked is None and step.can_pass and not step.pass_only:
+            if not self.deb.pending and self.current.question is None and step.can_pass and not step.pass_only:
                 self._ask([step.of(PASS)], 0, wording.ASK_PASS, "pass", out)
             self._clear_waiting(out)
             return False
-        pool = self._lock
+        pool = self.current.flash.group if self.current.flash is not None else None
         blocking = self._blocking()
 
         # Every action complete somewhere in the evidence, with how much it leaves unexplained
@@ -833,7 +748,7 @@ class Referee:
         the tower a quarter of a second after it landed: the placement stays seen."""
         board = self.game.state.board
         mover = self.step.player
-        if self._lock is not None:  # an announced flash's outcome: whatever it put down
+        if self.current.flash is not None:  # an announced flash's outcome: whatever it put down
             carried_to = {b for _, b in c.effect.carries} | (self.ev.board(k) - self.step.base)
         else:  # else only a rival's tower the action put down (a Time rewind, a push)
             carried_to = {b for a, b in c.effect.carries
@@ -966,7 +881,7 @@ class Referee:
         S = ev.board()
         B = step.base
         mover = step.player
-        if self._asked is not None and self._asked["kind"] != "pass":
+        if self.current.question is not None and self.current.question.kind != "pass":
             # The question's board is gone: put back (the question lapses), or the board moved on.
             if S == B:
                 self._drop_asked(out, wording.LAPSED_BACK)
@@ -974,7 +889,7 @@ class Referee:
         if blocking:
             return
         last = ev.flips[-1].at
-        if self.state is Phase.TIME and self._time is not None:
+        if self.state is Phase.TIME:
             self._time_update(out, last)  # what is left of the announced Time, as the board stands
             return
         if S == B:
@@ -987,9 +902,9 @@ class Referee:
             return
         if self.state is Phase.FLASH:
             if self._later(last + self.settle):
-                todo = corrections(S, self._lock_result)
+                todo = corrections(S, self.current.flash.result)
                 self.public_instructions = todo
-                self._say(out, PUBLIC, "instruction", {"for": "flash", "at": N[self._lock[0].flash.at],
+                self._say(out, PUBLIC, "instruction", {"for": "flash", "at": N[self.current.flash.flash.at],
                                                         "instructions": todo, "text": say_list(todo)})
             return
         rem, add = ev.change()
@@ -1007,23 +922,25 @@ class Referee:
 
     def _ask(self, cands: list[Candidate], k: int, text: str, kind: str, out: list) -> None:
         """A private question to the mover about the first ``k`` flips."""
-        options = [c.action for c in cands]
-        asked = self._asked
-        if asked is not None and asked["k"] == k and set(options) <= set(asked["options"]):
+        options = tuple(c.action for c in cands)
+        asked = self.current.question
+        if asked is not None and asked.k == k and set(options) <= set(asked.options):
             return  # asked already (the board may have ruled out some of its options since)
-        self._asked = {"player": self.step.player, "options": options, "text": text, "k": k, "kind": kind,
-                       "board": self.ev.board(k)}
+        q = Question(self.step.player, options, text, k, kind, self.ev.board(k))
         if kind != "pass":
-            self._go(Event.ASK)
-        self._say(out, self.step.player, "question", _question_json(self._asked))
+            self._go(Event.ASK, Asking(q, self.current.time))
+        else:  # an offer: nothing waits for its answer
+            self._go(Event.OFFER_PASS, replace(self.current, question=q))
+        self._say(out, self.step.player, "question", status.question_json(q))
 
     def _drop_asked(self, out: list, text: str) -> None:
-        player = self._asked["player"]
-        self._asked = None
+        player = self.current.question.player
+        if self.state is Phase.ASKED:
+            self._go(Event.LAPSE, waiting(self.current.time))  # back to the announced Time, if one is pending
+        else:  # the offer to pass
+            self._go(Event.LAPSE, replace(self.current, question=None))
         self._said[(player, "question")] = None
         out.append(Notice(player, "question", {"options": [], "text": text}))
-        if self.state is Phase.ASKED:
-            self._go(Event.LAPSE_TIMING if self._time is not None else Event.LAPSE)
 
     # --- flashes and Time ------------------------------------------------------------------------
 
@@ -1032,15 +949,13 @@ class Referee:
         fl = first.flash
         mover = self.step.player
         result = first.result(self.step.base)
-        self._lock = group
-        self._lock_result = result
-        if self._asked is not None:
+        if self.current.question is not None:
             self._drop_asked(out, wording.LAPSED)
-        self._go(Event.FLASH_SEEN)
+        held = FlashHeld(self.game.turn, mover, tuple(group), result)
+        self._go(Event.FLASH_SEEN, Flashing(held))
         todo = corrections(self.ev.board(), result)
-        self._flash_info = _flash_json(self.game.turn, mover, fl)
         self.public_instructions = todo
-        out.append(Notice(PUBLIC, "flash", dict(self._flash_info, instructions=todo)))
+        out.append(Notice(PUBLIC, "flash", dict(status.held_json(held), instructions=todo)))
         self._said[(PUBLIC, "instruction")] = None
         self._say(out, PUBLIC, "instruction", {"for": "flash", "at": N[fl.at], "instructions": todo,
                                                 "text": say_list(todo)})
@@ -1059,16 +974,16 @@ class Referee:
             out.append(Notice(mover, "instruction", {"time_towers": names, "text": wording.lift_time_tower(names)}))
         public_spaces = [] if secret else spaces
         where = N[spaces[0]] if len(spaces) == 1 else "its space"
-        info: dict = {"turn": game.turn, "player": mover, "time_towers": [N[s] for s in public_spaces],
-                      "private_towers": [N[s] for s in spaces] if secret else [],
-                      "outcome": "pushed" if game.third_eye else fits[0].effect.time_outcome}
-        info["text"] = wording.time_text(mover, game.third_eye, info["outcome"], where)
-        self._time = info
-        self._time_update()
-        self._said[(PUBLIC, "instruction")] = {"for": "time", "instructions": info["instructions"],
-                                               "text": say_list(info["instructions"])}
-        self._go(Event.TIME_DECLARED)
-        out.append(Notice(PUBLIC, "time", _public_time(info)))
+        outcome = "pushed" if game.third_eye else fits[0].effect.time_outcome
+        public, _, expected = self._time_plan()
+        time = TimeAnnounced(game.turn, mover, tuple(N[s] for s in public_spaces),
+                             tuple(N[s] for s in spaces) if secret else (), outcome,
+                             wording.time_text(mover, game.third_eye, outcome, where), tuple(public), expected)
+        cur = self.current
+        self._go(Event.TIME_DECLARED, replace(cur, time=time) if cur.phase is Phase.ASKED else Timing(time, cur.question))
+        self.public_instructions = public
+        self._said[(PUBLIC, "instruction")] = {"for": "time", "instructions": public, "text": say_list(public)}
+        out.append(Notice(PUBLIC, "time", status.time_json(time)))
 
     def _time_plan(self) -> tuple[list[dict], list[dict], frozenset[int]]:
         """What is left to do of the announced Power of Time, from the board as it stands now:
@@ -1172,16 +1087,13 @@ class Referee:
             fix = said(corrections(S, expect(standing)), None) + [one_off([N[s] for s in spaces])]
         return public, fix, target
 
-    def _time_update(self, out: list | None = None, last: float | None = None) -> None:
+    def _time_update(self, out: list, last: float | None = None) -> None:
         """The announced Power of Time as the board now stands: the public instructions (said when
         they change), what the public expects, and the mover's corrections (after ``settle``)."""
         public, fix, expected = self._time_plan()
-        info = self._time
-        info["instructions"] = public
+        cur = self.current
+        self._go(Event.TIME_READ, replace(cur, time=replace(cur.time, instructions=tuple(public), expected=expected)))
         self.public_instructions = public
-        self._time_expected = expected
-        if out is None:
-            return
         self._say(out, PUBLIC, "instruction", {"for": "time", "instructions": public, "text": say_list(public)})
         mover = self.step.player
         if not fix:
@@ -1200,9 +1112,9 @@ class Referee:
         player = step.player
         turn = game.turn
         action = c.action
-        if c.flash is not None and self._flash_info is None:
+        if c.flash is not None and self.current.flash is None:
             # Played faster than it could be announced: the reveal is still public news.
-            out.append(Notice(PUBLIC, "flash", dict(_flash_json(turn, player, c.flash), instructions=[])))
+            out.append(Notice(PUBLIC, "flash", dict(status.flash_json(turn, player, c.flash), instructions=[])))
         rest = self.ev.flips[k:]
         seen = action_seen_by(game, action, player, None)
         n_events = len(game.events)
@@ -1234,15 +1146,15 @@ class Referee:
             if isinstance(event, TimeEvent):
                 out.append(Notice(PUBLIC, "time", {"turn": turn, "player": player, "outcome": event.outcome,
                                                    "done": True}))
-        timing = self._time is not None and type(action) is not Time and not c.ends
+        time = self.current.time
         if type(action) is Time or c.ends:
-            self._time = None
+            time = None  # the announced Time is played, or the turn is over: it is no longer pending
         self._new_step(Evidence(game.occupied(), rest))
         if game.result is not None:
-            self._go(Event.GAME_OVER)
+            self._go(Event.GAME_OVER, Over(time))
             out.append(Notice(PUBLIC, "result", game.result.to_json()))
             return
-        self._go(Event.STEP_TIMING if timing else Event.STEP)
+        self._go(Event.STEP, waiting(time))
         self._begin_step(out)
 
     def _use_words(self, player: str, c: Candidate) -> None:
@@ -1281,7 +1193,7 @@ class Referee:
             else:
                 kept.append(w)
         self.words[mover] = kept
-        if self._time is None and any(w.kind == "time" and not why_not(self.step, w) for w in kept):
+        if self.current.time is None and any(w.kind == "time" and not why_not(self.step, w) for w in kept):
             self._announce_time(out)
         self._dirty = True
 
@@ -1293,7 +1205,7 @@ class Referee:
         last = self.deb.last_change
         if S == want and not self.deb.pending:
             if self._later(last + self.quiet):
-                self._go(Event.BOARD_SET)
+                self._go(Event.BOARD_SET, Playing())
                 self.public_instructions = []
                 self._new_step()
                 game = self.game
@@ -1352,35 +1264,12 @@ class Referee:
         if reason:
             self._say(out, mover, "rejected", {"reason": reason}, sig=(S, reason))
 
-    def _waiting_text(self) -> str:
-        game = self.game
-        if game.is_over():
-            return wording.waiting_for("over", "", None, False)
-        flash_at = self._flash_info["at"] if self._flash_info else None
-        return wording.waiting_for(self.phase, game.to_move, flash_at, self.state is Phase.TIME)
-
 
 def _kind_name(c: Candidate) -> str:
     name = type(c.action).__name__.lower()
     if c.flash is not None:
         return "flash"
     return name
-
-
-def _flash_json(turn: int, player: str, fl: Flash) -> dict:
-    """A flash as the public hears it: both towers revealed, the outcome in words."""
-    return {"turn": turn, "player": player, **fl.to_json(),
-            "text": wording.flash_text(player, N[fl.frm], N[fl.at], fl.attacker, fl.defender, fl.outcome)}
-
-
-def _question_json(q: dict) -> dict:
-    return {"options": [a.to_record() for a in q["options"]], "text": q["text"]}
-
-
-def _public_time(info: dict | None) -> dict | None:
-    if not info:
-        return None
-    return {k: v for k, v in info.items() if k != "private_towers"}
 
 
 __all__ = ["Referee", "Phase", "Event", "TRANSITIONS"]

@@ -1,7 +1,7 @@
 """Game history: finished and open games, the replay viewer and the record export.
 
-Read-only, so each request opens its own SQLite connection on ``g`` (the
-Flask tutorial's pattern), closed on teardown.
+Read-only, so each request asks a :class:`host.store.history.History` of its own on ``g`` (the
+Flask tutorial's pattern), closed on teardown; the store runs the queries and the replays.
 
 A finished (or abandoned) game has no secrets left: its replay shows every
 identity and its ``quin-record/1`` record can be downloaded.  A game still in
@@ -12,18 +12,15 @@ setup or being played shows only the public view at each step, and its record
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from flask import Blueprint, Response, current_app, g, jsonify, render_template
 
-from engine.actions import action_from_record
 from engine.board import PLAYERS, WHITE
 from engine.game import Game
-from engine.pieces import Setup
 from engine.record import to_record
 from engine.views import action_seen_by, view
-from engine.errors import QuinError
-from host.store import DB_NAME, GameRow, StoreError, connect, parse_action_row
+from host.store import GameRow, StoreError
+from host.store.history import History
 
 from .errors import ApiError
 
@@ -35,7 +32,7 @@ GAME_ID = f"int(max={2**63 - 1})"  # SQLite's largest row id: a bigger game numb
 
 def get_db():
     if "db" not in g:
-        g.db = connect(Path(current_app.config["DATA_DIR"]) / DB_NAME)
+        g.db = History(current_app.config["DATA_DIR"])
     return g.db
 
 
@@ -46,10 +43,10 @@ def close_db(exc=None) -> None:
 
 
 def _game_row(game_id: int) -> GameRow:
-    row = get_db().execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
-    if row is None:
-        raise ApiError(404, f"no game {game_id}")
-    return GameRow.from_row(row)
+    try:
+        return get_db().game(game_id)
+    except StoreError:
+        raise ApiError(404, f"no game {game_id}") from None
 
 
 def _summary(row: GameRow, actions: int) -> dict:
@@ -65,34 +62,6 @@ def _summary(row: GameRow, actions: int) -> dict:
         "actions": actions,
         "damaged": f"its {row.damage}" if row.damage else None,
     }
-
-
-def _replayed(row: GameRow, vision: bool) -> tuple[Game | None, list, str | None]:
-    """A fresh game from the stored setups (``vision`` True: every identity public), its stored
-    actions that read and replay, and what of the stored game does not (None: all of it does).
-
-    The game is returned with the actions not yet pushed.
-    """
-    if row.damage:
-        return None, [], f"its {row.damage}"
-    try:
-        setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
-        game = Game(setups["white"], setups["black"], row.mode, vision, row.first)
-    except QuinError:
-        return None, [], "its setups"
-    rows = get_db().execute(
-        "SELECT action FROM actions WHERE game_id = ? ORDER BY seq", (row.id,)
-    ).fetchall()
-    actions: list = []
-    trial = Game(setups["white"], setups["black"], row.mode, vision, row.first)
-    for seq, r in enumerate(rows, 1):
-        try:
-            action = action_from_record(parse_action_row(seq, r["action"]))
-            trial.push(action)
-        except (QuinError, StoreError):  # never the engine's words: they may name hidden pieces
-            return game, actions, f"its action {seq}"
-        actions.append(action)
-    return game, actions, None
 
 
 def _damaged(row: GameRow, where: str) -> ApiError:
@@ -113,13 +82,7 @@ def replay_page(game_id: int):
 
 @bp.get("/api/games")
 def api_games():
-    db = get_db()
-    counts = {
-        r["game_id"]: r["n"]
-        for r in db.execute("SELECT game_id, COUNT(*) AS n FROM actions GROUP BY game_id").fetchall()
-    }
-    rows = db.execute("SELECT * FROM games ORDER BY id DESC").fetchall()
-    return jsonify({"games": [_summary(GameRow.from_row(r), counts.get(r["id"], 0)) for r in rows]})
+    return jsonify({"games": [_summary(row, n) for row, n in get_db().summaries()]})
 
 
 @bp.get(f"/api/games/<{GAME_ID}:game_id>")
@@ -133,17 +96,16 @@ def api_replay(game_id: int):
     if damaged is None and row.setups["white"] is not None and row.setups["black"] is not None:
         # A finished game is replayed in Vision Mode (same rules, every identity public);
         # an open one shows, at each step, only what was public at that step.
-        game, actions, damaged = _replayed(row, vision=finished or row.vision)
-        if game is not None:
-            frames = [_frame(game, None, None)]
-            for action in actions:
-                turn, actor = game.turn, game.to_move
-                game.push(action)
+        replay = get_db().replayed(row, vision=finished or row.vision)
+        actions, damaged = replay.actions, replay.damage
+        if replay.game is not None:
+            frames = [_frame(replay.game, None, None)]
+            for turn, actor, action, game in replay.steps():
                 frames.append(_frame(game, action_seen_by(game, action, actor, None), (turn, actor)))
                 if finished:
                     frames[-1]["white_chance"] = white_chance(game)
             if finished and frames:
-                frames[0]["white_chance"] = white_chance(_replayed(row, vision=True)[0])
+                frames[0]["white_chance"] = white_chance(get_db().replayed(row, vision=True).game)
     summary = dict(_summary(row, len(actions)), damaged=damaged)
     # A damaged game replays up to its damage; it is not exported.
     body = {"game": summary, "frames": frames, "exportable": finished and damaged is None}
@@ -217,12 +179,10 @@ def api_record(game_id: int):
         raise _damaged(row, f"its {row.damage}")
     if row.setups["white"] is None or row.setups["black"] is None:
         raise ApiError(404, f"game {game_id} never started: there is no record")
-    game, actions, damaged = _replayed(row, vision=row.vision)
-    if damaged is not None:
-        raise _damaged(row, damaged)
-    for action in actions:
-        game.push(action)
-    body = json.dumps(to_record(game), indent=1)
+    replay = get_db().replayed(row, vision=row.vision)
+    if replay.damage is not None:
+        raise _damaged(row, replay.damage)
+    body = json.dumps(to_record(replay.final()), indent=1)
     return Response(
         body,
         mimetype="application/json",

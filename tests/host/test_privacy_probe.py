@@ -93,7 +93,7 @@ def seeded_tokens(monkeypatch):
     """Tokens and the host key from a counter, restarted for each run: both runs get the same ones."""
     import time
 
-    import host.store
+    import host.store.games
     import host.session.table
 
     counter = {"n": 0}
@@ -112,7 +112,7 @@ def seeded_tokens(monkeypatch):
         def time() -> float:
             return 1_800_000_000.0
 
-    monkeypatch.setattr(host.store, "time", StoreTime())
+    monkeypatch.setattr(host.store.games, "time", StoreTime())
     return counter
 
 

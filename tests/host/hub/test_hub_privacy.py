@@ -54,7 +54,7 @@ class Hubbed:
             schema.ensure(conn)
             conn.execute("INSERT INTO hub_tables(name, key_hash) VALUES ('club table', %s)", (schema.hash_key(KEY),))
         ids = (f"00000000-0000-4000-8000-{i:012d}" for i in itertools.count(1))
-        self.monkeypatch.setattr(host.store, "new_uuid", lambda: next(ids))  # the same identities in each run
+        self.monkeypatch.setattr(host.store.schema, "new_uuid", lambda: next(ids))  # the same identities in each run
         self.hub = HubProcess(dsn)
         try:
             run = sp.Run(self.tmp / name, "third_eye", sp.WHITE, setups, actions)

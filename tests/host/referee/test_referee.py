@@ -6,6 +6,7 @@ where; what the referee must make of a board is stated in the test, never asked 
 the referee.
 """
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from engine.game import Game  # noqa: E402
 from engine.randplay import random_game  # noqa: E402
 from engine.views import action_seen_by  # noqa: E402
 from host.referee import TRANSITIONS, InputError, Notice, Phase, Referee, Step, corrections  # noqa: E402
+from host.referee import states  # noqa: E402
+from host.referee.states import Asking, Event, Flashing, Playing, Question, TimeAnnounced, Timing  # noqa: E402
 from tests.engine.helpers import position  # noqa: E402
 from tests.engine.te_helpers import build  # noqa: E402
 
@@ -1091,26 +1094,162 @@ def test_a_negative_settle_window_is_refused():
         Referee(random_game(0, "classic", 0), settle=-1)
 
 
-def test_every_phase_change_goes_through_the_one_transition_table():
-    assert set(TRANSITIONS) == set(Phase)
-    game = classic({"w35": "S", "w33": "p"})
-    play = Play(game)
+def _spy_changes(play) -> list:
+    """Every change of the referee's state, as (before, event, after) frozen values."""
     seen = []
     original = play.ref._go
 
-    def spy(event):
-        before = play.ref.state
-        original(event)
-        seen.append((before, event, play.ref.state))
+    def spy(event, new):
+        before = play.ref.current
+        original(event, new)
+        seen.append((before, event, play.ref.current))
 
     play.ref._go = spy
+    return seen
+
+
+def _assert_in_table(seen) -> None:
+    assert seen
+    for before, event, after in seen:
+        assert type(after) in TRANSITIONS[type(before)][event], (before, event, after)
+        assert after.phase is type(after).phase
+
+
+def test_every_state_change_goes_through_the_one_transition_table():
+    assert {kind.phase for kind in TRANSITIONS} == set(Phase)
+    assert all(targets for row in TRANSITIONS.values() for targets in row.values())
+    assert {t for row in TRANSITIONS.values() for targets in row.values() for t in targets} <= set(TRANSITIONS)
+    game = classic({"w35": "S", "w33": "p"})
+    play = Play(game)
+    seen = _spy_changes(play)
     play.lift("w35", then=0.1)
     play.lift("w33", then=0.5)  # a capture flash: announced, then done
     play.place("w33", then=0.5)
-    assert [e for _, e, _ in seen] and all(TRANSITIONS[b][e] == a for b, e, a in seen)
-    assert (Phase.PLAY, "flash seen", Phase.FLASH) in [(b, e.value, a) for b, e, a in seen]
+    _assert_in_table(seen)
+    assert [(type(b), e.value, type(a)) for b, e, a in seen][:2] == [(Playing, "flash seen", Flashing),
+                                                                       (Flashing, "step", Playing)]
+    held = seen[0][2].flash  # the flash held is part of the state, a frozen value
+    assert held.flash.at == S("w33") and held.result == seen[0][2].flash.result
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        held.result = frozenset()
     with pytest.raises(RuntimeError):
-        original(type(seen[0][1]).BOARD_SET)  # no such change from play
+        states.change(Playing(), Event.BOARD_SET, Playing())  # no such change from play
+    with pytest.raises(RuntimeError):
+        states.change(Flashing(held), Event.ASK, Asking(Question("white", (PASS,), "", 0, "choose", frozenset())))
+
+
+def test_a_time_announced_is_a_state_of_its_own_until_it_is_played():
+    """"Time pending": announced, read again from the board as it is carried out, then played."""
+    game = rewindable()
+    play = Play(game)
+    seen = _spy_changes(play)
+    play.say("white", {"type": "time"})
+    timing = play.ref.current
+    assert type(timing) is Timing and play.ref.state is Phase.TIME
+    assert timing.time.player == "white" and timing.time.expected == play.ref.expected()
+    assert play.ref.public_status()["time"]["instructions"] == list(timing.time.instructions)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        timing.time = None
+    play.lift("w38", then=1.0)
+    play.move("b33", "b35", then=0.5)
+    assert play.played() == [Time(S("w38"))]
+    _assert_in_table(seen)
+    kinds = [(type(b), e, type(a)) for b, e, a in seen]
+    assert kinds[0] == (Playing, Event.TIME_DECLARED, Timing)
+    assert (Timing, Event.TIME_READ, Timing) in kinds
+    assert (Timing, Event.STEP, Playing) in kinds  # the Time played: nothing pending any more
+    assert play.ref.current.time is None and play.ref.public_status()["time"] is None
+
+
+def test_a_question_asked_is_part_of_the_state_and_lapses_back_to_what_was_pending():
+    game = third_eye({"w35": "M", "w25": "M", "b35": "s"})
+    play = Play(game)
+    seen = _spy_changes(play)
+    play.say("white", {"type": "swap"})
+    swap_on_board(play, "w35", "w25")
+    asking = play.ref.current
+    assert type(asking) is Asking and asking.time is None and asking.question.kind == "choose"
+    assert set(asking.question.options) == {swap("w35", "w25"), swap("w25", "w35")}
+    play.say("white", {"type": "choose", "action": swap("w25", "w35").to_record()})
+    assert play.played() == [swap("w25", "w35")]
+    _assert_in_table(seen)
+    assert (Playing, Event.ASK, Asking) in [(type(b), e, type(a)) for b, e, a in seen]
+    assert type(play.ref.current) is Playing and play.ref.current.question is None
+    # a question lapses back to the announced Time when one is pending, else to play
+    q = asking.question
+    time = TimeAnnounced(1, "white", (), (), "rewound", "", (), frozenset())
+    assert states.waiting(Asking(q, time).time) == Timing(time)
+    assert states.waiting(Asking(q).time) == Playing()
+
+
+def test_the_offer_to_pass_is_part_of_the_state_and_stays_while_a_time_is_announced():
+    """Spec 5: "A player with no legal turn-ending action passes"; with Time still to use, the mover is
+    offered to pass (privately) and may use the Time first: the offer holds nothing up."""
+    game = rewindable()
+    generate = Game._generate
+
+    def stuck():  # White has no turn-ending action left: only Time, or a pass
+        legal = generate(game)
+        if game.state.to_move == "white" and game.state.result is None:
+            return [PASS] + [a for a in legal if not game.ends_turn(a)]
+        return legal
+
+    game._generate = stuck
+    game._legal_cache = None
+    play = Play(game)
+    offer = play.ref.current
+    assert type(offer) is Playing and offer.question.kind == "pass" and offer.question.options == (PASS,)
+    assert play.ref.private_status("white")["question"]["options"] == [PASS.to_record()]
+    assert play.ref.private_status("black")["question"] is None and play.ref.is_idle()
+    seen = _spy_changes(play)
+    play.say("white", {"type": "time"})
+    assert type(play.ref.current) is Timing and play.ref.current.question == offer.question
+    play.lift("w38", then=1.0)
+    play.move("b33", "b35", then=0.5)
+    assert play.played() == [Time(S("w38")), PASS]  # then nothing but a pass is left: played at once
+    _assert_in_table(seen)
+
+
+def test_an_action_before_the_announced_time_keeps_it_pending():
+    """Rulebook, Stacking Powers: "it is perfectly legal to use Time and Resurrect on the same turn, in either
+    order"."""
+    game = classic({"w38": "T", "w18": "M", "w28": "V", "b35": "p"}, "black", captured={"white": ["P"]})
+    game.push(mv("b35", "b33"))
+    play = Play(game)
+    seen = _spy_changes(play)
+    play.say("white", {"type": "time"})
+    play.say("white", {"type": "resurrect", "piece": "peripheral"})
+    play.place("b39", then=0.5)
+    assert play.played() == [Resurrect("peripheral", S("b39"))]
+    assert type(play.ref.current) is Timing and play.ref.public_status()["time"]["player"] == "white"
+    play.lift("w38", then=1.0)
+    play.move("b33", "b35", then=0.5)
+    assert play.played() == [Resurrect("peripheral", S("b39")), Time(S("w38"))]
+    _assert_in_table(seen)
+    kinds = [(type(b), e, type(a)) for b, e, a in seen]
+    assert kinds.index((Timing, Event.STEP, Timing)) < kinds.index((Timing, Event.STEP, Playing))
+    assert play.ref.current == Playing()
+
+
+def test_a_question_while_a_time_is_pending_lapses_back_to_the_time():
+    game = classic({"w38": "T", "w18": "M", "w28": "V", "b35": "p"}, "black", reserve={"white": ["V", "S"]})
+    game.push(mv("b35", "b33"))
+    play = Play(game)
+    seen = _spy_changes(play)
+    play.say("white", {"type": "time"})
+    announced = play.ref.current.time
+    play.place("w19", then=5.0)  # a tower brought in, no word: which one?
+    asking = play.ref.current
+    assert type(asking) is Asking and asking.question.kind == "word" and asking.time.turn == announced.turn
+    assert play.ref.public_status()["time"]["text"] == announced.text  # the public still hears the Time
+    play.lift("w19", then=1.0)  # taken back off: the question lapses, the Time is waited for again
+    assert type(play.ref.current) is Timing and play.ref.current.question is None
+    play.lift("w38", then=1.0)
+    play.move("b33", "b35", then=0.5)
+    assert play.played() == [Time(S("w38"))]
+    _assert_in_table(seen)
+    kinds = [(type(b), e, type(a)) for b, e, a in seen]
+    assert (Timing, Event.ASK, Asking) in kinds and (Asking, Event.LAPSE, Timing) in kinds
 
 
 def test_a_sensor_that_never_settles_is_reported_publicly_and_the_game_goes_on_after():

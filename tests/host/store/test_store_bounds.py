@@ -76,7 +76,7 @@ def test_through_the_web_500_accepted_63kb_reinforcement_words_from_the_player_n
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))  # test_web_api.py
     from test_web_api import make, started
 
     web = make(tmp_path)

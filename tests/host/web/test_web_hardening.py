@@ -135,7 +135,7 @@ def test_a_rejected_input_is_stored_as_a_bounded_summary(web):
 
 
 def test_the_inputs_table_is_capped(tmp_path, monkeypatch):
-    import host.store as store_module
+    import host.store.games as store_module  # where the Store keeps its limits
     from host.store import Store
 
     monkeypatch.setattr(store_module, "INPUTS_LIMIT", 5)

@@ -1,0 +1,135 @@
+"""The hub outbox: what the board has to push to a club's hub, kept in the board's own store.
+
+:class:`Outbox` numbers each public frame of a game (1, 2, ...; a frame that repeats the game's
+last one is not kept), queues the record of each finished game, hands out the oldest
+unacknowledged as one push's body and forgets them once the hub acknowledges them.  Its tables
+(``hub_outbox``, ``hub_numbered``, ``hub_finals``) live in the board's SQLite file beside the
+games; frames are written without waiting for the disk and each acknowledgement durably, which
+carries every frame numbered before it there.  The network side (the thread, the HTTP pushes,
+backoff, the status page's hub line) is :mod:`host.hub.push`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .errors import StoreError
+
+OUTBOX = """
+CREATE TABLE IF NOT EXISTS hub_outbox (
+    id INTEGER PRIMARY KEY,
+    game_uuid TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    UNIQUE (game_uuid, seq)
+);
+CREATE TABLE IF NOT EXISTS hub_numbered (
+    game_uuid TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hub_finals (
+    game_uuid TEXT PRIMARY KEY,
+    data TEXT NOT NULL,
+    sent INTEGER NOT NULL DEFAULT 0
+);
+"""
+
+
+class Outbox:
+    """What the hub has not acknowledged yet, in the board's store (its own tables, its own lock)."""
+
+    def __init__(self, store):
+        self.store = store
+        with store._tx() as c:
+            for statement in OUTBOX.split(";"):
+                if statement.strip():
+                    c.execute(statement)
+
+    def add(self, game_uuid: str, data: str) -> bool:
+        """Number a public frame of a game and keep it; False if it repeats the game's last one."""
+        with self.store._tx(durable=False) as c:
+            row = c.execute("SELECT seq, data FROM hub_numbered WHERE game_uuid = ?", (game_uuid,)).fetchone()
+            if row is not None and row["data"] == data:
+                return False
+            seq = (row["seq"] if row else 0) + 1
+            c.execute("INSERT INTO hub_outbox(game_uuid, seq, data) VALUES (?, ?, ?)", (game_uuid, seq, data))
+            c.execute("INSERT OR REPLACE INTO hub_numbered(game_uuid, seq, data) VALUES (?, ?, ?)",
+                      (game_uuid, seq, data))
+        return True
+
+    def add_finals(self) -> int:
+        """Queue the record of every game that is over (or abandoned) and had events pushed."""
+        with self.store._lock:
+            rows = self.store._conn.execute(
+                "SELECT g.id, g.uuid FROM games g JOIN hub_numbered n ON n.game_uuid = g.uuid "
+                "WHERE g.status IN ('over', 'abandoned') AND g.uuid NOT IN (SELECT game_uuid FROM hub_finals)"
+            ).fetchall()
+        for row in rows:
+            final = self._final(row["id"])
+            with self.store._tx(durable=False) as c:
+                c.execute("INSERT OR IGNORE INTO hub_finals(game_uuid, data) VALUES (?, ?)",
+                          (row["uuid"], json.dumps(final, separators=(",", ":"))))
+        return len(rows)
+
+    def _final(self, game_id: int) -> dict:
+        row = self.store.game(game_id)
+        try:
+            record = self.store.record(game_id)
+        except StoreError:
+            record = None  # never started, or no longer replays: the result alone
+        return {"status": row.status if row.status in ("over", "abandoned") else "abandoned", "record": record,
+                "result": row.result, "created": row.created, "finished": row.finished, "mode": row.mode}
+
+    def batch(self, limit: int, max_bytes: int) -> tuple[list[int], list[str], dict]:
+        """(outbox ids, final game uuids, the push body) of the oldest unacknowledged: at most ``limit``
+        events and about ``max_bytes`` bytes of them."""
+        with self.store._lock:
+            rows = self.store._conn.execute(
+                "SELECT id, game_uuid, seq, data FROM hub_outbox ORDER BY id LIMIT ?", (limit,)).fetchall()
+            pending = {r[0] for r in self.store._conn.execute("SELECT DISTINCT game_uuid FROM hub_outbox")}
+            finals = self.store._conn.execute(
+                "SELECT game_uuid, data FROM hub_finals WHERE sent = 0 LIMIT 20").fetchall()
+        size = 0
+        for n, r in enumerate(rows):
+            size += len(r["data"])
+            if size > max_bytes and n:
+                rows = rows[:n]
+                break
+        games: dict[str, dict] = {}
+        for r in rows:
+            games.setdefault(r["game_uuid"], {"uuid": r["game_uuid"], "events": []})["events"].append(
+                {"seq": r["seq"], "data": json.loads(r["data"])})
+        sent_finals = []
+        for f in finals:
+            # a record goes only after every event of its game, in the same push as the last ones
+            if f["game_uuid"] in pending and not self._all_in(f["game_uuid"], rows):
+                continue
+            games.setdefault(f["game_uuid"], {"uuid": f["game_uuid"], "events": []})["final"] = json.loads(f["data"])
+            sent_finals.append(f["game_uuid"])
+        return [r["id"] for r in rows], sent_finals, {"board": self.store.table_id, "games": list(games.values())}
+
+    def _all_in(self, game_uuid: str, rows) -> bool:
+        with self.store._lock:
+            left = self.store._conn.execute("SELECT COUNT(*) FROM hub_outbox WHERE game_uuid = ?",
+                                            (game_uuid,)).fetchone()[0]
+        return left == sum(1 for r in rows if r["game_uuid"] == game_uuid)
+
+    def acknowledged(self, ids: list[int], finals: list[str]) -> None:
+        # Durable, once per push: with it every frame numbered before is on disk too (the log is
+        # written in order), so after a power cut the board never numbers a frame again with a
+        # number the hub already holds.
+        with self.store._tx() as c:
+            c.executemany("DELETE FROM hub_outbox WHERE id = ?", [(i,) for i in ids])
+            c.executemany("UPDATE hub_finals SET sent = 1 WHERE game_uuid = ?", [(u,) for u in finals])
+
+    def pending(self) -> int:
+        with self.store._lock:
+            events = self.store._conn.execute("SELECT COUNT(*) FROM hub_outbox").fetchone()[0]
+            finals = self.store._conn.execute("SELECT COUNT(*) FROM hub_finals WHERE sent = 0").fetchone()[0]
+        return events + finals
+
+    def numbered(self) -> int:
+        """How many frames were numbered, every game together (each game's last number)."""
+        with self.store._lock:
+            return self.store._conn.execute("SELECT COALESCE(SUM(seq), 0) FROM hub_numbered").fetchone()[0]
