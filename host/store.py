@@ -9,6 +9,8 @@ has played:
 - ``actions``: every committed action in order, in the record form;
 - ``reveals``: the public facts each action produced (flashes, Time);
 - ``inputs``: what each player sent from their phone;
+- ``seat_players``: the name each player gave on their phone at setup, and the hub's player code
+  if they gave one (neither is a hidden identity; the code is shown to nobody but its seat);
 - ``blackbox``: a bounded ring of raw sensor snapshots, for diagnosing a
   disputed move after the fact.
 
@@ -128,6 +130,13 @@ CREATE TABLE IF NOT EXISTS inputs (
     accepted INTEGER NOT NULL,
     at REAL NOT NULL,
     repeats INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS seat_players (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    player TEXT NOT NULL,
+    name TEXT,
+    code TEXT,
+    PRIMARY KEY (game_id, player)
 );
 CREATE TABLE IF NOT EXISTS blackbox (
     id INTEGER PRIMARY KEY,
@@ -454,6 +463,23 @@ class Store:
         value = json.dumps(setup.to_record()) if setup is not None else None
         with self._tx() as c:
             c.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, game_id))
+
+    def save_player(self, game_id: int, player: str, name: str | None, code: str | None) -> None:
+        """Who sits at ``player``'s seat in this game, as they said on their phone (both may be None)."""
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO seat_players(game_id, player, name, code) VALUES (?, ?, ?, ?)",
+                      (game_id, player, name, code))
+
+    def players(self, game_id: int) -> dict[str, dict]:
+        """{player: {"name", "code"}} of the seats that named someone (a store without the table: {})."""
+        with self._lock:
+            try:
+                rows = self._conn.execute("SELECT player, name, code FROM seat_players WHERE game_id = ?",
+                                          (game_id,)).fetchall()
+            except sqlite3.OperationalError:  # a read-only older store
+                return {}
+        return {r["player"]: {"name": r["name"], "code": r["code"]} for r in rows
+                if r["player"] in PLAYERS and (r["name"] or r["code"])}
 
     def start_game(self, game_id: int) -> None:
         with self._tx() as c:
@@ -897,13 +923,15 @@ def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
         actions = src.execute("SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
         reveals = src.execute("SELECT * FROM reveals WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
         inputs = _readable(src, "SELECT * FROM inputs WHERE game_id = ? ORDER BY id", (game_id,))
+        players = _readable(src, "SELECT * FROM seat_players WHERE game_id = ?", (game_id,))  # an older store: none
         for seq, a in enumerate(actions, 1):
             parse_action_row(seq, a["action"])
     except (sqlite3.DatabaseError, StoreError):
         return False
     with dst._tx() as c:
         c.execute(f"INSERT INTO games({', '.join(row.keys())}) VALUES ({', '.join('?' * len(row.keys()))})", tuple(row))
-        for table, rows in (("seats", seats), ("actions", actions), ("reveals", reveals), ("inputs", inputs)):
+        for table, rows in (("seats", seats), ("actions", actions), ("reveals", reveals), ("inputs", inputs),
+                            ("seat_players", players)):
             for r in rows:  # by column name: an older store's inputs lack the newer columns
                 names = r.keys()
                 c.execute(f"INSERT INTO {table}({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", tuple(r))
@@ -912,7 +940,7 @@ def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
             dst.load_game(game_id)
         except StoreError:
             with dst._tx() as c:
-                for table in ("inputs", "reveals", "actions", "seats"):
+                for table in ("seat_players", "inputs", "reveals", "actions", "seats"):
                     c.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
                 c.execute("DELETE FROM games WHERE id = ?", (game_id,))
             return False

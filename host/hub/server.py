@@ -72,6 +72,14 @@ class Limiter:
         return True
 
 
+    def wait(self, name: str) -> float:
+        """0 if ``name`` may go now (and counts it), else the seconds until it may (for Retry-After)."""
+        if self.allow(name):
+            return 0.0
+        tokens, _ = self._buckets[name]
+        return max(0.001, (1 - tokens) / self.rate)
+
+
 class Channel:
     """One game's events as this process knows them: the newest few, and a wake-up for its streams."""
 
@@ -108,6 +116,8 @@ class Hub:
         self.listening = False
         self.push_limit = Limiter(push_rate, push_rate * 4)
         self.address_limit = Limiter(push_rate * 4, push_rate * 16)
+        self.code_limit = Limiter(1.0, 10.0)  # player code checks per table key
+        self.code_address_limit = Limiter(2.0, 20.0)  # and per address
         self.stream_cap = stream_cap
         self.streams: dict[str, int] = {}  # open streams per address
         self.keys: dict[str, tuple[int, str]] = {}  # key hash -> (table id, name)
@@ -305,11 +315,14 @@ class Hub:
         ids = {}
         for colour in ("white", "black"):
             ids[colour] = await ratings.player_id(conn, players.get(colour))
+        names = {c: (players.get(c) or {}).get("name") if isinstance(players.get(c), dict) else None
+                 for c in ("white", "black")}
         await conn.execute(
             "UPDATE hub_games SET status = %s, record = %s, result = %s, created = %s, finished = %s, "
-            "mode = COALESCE(%s, mode), white = %s, black = %s WHERE id = %s",
+            "mode = COALESCE(%s, mode), white = %s, black = %s, white_name = %s, black_name = %s WHERE id = %s",
             (final["status"], _json(final.get("record")), _json(final.get("result")), final.get("created"),
-             final.get("finished"), final.get("mode"), ids["white"], ids["black"], game_id))
+             final.get("finished"), final.get("mode"), ids["white"], ids["black"], names["white"], names["black"],
+             game_id))
         if final["status"] == "over" and ids["white"] and ids["black"] and ids["white"] != ids["black"]:
             await ratings.rate(conn, ids["white"], ids["black"], (final.get("result") or {}).get("winner"))
 
@@ -321,7 +334,8 @@ class Hub:
         async with self.pool.connection() as conn:
             return await (await conn.execute(
                 "SELECT g.id, g.uuid, t.name, g.status, g.last_seq, g.mode, g.created, g.finished, g.result, "
-                "g.record, pw.name, pb.name FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
+                "g.record, COALESCE(pw.name, g.white_name), COALESCE(pb.name, g.black_name), "
+                "g.white IS NOT NULL, g.black IS NOT NULL FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
                 "LEFT JOIN hub_players pw ON pw.id = g.white LEFT JOIN hub_players pb ON pb.id = g.black "
                 "WHERE g.uuid = %s", (uuid,))).fetchone()
 
@@ -340,8 +354,8 @@ class Hub:
             where.append("g.result->>'winner' = %s")
             params.append(args["result"])
         if args.get("player"):
-            where.append("(pw.name ILIKE %s OR pb.name ILIKE %s)")
-            params += [f"%{args['player']}%"] * 2
+            where.append("(COALESCE(pw.name, g.white_name) ILIKE %s OR COALESCE(pb.name, g.black_name) ILIKE %s)")
+            params += [f"%{_like(args['player'])}%"] * 2
         if args.get("date"):
             try:
                 day = dt.datetime.strptime(args["date"], "%Y-%m-%d").replace(tzinfo=dt.timezone.utc).timestamp()
@@ -352,12 +366,18 @@ class Hub:
         async with self.pool.connection() as conn:
             rows = await (await conn.execute(
                 "SELECT g.uuid, t.name, g.status, g.last_seq, g.mode, g.created, g.finished, g.result, "
-                "pw.name, pb.name FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
+                "COALESCE(pw.name, g.white_name), COALESCE(pb.name, g.black_name), g.white IS NOT NULL, "
+                "g.black IS NOT NULL FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
                 "LEFT JOIN hub_players pw ON pw.id = g.white LEFT JOIN hub_players pb ON pb.id = g.black "
                 f"WHERE {' AND '.join(where)} ORDER BY g.id DESC LIMIT {int(limit)}", params)).fetchall()
         return [{"uuid": str(r[0]), "table": r[1], "status": r[2], "events": r[3], "mode": r[4], "created": r[5],
                  "finished": r[6], "result": r[7], "players": {"white": r[8], "black": r[9]},
-                 "url": f"/api/games/{r[0]}"} for r in rows]
+                 "rated": {"white": r[10], "black": r[11]}, "url": f"/api/games/{r[0]}"} for r in rows]
+
+
+def _like(text: str) -> str:
+    """Text searched for as it is: LIKE's own wildcards escaped."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _json(value):
@@ -398,6 +418,19 @@ def _check_game(g: object, i: int):
                 raise ValueError(f"games[{i}].final.{field}: a time is expected")
         if final.get("record") is not None and not isinstance(final["record"], dict):
             raise ValueError(f"games[{i}].final.record: an object is expected")
+        players = final.get("players")
+        if players is not None and not isinstance(players, dict):
+            raise ValueError(f"games[{i}].final.players: an object is expected")
+        for colour, who in (players or {}).items():
+            where = f"games[{i}].final.players.{colour}"
+            if colour not in ("white", "black"):
+                raise ValueError(f"games[{i}].final.players: white and black are expected, not {colour[:20]!r}")
+            if who is not None and not isinstance(who, dict):
+                raise ValueError(f"{where}: an object with name and code is expected")
+            for field in ("name", "code"):
+                value = (who or {}).get(field)
+                if value is not None and (not isinstance(value, str) or len(value) > 64):
+                    raise ValueError(f"{where}.{field}: text of at most 64 characters is expected")
     return uuid, events, final
 
 
@@ -419,6 +452,12 @@ class Base(web.RequestHandler):
     def fail(self, status: int, message: str) -> None:
         self.set_status(status, reason=message.splitlines()[0][:200].replace("\r", ""))
         self.finish({"error": message})
+
+    def too_many(self, message: str, wait: float) -> None:
+        """429 with Retry-After (whole seconds, at least 1) and the same in the body."""
+        seconds = max(1, int(wait + 0.999))
+        self.set_header("Retry-After", str(seconds))
+        self.fail(429, f"{message}; retry after {seconds} s")
 
     def json(self, value) -> None:
         self.set_header("Content-Type", "application/json")
@@ -479,7 +518,8 @@ class Index(Base):
 def _game_json(row, events: int | None = None) -> dict:
     return {"uuid": str(row[1]), "table": row[2], "status": row[3], "events": row[4], "mode": row[5],
             "created": row[6], "finished": row[7], "result": row[8],
-            "players": {"white": row[10], "black": row[11]}, "record": row[9]}
+            "players": {"white": row[10], "black": row[11]}, "rated": {"white": row[12], "black": row[13]},
+            "record": row[9]}
 
 
 class GameJSON(Base):
@@ -517,6 +557,31 @@ class Export(Base):
             out.append(dict(g, record=row[9]))
         self.set_header("Content-Disposition", 'attachment; filename="quin-games.json"')
         self.json({"format": "quin-hub-export/1", "games": out})
+
+
+class PlayerCode(Base):
+    """``GET /api/players/<code>`` for boards only (a table's key): whether the hub knows a player
+    code, so a phone hears at setup that its code is mistyped.  200 with the hub's name for it, or
+    404.  Limited per key and per address (a few a second): a code cannot be found by guessing."""
+
+    async def get(self, code):
+        auth = self.request.headers.get("Authorization", "")
+        if not auth.startswith("Bearer "):
+            return self.fail(401, "a table's key is needed (Authorization: Bearer <key>)")
+        wait = self.hub.code_address_limit.wait(self.request.remote_ip)
+        if wait:
+            return self.too_many("too many player code checks from this address", wait)
+        table = await self.hub.table_of(auth[7:].strip())
+        if table is None:
+            return self.fail(403, "unknown table key")
+        wait = self.hub.code_limit.wait(str(table[0]))
+        if wait:
+            return self.too_many("too many player code checks for this table", wait)
+        async with self.hub.pool.connection() as conn:
+            row = await (await conn.execute("SELECT name FROM hub_players WHERE code = %s", (code,))).fetchone()
+        if row is None:
+            return self.fail(404, f"no player with the code {code}")
+        self.json({"code": code, "name": row[0]})
 
 
 class Players(Base):
@@ -621,6 +686,7 @@ def make_app(hub: Hub) -> web.Application:
         (rf"/api/games/{g}/(record|events)", GameJSON),
         (r"/api/export", Export),
         (r"/api/players", Players),
+        (r"/api/players/(qp_[0-9a-f]{8})", PlayerCode),
         (r"/api/stream/wall", Stream),
         (rf"/api/stream/games/{g}", Stream),
         (r"/static/(.*)", web.StaticFileHandler, {"path": str(HERE / "pages")}),

@@ -21,7 +21,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       const done = state.setup_done || {};
       for (const p of Quin.PLAYERS) {
         if (p === robot) lines.push(`${cap(p)} is the practice opponent: ${done[p] ? "its lineup is chosen" : "it is choosing its lineup"}.`);
-        else lines.push(`${cap(p)} ${done[p] ? "is ready" : "is choosing a lineup"} on their phone.`);
+        else lines.push(`${named(state, p)} ${done[p] ? "is ready" : "is choosing a lineup"} on their phone.`);
       }
     } else {
       if (need.kind === "setup") title = "Put both lineups on the board";
@@ -37,6 +37,9 @@ document.addEventListener("DOMContentLoaded", async () => {
     else if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
     box.className = "now " + cls + (title || lines.length ? "" : " hidden");
   }
+
+  /* "White (Ann)": the name the player gave on their phone, if any. */
+  const named = (state, p) => (state.players && state.players[p] ? `${cap(p)} (${state.players[p]})` : cap(p));
 
   function subline(state) {
     const v = state.view;
