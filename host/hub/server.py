@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import io
 import json
 import logging
 import re
 import time
+import zipfile
 from collections import deque
 from pathlib import Path
 
@@ -46,9 +48,12 @@ log = logging.getLogger("quin.hub")
 MAX_PUSH = 4 * 1024 * 1024  # bytes in one push
 MAX_EVENTS = 500  # events in one push
 MAX_EVENT = 256 * 1024  # bytes in one event (a public state with a long game's history)
+STREAM_RETRY = 5  # seconds a client over its open streams is asked to wait
 RECENT = 256  # events of a game each process keeps in memory for its streams
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 HERE = Path(__file__).parent
+FILTERS = ("table", "mode", "status", "result", "player", "date", "from", "to")  # of the index and the export
+EXPORT_MAX = 10000  # games in one export
 
 
 class Limiter:
@@ -102,7 +107,7 @@ class Channel:
 
 class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
-                 push_rate: float = 50.0, stream_cap: int = 64):
+                 push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0):
         self.dsn = dsn
         # each connection checked as it is lent: after PostgreSQL restarts, no request gets a dead one
         self.pool = AsyncConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
@@ -116,6 +121,7 @@ class Hub:
         self.listening = False
         self.push_limit = Limiter(push_rate, push_rate * 4)
         self.address_limit = Limiter(push_rate * 4, push_rate * 16)
+        self.stream_limit = Limiter(stream_rate, stream_rate * 4)  # streams opened per address
         self.code_limit = Limiter(1.0, 10.0)  # player code checks per table key
         self.code_address_limit = Limiter(2.0, 20.0)  # and per address
         self.stream_cap = stream_cap
@@ -357,12 +363,15 @@ class Hub:
             where.append("(COALESCE(pw.name, g.white_name) ILIKE %s OR COALESCE(pb.name, g.black_name) ILIKE %s)")
             params += [f"%{_like(args['player'])}%"] * 2
         if args.get("date"):
-            try:
-                day = dt.datetime.strptime(args["date"], "%Y-%m-%d").replace(tzinfo=dt.timezone.utc).timestamp()
-            except ValueError:
-                raise ValueError("date: YYYY-MM-DD expected") from None
+            day = _day(args["date"], "date")
             where.append("g.finished >= %s AND g.finished < %s")
             params += [day, day + 86400]
+        if args.get("from"):  # a tournament's days: from and to, both included (UTC)
+            where.append("g.finished >= %s")
+            params.append(_day(args["from"], "from"))
+        if args.get("to"):
+            where.append("g.finished < %s")
+            params.append(_day(args["to"], "to") + 86400)
         async with self.pool.connection() as conn:
             rows = await (await conn.execute(
                 "SELECT g.uuid, t.name, g.status, g.last_seq, g.mode, g.created, g.finished, g.result, "
@@ -373,6 +382,14 @@ class Hub:
         return [{"uuid": str(r[0]), "table": r[1], "status": r[2], "events": r[3], "mode": r[4], "created": r[5],
                  "finished": r[6], "result": r[7], "players": {"white": r[8], "black": r[9]},
                  "rated": {"white": r[10], "black": r[11]}, "url": f"/api/games/{r[0]}"} for r in rows]
+
+
+def _day(text: str, field: str) -> float:
+    """The start of a day (UTC) as a time; ValueError naming the field."""
+    try:
+        return dt.datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc).timestamp()
+    except ValueError:
+        raise ValueError(f"{field}: YYYY-MM-DD expected") from None
 
 
 def _like(text: str) -> str:
@@ -469,13 +486,15 @@ class Push(Base):
         auth = self.request.headers.get("Authorization", "")
         if not auth.startswith("Bearer "):
             return self.fail(401, "a table's key is needed (Authorization: Bearer <key>)")
-        if not self.hub.address_limit.allow(self.request.remote_ip):
-            return self.fail(429, "too many pushes from this address; retry later")
+        wait = self.hub.address_limit.wait(self.request.remote_ip)
+        if wait:
+            return self.too_many("too many pushes from this address", wait)
         table = await self.hub.table_of(auth[7:].strip())
         if table is None:
             return self.fail(403, "unknown table key")
-        if not self.hub.push_limit.allow(str(table[0])):
-            return self.fail(429, "too many pushes for this table; retry later")
+        wait = self.hub.push_limit.wait(str(table[0]))
+        if wait:
+            return self.too_many("too many pushes for this table", wait)
         try:
             body = json.loads(self.request.body)
         except ValueError:
@@ -508,7 +527,7 @@ class Health(Base):
 
 class Index(Base):
     async def get(self):
-        args = {k: self.get_argument(k, "")[:64] for k in ("table", "mode", "status", "result", "player", "date")}
+        args = {k: self.get_argument(k, "")[:64] for k in FILTERS}
         try:
             self.json({"format": "quin-hub-index/1", "games": await self.hub.index(args)})
         except ValueError as exc:
@@ -544,19 +563,35 @@ class GameJSON(Base):
 
 
 class Export(Base):
-    async def get(self):
-        args = {k: self.get_argument(k, "")[:64] for k in ("table", "mode", "result", "player", "date")}
+    """The finished games matching the index's filters (a tournament: ``from``/``to``, ``table``,
+    ``player``...): ``/api/export`` one JSON file (``quin-hub-export/1``: each game's index entry
+    with its record); ``/api/export.zip`` a zip of ``index.json`` (``quin-hub-index/1``) and one
+    ``games/<uuid>.json`` per game, each a ``quin-record/1`` file as `quin replay` reads it."""
+
+    async def get(self, zipped=None):
+        args = {k: self.get_argument(k, "")[:64] for k in FILTERS if k != "status"}
         args["status"] = "over"
         try:
-            games = await self.hub.index(args, limit=10000)
+            games = await self.hub.index(args, limit=EXPORT_MAX)
         except ValueError as exc:
             return self.fail(400, str(exc))
         out = []
         for g in games:
             row = await self.hub.game(g["uuid"])
             out.append(dict(g, record=row[9]))
-        self.set_header("Content-Disposition", 'attachment; filename="quin-games.json"')
-        self.json({"format": "quin-hub-export/1", "games": out})
+        if not zipped:
+            self.set_header("Content-Disposition", 'attachment; filename="quin-games.json"')
+            return self.json({"format": "quin-hub-export/1", "games": out})
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+            index = [dict(g, file=f"games/{g['uuid']}.json") for g in games]
+            z.writestr("index.json", json.dumps({"format": "quin-hub-index/1", "games": index}, indent=1, default=str))
+            for g in out:
+                if g["record"] is not None:
+                    z.writestr(f"games/{g['uuid']}.json", json.dumps(g["record"], indent=1))
+        self.set_header("Content-Type", "application/zip")
+        self.set_header("Content-Disposition", 'attachment; filename="quin-games.zip"')
+        self.finish(buffer.getvalue())
 
 
 class PlayerCode(Base):
@@ -597,7 +632,10 @@ class Stream(Base):
     async def get(self, uuid=None):
         address = self.request.remote_ip
         if self.hub.streams.get(address, 0) >= self.hub.stream_cap:
-            return self.fail(429, "too many streams from this address")
+            return self.too_many("too many streams open from this address", STREAM_RETRY)
+        wait = self.hub.stream_limit.wait(address)
+        if wait:
+            return self.too_many("too many streams opened from this address", wait)
         ch = None
         if uuid is not None:
             row = await self.hub.game(uuid)
@@ -662,6 +700,17 @@ class Stream(Base):
             await self.flush()
 
 
+class Layout(Base):
+    """``/api/layout``: the board's drawing data, the very layout the board's own pages draw from
+    (host.web.layout), so the wall draws each board with the status page's code (quin.js)."""
+
+    def get(self):
+        from host.web.layout import layout
+
+        self.set_header("Cache-Control", "max-age=3600")
+        self.json(layout())
+
+
 class Page(Base):
     def initialize(self, name: str):
         self.name = name
@@ -684,18 +733,21 @@ def make_app(hub: Hub) -> web.Application:
         (r"/api/games", Index),
         (rf"/api/games/{g}", GameJSON),
         (rf"/api/games/{g}/(record|events)", GameJSON),
-        (r"/api/export", Export),
+        (r"/api/export(\.zip)?", Export),
         (r"/api/players", Players),
         (r"/api/players/(qp_[0-9a-f]{8})", PlayerCode),
         (r"/api/stream/wall", Stream),
         (rf"/api/stream/games/{g}", Stream),
         (r"/static/(.*)", web.StaticFileHandler, {"path": str(HERE / "pages")}),
+        (r"/api/layout", Layout),
+        # the board's drawing and its styles, shared with the board's status page (not copied)
+        (r"/board/(quin\.js|quin\.css)", web.StaticFileHandler, {"path": str(HERE.parent / "web" / "static")}),
     ], hub=hub, compress_response=False)
 
 
 async def serve(dsn: str, host: str, port: int, pool_size: int = 8, ready=None, until: asyncio.Event | None = None,
-                stream_cap: int = 64, push_rate: float = 50.0) -> None:
-    hub = Hub(dsn, pool_size=pool_size, stream_cap=stream_cap, push_rate=push_rate)
+                stream_cap: int = 64, push_rate: float = 50.0, stream_rate: float = 10.0) -> None:
+    hub = Hub(dsn, pool_size=pool_size, stream_cap=stream_cap, push_rate=push_rate, stream_rate=stream_rate)
     await hub.start()
     server = httpserver.HTTPServer(make_app(hub), max_body_size=MAX_PUSH, idle_connection_timeout=3600)
     sockets = __import__("tornado.netutil", fromlist=["bind_sockets"]).bind_sockets(port, host)
