@@ -470,7 +470,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       $("again").classList.add("hidden");
       $("bar-status").classList.remove("hidden");
       // the player code only where the table pushes to a hub (its code means nothing elsewhere)
-      for (const id of ["who-code-box", "who-code-help"]) $(id).classList.toggle("hidden", !s.hub);
+      $("who-code-box").classList.toggle("hidden", !s.hub);
       const me_ = s.seat.me || {};
       if (!who.name && me_.name) { who.name = me_.name; $("who-name").value = me_.name; }
       if (!who.code && me_.code) { who.code = me_.code; $("who-code").value = me_.code; }

@@ -145,3 +145,46 @@ def test_the_wall_draws_each_board_with_the_boards_geometry_its_last_move_and_fl
     expect(game.locator("svg#board g.tower")).to_have_count(len(towers))
     assert "Ann (White)" in game.inner_text("#players")
     assert not errors, errors
+
+
+def test_a_phone_at_a_hub_table_gives_a_player_code_and_hears_at_once_of_one_the_hub_does_not_know(
+        db, hubs, browser, tmp_path):
+    """The seat page in Chromium at a board pushing to a real hub: the player code field shows
+    (it does not where there is no hub), an unknown code is one line on the phone and nothing is
+    kept, a known one is sent with the name."""
+    from webtools import running
+
+    from host.hub.push import Pusher
+    from host.web import create_app
+
+    dsn, _ = db
+    key = quin("hub", "add-table", "Table 9", "--db", dsn).stdout.strip()
+    code = quin("hub", "add-player", "Ann", "--db", dsn).stdout.strip()
+    hub = hubs()
+    app = create_app({"DATA_DIR": str(tmp_path / "d"), "KEEPALIVE": 5})
+    table = app.extensions["quin.table"]
+    pusher = Pusher(table, hub.url, key, backoff=(0.05, 0.3)).start()
+    table.refresh()  # as quin serve --hub does before serving
+    errors = []
+    try:
+        with running(app) as base:
+            ctx = browser.new_context(viewport={"width": 390, "height": 844})
+            page = ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{base}/seat/{table.tokens['white']}")
+            expect(page.locator("#who-code")).to_be_visible()
+            page.fill("#who-name", "Annie")
+            page.fill("#who-code", "qp_0000beef")
+            page.click("#quick-start")
+            page.click("#send-setup")
+            expect(page.locator("#now")).to_contain_text("the hub does not know qp_0000beef")
+            assert table.row.setups["white"] is None and table.store.players(table.row.id) == {}
+            page.fill("#who-code", code.upper())  # typed in capitals: the same code
+            expect(page.locator("#now")).to_be_hidden()  # the refusal clears once the code is changed
+            page.click("#send-setup")
+            expect(page.locator("#send-setup")).to_have_text("Sent ✓")
+            assert table.store.players(table.row.id) == {"white": {"name": "Annie", "code": code}}
+            ctx.close()
+    finally:
+        pusher.stop()
+    assert not errors, errors
