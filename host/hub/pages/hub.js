@@ -121,8 +121,10 @@ const pages = {
     const load = async () => {
       const q = new URLSearchParams([...new FormData(form)].filter(([, v]) => v));
       document.getElementById("export").href = "/api/export?" + q;
+      document.getElementById("export-zip").href = "/api/export.zip?" + q;
       const res = await fetch("/api/games?" + q);
       const data = await res.json();
+      document.getElementById("status").textContent = data.error || "";
       document.getElementById("rows").replaceChildren(...(data.games || []).map((g) => h("tr", {},
         h("td", {}, h("a", { href: "/games/" + g.uuid }, g.table)), h("td", {}, g.mode || ""),
         h("td", {}, `${g.players.white || "?"} – ${g.players.black || "?"}`), h("td", {}, g.status),

@@ -53,6 +53,12 @@ def test_wall_game_page_replay_and_archive(db, hubs, browser, tmp_path):
         archive.click("button")
         expect(archive.locator("#rows tr")).to_have_count(1)
         assert board.table.store.game(first).uuid in archive.inner_html("#rows")
+        # the export links take the same selection (a tournament: its days, its tables, a player)
+        archive.fill("input[name=from]", "2000-01-01")
+        archive.click("button")
+        expect(archive.locator("#rows tr")).to_have_count(1)
+        zipped = archive.get_attribute("#export-zip", "href")
+        assert zipped.startswith("/api/export.zip?") and "from=2000-01-01" in zipped and "table=Table+7" in zipped
         lb = browser.new_page()
         lb.goto(hub.url + "/leaderboard")
         assert lb.inner_text("thead")
