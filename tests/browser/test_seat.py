@@ -89,6 +89,7 @@ def test_a_player_names_themselves_with_the_lineup_and_everyone_sees_who_plays(l
     page.click("#send-setup")
     wait_for("white's setup", lambda: live.table.row.setups["white"] is not None)
     expect(live.status.locator("#now")).to_contain_text("White (Ann) is ready")
+    expect(live.status.locator("#sub")).to_have_text("White moves first · Ann (White) – Black")
     expect(page.locator("#send-setup")).to_have_text("Sent ✓")
     page.fill("#who-name", "Ann B")  # a new name is a change to send
     expect(page.locator("#send-setup")).to_have_text("Send again")

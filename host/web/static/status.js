@@ -41,6 +41,14 @@ document.addEventListener("DOMContentLoaded", async () => {
   /* "White (Ann)": the name the player gave on their phone, if any. */
   const named = (state, p) => (state.players && state.players[p] ? `${cap(p)} (${state.players[p]})` : cap(p));
 
+  /* Who plays, once a player has given a name on their phone: "Ann (White) – Black". */
+  function who(state) {
+    const p = state.players || {};
+    if (!p.white && !p.black) return "";
+    const one = (c) => (p[c] ? `${p[c]} (${cap(c)})` : cap(c));
+    return `${one("white")} – ${one("black")}`;
+  }
+
   function subline(state) {
     const v = state.view;
     if (state.phase === "setup") return `${cap(state.first)} moves first`;
@@ -56,7 +64,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("mode").textContent = (state.mode || "").replace("_", " ") + (state.vision ? " · Vision" : "");
     $("sim-link").classList.toggle("hidden", !state.simulated);
     $("turn").textContent = Quin.headline(state, null);
-    $("sub").textContent = subline(state);
+    $("sub").textContent = [subline(state), who(state)].filter(Boolean).join(" · ");
     const res = v ? Quin.resultText(v.result) : "";
     Quin.renderEnd($("result"), state, null, $("turn").textContent);
     document.querySelector(".head").classList.toggle("over", !!res);
