@@ -76,7 +76,6 @@ class Limiter:
                 del self._buckets[old]
         return True
 
-
     def wait(self, name: str) -> float:
         """0 if ``name`` may go now (and counts it), else the seconds until it may (for Retry-After)."""
         if self.allow(name):
@@ -124,6 +123,7 @@ class Hub:
         self.stream_limit = Limiter(stream_rate, stream_rate * 4)  # streams opened per address
         self.code_limit = Limiter(1.0, 10.0)  # player code checks per table key
         self.code_address_limit = Limiter(2.0, 20.0)  # and per address
+        self.export_limit = Limiter(0.5, 3.0)  # bulk exports per address (each reads up to EXPORT_MAX records)
         self.stream_cap = stream_cap
         self.streams: dict[str, int] = {}  # open streams per address
         self.keys: dict[str, tuple[int, str]] = {}  # key hash -> (table id, name)
@@ -571,6 +571,15 @@ class Export(Base):
     async def get(self, zipped=None):
         args = {k: self.get_argument(k, "")[:64] for k in FILTERS if k != "status"}
         args["status"] = "over"
+        try:
+            for field in ("date", "from", "to"):
+                if args[field]:
+                    _day(args[field], field)
+        except ValueError as exc:
+            return self.fail(400, str(exc))
+        wait = self.hub.export_limit.wait(self.request.remote_ip)
+        if wait:
+            return self.too_many("too many exports from this address", wait)
         try:
             games = await self.hub.index(args, limit=EXPORT_MAX)
         except ValueError as exc:

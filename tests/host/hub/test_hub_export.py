@@ -102,3 +102,14 @@ def test_a_tournaments_games_by_days_table_and_player_as_json_and_as_a_zip_of_re
     status, one = request(hub.url + entry["url"])
     assert status == 200 and one["record"] == played[entry["uuid"]][0] and one["players"] == {"white": "Ann", "black": "Bob"}
     assert request(hub.url + entry["url"] + "/record") == (200, played[entry["uuid"]][0])
+
+
+def test_bulk_exports_are_limited_per_address(db, hubs):
+    """Each export reads up to 10,000 records: one every 2 seconds per address, bursts of 3 (six
+    exports would have to take over 6 s for none to be held back)."""
+    hub = hubs()
+    answers = [request(hub.url + path, with_headers=True) for path in ["/api/export", "/api/export.zip"] * 3]
+    assert [a[0] for a in answers[:3]] == [200] * 3 and 429 in [a[0] for a in answers[3:]]
+    status, out, headers = next(a for a in answers if a[0] == 429)
+    assert out["error"].startswith("too many exports from this address; retry after")
+    assert int(headers["Retry-After"]) >= 1
