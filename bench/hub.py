@@ -93,7 +93,8 @@ class Hub:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         self.proc = subprocess.Popen([sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())",
                                       "hub", "serve", "--db", dsn, "--port", str(port), "--pool", "6",
-                                      "--streams-per-address", "100000", "--push-rate", "10000"],
+                                      "--streams-per-address", "100000", "--push-rate", "10000",
+                                      "--stream-rate", "100000"],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         line = self.proc.stdout.readline()
         self.port = int(line.split("http://127.0.0.1:")[1].split("/")[0])

@@ -33,7 +33,10 @@ def add_parser(sub) -> None:
     s.add_argument("--streams-per-address", type=int, default=64, metavar="N",
                    help="open spectator streams one address may hold (default 64)")
     s.add_argument("--push-rate", type=float, default=50.0, metavar="N",
-                   help="pushes per second one table may make (bursts of 4x; default 50)")
+                   help="pushes per second one table's key may make (bursts of 4x; default 50); one address "
+                        "may make 4 times as many (several tables behind one router)")
+    s.add_argument("--stream-rate", type=float, default=10.0, metavar="N",
+                   help="spectator streams one address may open per second (bursts of 4x; default 10)")
     s.set_defaults(func=cmd_serve)
 
     a = actions.add_parser("add-table", help="add a table and print the key its board pushes with")
@@ -103,6 +106,10 @@ def cmd_serve(args) -> int:
     import asyncio
     import signal
 
+    for flag, value in (("--push-rate", args.push_rate), ("--stream-rate", args.stream_rate),
+                        ("--streams-per-address", args.streams_per_address)):
+        if not value > 0:
+            raise UserError(f"{flag}: a number above 0 is expected, not {value}")
     with _connect(args.db):  # a clear line now rather than a pool timing out later
         pass
     from host.hub import server
@@ -117,7 +124,8 @@ def cmd_serve(args) -> int:
             print(f"quin hub: serving on http://{args.host}:{port}/ (pid {os.getpid()})", flush=True)
 
         await server.serve(args.db, args.host, args.port, pool_size=args.pool, ready=ready, until=done,
-                           stream_cap=args.streams_per_address, push_rate=args.push_rate)
+                           stream_cap=args.streams_per_address, push_rate=args.push_rate,
+                           stream_rate=args.stream_rate)
 
     try:
         asyncio.run(run())

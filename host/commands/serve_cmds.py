@@ -508,6 +508,9 @@ def _serve(args, folder: Path, lock, started: float) -> int:
             pusher = Pusher(table, args.hub, args.table_key).start()
         except ValueError as exc:
             raise UserError(str(exc)) from None
+        # before anyone connects: the first state the pages get says the table pushes to a hub
+        # (a phone offers its player code field then)
+        table.refresh()
     app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
     from host.web.server import raise_file_limit
 

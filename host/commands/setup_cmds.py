@@ -36,6 +36,11 @@ def add_parser(sub) -> None:
     p.add_argument("--protect-card", action="store_true",
                    help="also keep the system journal in memory, so logging does not wear the SD card "
                         "(it is lost at power-off); see docs/hardware.md, \"SD cards\"")
+    p.add_argument("--hub", metavar="URL",
+                   help="push this table's games to the club's hub at URL, as `quin serve --hub` (docs/hub.md); "
+                        "kept when setup runs again without it")
+    p.add_argument("--table-key", metavar="K", help="the key `quin hub add-table` printed for this table (with --hub)")
+    p.add_argument("--no-hub", action="store_true", help="stop pushing to the hub set up before")
     p.add_argument("--undo", action="store_true", help="remove the service, the udev rule and the groups it added")
     p.set_defaults(func=cmd_setup)
 
@@ -51,12 +56,18 @@ def installation_command() -> list[str]:
 def cmd_setup(args) -> int:
     from host.system import service
 
-    if args.root == "/" and os.geteuid() != 0:
-        raise UserError(f"`quin setup` changes the system: run it with sudo (sudo {installation_command()[0]} setup ...)")
     if not 0 < args.http_port < 65536:
         raise UserError(f"--http-port must be 1..65535, not {args.http_port}")
     if args.port and args.board != "serial":
         raise UserError(f"--port is the serial board's port; --board {args.board} has none")
+    if args.no_hub and (args.hub or args.table_key):
+        raise UserError("--no-hub: give it alone, or --hub URL --table-key K")
+    try:
+        service.check_hub(args.hub, args.table_key)
+    except service.SetupError as exc:
+        raise UserError(str(exc)) from None
+    if args.root == "/" and os.geteuid() != 0:
+        raise UserError(f"`quin setup` changes the system: run it with sudo (sudo {installation_command()[0]} setup ...)")
     installer = service.Installer(args.root)
     try:
         if args.undo:
@@ -65,6 +76,7 @@ def cmd_setup(args) -> int:
             outcome = installer.setup(service.Options(
                 exec=installation_command(), board=args.board, serial_port=args.port, user=args.user,
                 http_port=args.http_port, data_dir=args.data_dir, protect_card=args.protect_card,
+                hub=args.hub, table_key=args.table_key, no_hub=args.no_hub,
             ))
     except (service.SetupError, OSError) as exc:
         raise UserError(str(exc), 1) from None
@@ -106,7 +118,22 @@ def _check_service(http_port: int) -> int:
         print("Check the cable; `quin doctor` examines every sensor (it says how to stop the service first).")
         return 1
     print("The board is connected and read.")
+    hub = _hub_line(url, state)
+    if hub:
+        print(hub)
     return 0
+
+
+def _hub_line(url: str, state: dict) -> str | None:
+    """What the service says of its hub, once it has tried it (a few seconds at most)."""
+    deadline = time.monotonic() + 5.0
+    while state.get("hub") and not state["hub"].get("reached") and time.monotonic() < deadline:
+        time.sleep(0.3)
+        state = _poll(url, 2.0) or state
+    hub = state.get("hub")
+    if not hub:
+        return None
+    return f"The hub: {hub.get('message')}"
 
 
 def _poll(url: str, seconds: float) -> dict | None:

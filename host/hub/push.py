@@ -38,6 +38,7 @@ BATCH = 200  # events in one push
 BATCH_BYTES = 1024 * 1024  # and at most about this many bytes (the hub takes up to 4 MB)
 BACKOFF = (0.5, 30.0)  # first and longest wait between failed pushes, seconds
 TIMEOUT = 10.0  # seconds a push may take
+CHECK_TIMEOUT = 3.0  # seconds a phone's setup waits for the hub to say whether it knows a player code
 
 class Pusher:
     """Sends the table's public frames and finished records to the hub, from a thread of its own."""
@@ -67,6 +68,8 @@ class Pusher:
         self._frames.append(sub.attach(self._deliver, self._ended))
         self._sub = sub
         self._thread = threading.Thread(target=self._run, name="quin-hub-push", daemon=True)
+        self._codes: dict[str, str] = {}  # player codes the hub said it knows -> the hub's name
+        table.hub_pusher = self
 
     def start(self) -> "Pusher":
         self._set_status()
@@ -185,6 +188,34 @@ class Pusher:
         except (ValueError, AttributeError):
             why = resp.reason
         return f"the hub refused the push ({resp.status}: {why})"
+
+    def check_code(self, code: str, timeout: float = CHECK_TIMEOUT) -> tuple[bool | None, str | None]:
+        """Whether the hub knows a player code: (True, the hub's name for them), (False, None), or
+        (None, None) when the hub does not answer now.  Called from a web request's thread (its own
+        connection, a short timeout), never from the referee's."""
+        if code in self._codes:
+            return True, self._codes[code]
+        cls = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
+        conn = cls(self._parts.hostname, self._parts.port, timeout=timeout)
+        try:
+            conn.request("GET", self._parts.path + "/api/players/" + urllib.parse.quote(code),
+                         headers={"Authorization": f"Bearer {self.key}"})
+            resp = conn.getresponse()
+            raw = resp.read()
+        except (OSError, http.client.HTTPException):
+            return None, None
+        finally:
+            conn.close()
+        if resp.status == 404:
+            return False, None
+        if resp.status != 200:
+            return None, None  # refused for another reason (a bad key, too many): not the code's fault
+        try:
+            name = json.loads(raw).get("name")
+        except (ValueError, AttributeError):
+            return None, None
+        self._codes[code] = name if isinstance(name, str) else None
+        return True, self._codes[code]
 
     def _status(self, reached: bool, problem: str | None) -> None:
         if reached != self.reached or (problem is None) != (self.problem is None):

@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS hub_events (
     PRIMARY KEY (game_id, seq)
 );
 CREATE INDEX IF NOT EXISTS hub_games_table ON hub_games(table_id, status);
+-- the names the players gave on their phones (from the final record: a rated player is shown by
+-- the name the hub has for their code, an unknown code or none by this name, unrated)
+ALTER TABLE hub_games ADD COLUMN IF NOT EXISTS white_name TEXT;
+ALTER TABLE hub_games ADD COLUMN IF NOT EXISTS black_name TEXT;
 """
 
 PLAYERS = """

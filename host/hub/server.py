@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import io
 import json
 import logging
 import re
 import time
+import zipfile
 from collections import deque
 from pathlib import Path
 
@@ -46,9 +48,12 @@ log = logging.getLogger("quin.hub")
 MAX_PUSH = 4 * 1024 * 1024  # bytes in one push
 MAX_EVENTS = 500  # events in one push
 MAX_EVENT = 256 * 1024  # bytes in one event (a public state with a long game's history)
+STREAM_RETRY = 5  # seconds a client over its open streams is asked to wait
 RECENT = 256  # events of a game each process keeps in memory for its streams
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 HERE = Path(__file__).parent
+FILTERS = ("table", "mode", "status", "result", "player", "date", "from", "to")  # of the index and the export
+EXPORT_MAX = 10000  # games in one export
 
 
 class Limiter:
@@ -70,6 +75,13 @@ class Limiter:
             for old in list(self._buckets)[:5000]:
                 del self._buckets[old]
         return True
+
+    def wait(self, name: str) -> float:
+        """0 if ``name`` may go now (and counts it), else the seconds until it may (for Retry-After)."""
+        if self.allow(name):
+            return 0.0
+        tokens, _ = self._buckets[name]
+        return max(0.001, (1 - tokens) / self.rate)
 
 
 class Channel:
@@ -94,7 +106,7 @@ class Channel:
 
 class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
-                 push_rate: float = 50.0, stream_cap: int = 64):
+                 push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0):
         self.dsn = dsn
         # each connection checked as it is lent: after PostgreSQL restarts, no request gets a dead one
         self.pool = AsyncConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
@@ -108,6 +120,10 @@ class Hub:
         self.listening = False
         self.push_limit = Limiter(push_rate, push_rate * 4)
         self.address_limit = Limiter(push_rate * 4, push_rate * 16)
+        self.stream_limit = Limiter(stream_rate, stream_rate * 4)  # streams opened per address
+        self.code_limit = Limiter(1.0, 10.0)  # player code checks per table key
+        self.code_address_limit = Limiter(2.0, 20.0)  # and per address
+        self.export_limit = Limiter(0.5, 3.0)  # bulk exports per address (each reads up to EXPORT_MAX records)
         self.stream_cap = stream_cap
         self.streams: dict[str, int] = {}  # open streams per address
         self.keys: dict[str, tuple[int, str]] = {}  # key hash -> (table id, name)
@@ -305,11 +321,14 @@ class Hub:
         ids = {}
         for colour in ("white", "black"):
             ids[colour] = await ratings.player_id(conn, players.get(colour))
+        names = {c: (players.get(c) or {}).get("name") if isinstance(players.get(c), dict) else None
+                 for c in ("white", "black")}
         await conn.execute(
             "UPDATE hub_games SET status = %s, record = %s, result = %s, created = %s, finished = %s, "
-            "mode = COALESCE(%s, mode), white = %s, black = %s WHERE id = %s",
+            "mode = COALESCE(%s, mode), white = %s, black = %s, white_name = %s, black_name = %s WHERE id = %s",
             (final["status"], _json(final.get("record")), _json(final.get("result")), final.get("created"),
-             final.get("finished"), final.get("mode"), ids["white"], ids["black"], game_id))
+             final.get("finished"), final.get("mode"), ids["white"], ids["black"], names["white"], names["black"],
+             game_id))
         if final["status"] == "over" and ids["white"] and ids["black"] and ids["white"] != ids["black"]:
             await ratings.rate(conn, ids["white"], ids["black"], (final.get("result") or {}).get("winner"))
 
@@ -321,7 +340,8 @@ class Hub:
         async with self.pool.connection() as conn:
             return await (await conn.execute(
                 "SELECT g.id, g.uuid, t.name, g.status, g.last_seq, g.mode, g.created, g.finished, g.result, "
-                "g.record, pw.name, pb.name FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
+                "g.record, COALESCE(pw.name, g.white_name), COALESCE(pb.name, g.black_name), "
+                "g.white IS NOT NULL, g.black IS NOT NULL FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
                 "LEFT JOIN hub_players pw ON pw.id = g.white LEFT JOIN hub_players pb ON pb.id = g.black "
                 "WHERE g.uuid = %s", (uuid,))).fetchone()
 
@@ -340,24 +360,41 @@ class Hub:
             where.append("g.result->>'winner' = %s")
             params.append(args["result"])
         if args.get("player"):
-            where.append("(pw.name ILIKE %s OR pb.name ILIKE %s)")
-            params += [f"%{args['player']}%"] * 2
+            where.append("(COALESCE(pw.name, g.white_name) ILIKE %s OR COALESCE(pb.name, g.black_name) ILIKE %s)")
+            params += [f"%{_like(args['player'])}%"] * 2
         if args.get("date"):
-            try:
-                day = dt.datetime.strptime(args["date"], "%Y-%m-%d").replace(tzinfo=dt.timezone.utc).timestamp()
-            except ValueError:
-                raise ValueError("date: YYYY-MM-DD expected") from None
+            day = _day(args["date"], "date")
             where.append("g.finished >= %s AND g.finished < %s")
             params += [day, day + 86400]
+        if args.get("from"):  # a tournament's days: from and to, both included (UTC)
+            where.append("g.finished >= %s")
+            params.append(_day(args["from"], "from"))
+        if args.get("to"):
+            where.append("g.finished < %s")
+            params.append(_day(args["to"], "to") + 86400)
         async with self.pool.connection() as conn:
             rows = await (await conn.execute(
                 "SELECT g.uuid, t.name, g.status, g.last_seq, g.mode, g.created, g.finished, g.result, "
-                "pw.name, pb.name FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
+                "COALESCE(pw.name, g.white_name), COALESCE(pb.name, g.black_name), g.white IS NOT NULL, "
+                "g.black IS NOT NULL FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
                 "LEFT JOIN hub_players pw ON pw.id = g.white LEFT JOIN hub_players pb ON pb.id = g.black "
                 f"WHERE {' AND '.join(where)} ORDER BY g.id DESC LIMIT {int(limit)}", params)).fetchall()
         return [{"uuid": str(r[0]), "table": r[1], "status": r[2], "events": r[3], "mode": r[4], "created": r[5],
                  "finished": r[6], "result": r[7], "players": {"white": r[8], "black": r[9]},
-                 "url": f"/api/games/{r[0]}"} for r in rows]
+                 "rated": {"white": r[10], "black": r[11]}, "url": f"/api/games/{r[0]}"} for r in rows]
+
+
+def _day(text: str, field: str) -> float:
+    """The start of a day (UTC) as a time; ValueError naming the field."""
+    try:
+        return dt.datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc).timestamp()
+    except ValueError:
+        raise ValueError(f"{field}: YYYY-MM-DD expected") from None
+
+
+def _like(text: str) -> str:
+    """Text searched for as it is: LIKE's own wildcards escaped."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _json(value):
@@ -398,6 +435,19 @@ def _check_game(g: object, i: int):
                 raise ValueError(f"games[{i}].final.{field}: a time is expected")
         if final.get("record") is not None and not isinstance(final["record"], dict):
             raise ValueError(f"games[{i}].final.record: an object is expected")
+        players = final.get("players")
+        if players is not None and not isinstance(players, dict):
+            raise ValueError(f"games[{i}].final.players: an object is expected")
+        for colour, who in (players or {}).items():
+            where = f"games[{i}].final.players.{colour}"
+            if colour not in ("white", "black"):
+                raise ValueError(f"games[{i}].final.players: white and black are expected, not {colour[:20]!r}")
+            if who is not None and not isinstance(who, dict):
+                raise ValueError(f"{where}: an object with name and code is expected")
+            for field in ("name", "code"):
+                value = (who or {}).get(field)
+                if value is not None and (not isinstance(value, str) or len(value) > 64):
+                    raise ValueError(f"{where}.{field}: text of at most 64 characters is expected")
     return uuid, events, final
 
 
@@ -420,6 +470,12 @@ class Base(web.RequestHandler):
         self.set_status(status, reason=message.splitlines()[0][:200].replace("\r", ""))
         self.finish({"error": message})
 
+    def too_many(self, message: str, wait: float) -> None:
+        """429 with Retry-After (whole seconds, at least 1) and the same in the body."""
+        seconds = max(1, int(wait + 0.999))
+        self.set_header("Retry-After", str(seconds))
+        self.fail(429, f"{message}; retry after {seconds} s")
+
     def json(self, value) -> None:
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(value, separators=(",", ":"), default=str))
@@ -430,13 +486,15 @@ class Push(Base):
         auth = self.request.headers.get("Authorization", "")
         if not auth.startswith("Bearer "):
             return self.fail(401, "a table's key is needed (Authorization: Bearer <key>)")
-        if not self.hub.address_limit.allow(self.request.remote_ip):
-            return self.fail(429, "too many pushes from this address; retry later")
+        wait = self.hub.address_limit.wait(self.request.remote_ip)
+        if wait:
+            return self.too_many("too many pushes from this address", wait)
         table = await self.hub.table_of(auth[7:].strip())
         if table is None:
             return self.fail(403, "unknown table key")
-        if not self.hub.push_limit.allow(str(table[0])):
-            return self.fail(429, "too many pushes for this table; retry later")
+        wait = self.hub.push_limit.wait(str(table[0]))
+        if wait:
+            return self.too_many("too many pushes for this table", wait)
         try:
             body = json.loads(self.request.body)
         except ValueError:
@@ -469,7 +527,7 @@ class Health(Base):
 
 class Index(Base):
     async def get(self):
-        args = {k: self.get_argument(k, "")[:64] for k in ("table", "mode", "status", "result", "player", "date")}
+        args = {k: self.get_argument(k, "")[:64] for k in FILTERS}
         try:
             self.json({"format": "quin-hub-index/1", "games": await self.hub.index(args)})
         except ValueError as exc:
@@ -479,7 +537,8 @@ class Index(Base):
 def _game_json(row, events: int | None = None) -> dict:
     return {"uuid": str(row[1]), "table": row[2], "status": row[3], "events": row[4], "mode": row[5],
             "created": row[6], "finished": row[7], "result": row[8],
-            "players": {"white": row[10], "black": row[11]}, "record": row[9]}
+            "players": {"white": row[10], "black": row[11]}, "rated": {"white": row[12], "black": row[13]},
+            "record": row[9]}
 
 
 class GameJSON(Base):
@@ -504,19 +563,69 @@ class GameJSON(Base):
 
 
 class Export(Base):
-    async def get(self):
-        args = {k: self.get_argument(k, "")[:64] for k in ("table", "mode", "result", "player", "date")}
+    """The finished games matching the index's filters (a tournament: ``from``/``to``, ``table``,
+    ``player``...): ``/api/export`` one JSON file (``quin-hub-export/1``: each game's index entry
+    with its record); ``/api/export.zip`` a zip of ``index.json`` (``quin-hub-index/1``) and one
+    ``games/<uuid>.json`` per game, each a ``quin-record/1`` file as `quin replay` reads it."""
+
+    async def get(self, zipped=None):
+        args = {k: self.get_argument(k, "")[:64] for k in FILTERS if k != "status"}
         args["status"] = "over"
         try:
-            games = await self.hub.index(args, limit=10000)
+            for field in ("date", "from", "to"):
+                if args[field]:
+                    _day(args[field], field)
+        except ValueError as exc:
+            return self.fail(400, str(exc))
+        wait = self.hub.export_limit.wait(self.request.remote_ip)
+        if wait:
+            return self.too_many("too many exports from this address", wait)
+        try:
+            games = await self.hub.index(args, limit=EXPORT_MAX)
         except ValueError as exc:
             return self.fail(400, str(exc))
         out = []
         for g in games:
             row = await self.hub.game(g["uuid"])
             out.append(dict(g, record=row[9]))
-        self.set_header("Content-Disposition", 'attachment; filename="quin-games.json"')
-        self.json({"format": "quin-hub-export/1", "games": out})
+        if not zipped:
+            self.set_header("Content-Disposition", 'attachment; filename="quin-games.json"')
+            return self.json({"format": "quin-hub-export/1", "games": out})
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+            index = [dict(g, file=f"games/{g['uuid']}.json") for g in games]
+            z.writestr("index.json", json.dumps({"format": "quin-hub-index/1", "games": index}, indent=1, default=str))
+            for g in out:
+                if g["record"] is not None:
+                    z.writestr(f"games/{g['uuid']}.json", json.dumps(g["record"], indent=1))
+        self.set_header("Content-Type", "application/zip")
+        self.set_header("Content-Disposition", 'attachment; filename="quin-games.zip"')
+        self.finish(buffer.getvalue())
+
+
+class PlayerCode(Base):
+    """``GET /api/players/<code>`` for boards only (a table's key): whether the hub knows a player
+    code, so a phone hears at setup that its code is mistyped.  200 with the hub's name for it, or
+    404.  Limited per key and per address (a few a second): a code cannot be found by guessing."""
+
+    async def get(self, code):
+        auth = self.request.headers.get("Authorization", "")
+        if not auth.startswith("Bearer "):
+            return self.fail(401, "a table's key is needed (Authorization: Bearer <key>)")
+        wait = self.hub.code_address_limit.wait(self.request.remote_ip)
+        if wait:
+            return self.too_many("too many player code checks from this address", wait)
+        table = await self.hub.table_of(auth[7:].strip())
+        if table is None:
+            return self.fail(403, "unknown table key")
+        wait = self.hub.code_limit.wait(str(table[0]))
+        if wait:
+            return self.too_many("too many player code checks for this table", wait)
+        async with self.hub.pool.connection() as conn:
+            row = await (await conn.execute("SELECT name FROM hub_players WHERE code = %s", (code,))).fetchone()
+        if row is None:
+            return self.fail(404, f"no player with the code {code}")
+        self.json({"code": code, "name": row[0]})
 
 
 class Players(Base):
@@ -532,7 +641,10 @@ class Stream(Base):
     async def get(self, uuid=None):
         address = self.request.remote_ip
         if self.hub.streams.get(address, 0) >= self.hub.stream_cap:
-            return self.fail(429, "too many streams from this address")
+            return self.too_many("too many streams open from this address", STREAM_RETRY)
+        wait = self.hub.stream_limit.wait(address)
+        if wait:
+            return self.too_many("too many streams opened from this address", wait)
         ch = None
         if uuid is not None:
             row = await self.hub.game(uuid)
@@ -597,6 +709,17 @@ class Stream(Base):
             await self.flush()
 
 
+class Layout(Base):
+    """``/api/layout``: the board's drawing data, the very layout the board's own pages draw from
+    (host.web.layout), so the wall draws each board with the status page's code (quin.js)."""
+
+    def get(self):
+        from host.web.layout import layout
+
+        self.set_header("Cache-Control", "max-age=3600")
+        self.json(layout())
+
+
 class Page(Base):
     def initialize(self, name: str):
         self.name = name
@@ -619,17 +742,21 @@ def make_app(hub: Hub) -> web.Application:
         (r"/api/games", Index),
         (rf"/api/games/{g}", GameJSON),
         (rf"/api/games/{g}/(record|events)", GameJSON),
-        (r"/api/export", Export),
+        (r"/api/export(\.zip)?", Export),
         (r"/api/players", Players),
+        (r"/api/players/(qp_[0-9a-f]{8})", PlayerCode),
         (r"/api/stream/wall", Stream),
         (rf"/api/stream/games/{g}", Stream),
         (r"/static/(.*)", web.StaticFileHandler, {"path": str(HERE / "pages")}),
+        (r"/api/layout", Layout),
+        # the board's drawing and its styles, shared with the board's status page (not copied)
+        (r"/board/(quin\.js|quin\.css)", web.StaticFileHandler, {"path": str(HERE.parent / "web" / "static")}),
     ], hub=hub, compress_response=False)
 
 
 async def serve(dsn: str, host: str, port: int, pool_size: int = 8, ready=None, until: asyncio.Event | None = None,
-                stream_cap: int = 64, push_rate: float = 50.0) -> None:
-    hub = Hub(dsn, pool_size=pool_size, stream_cap=stream_cap, push_rate=push_rate)
+                stream_cap: int = 64, push_rate: float = 50.0, stream_rate: float = 10.0) -> None:
+    hub = Hub(dsn, pool_size=pool_size, stream_cap=stream_cap, push_rate=push_rate, stream_rate=stream_rate)
     await hub.start()
     server = httpserver.HTTPServer(make_app(hub), max_body_size=MAX_PUSH, idle_connection_timeout=3600)
     sockets = __import__("tornado.netutil", fromlist=["bind_sockets"]).bind_sockets(port, host)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import secrets
 import sqlite3
 import threading
@@ -50,6 +51,34 @@ def new_token() -> str:
 
 class TableError(ValueError):
     """A request the table cannot honour now (one line for the user)."""
+
+
+NAME_MAX = 40  # characters in a player's name
+CODE = re.compile(r"^qp_[0-9a-f]{8}$")  # a hub's player code (host.hub.ratings.new_code)
+
+
+def check_who(data: object) -> tuple[str | None, str | None]:
+    """(name, player code) from a phone's ``{"name": ..., "code": ...}``: each optional, checked
+    and tidied (a code is case-blind); TableError in one line naming the field."""
+    if not isinstance(data, dict):
+        raise TableError("player: expected an object with name and code")
+    unknown = set(data) - {"name", "code"}
+    if unknown:
+        raise TableError(f"player: unknown field {sorted(unknown)[0]!r}")
+    name, code = data.get("name"), data.get("code")
+    if name is not None and not isinstance(name, str):
+        raise TableError("player.name: expected text")
+    if code is not None and not isinstance(code, str):
+        raise TableError("player.code: expected text")
+    name = " ".join((name or "").split()) or None
+    if name is not None and (len(name) > NAME_MAX or not name.isprintable()):
+        raise TableError(f"player.name: at most {NAME_MAX} printable characters")
+    code = (code or "").strip().lower() or None
+    if code is not None and not CODE.match(code):
+        shown = code if len(code) <= 20 else code[:20] + "..."
+        raise TableError(f"player.code: {shown!r} is not a player code (qp_ and 8 letters or digits, "
+                         "as `quin hub add-player` printed it)")
+    return name, code
 
 
 class Table:
@@ -94,6 +123,8 @@ class Table:
         self.rematch: set[str] = set()  # the players who asked to play again, once the game is over
         self._reveal: tuple | None = None  # ((game id, actions), the finished game with every identity open)
         self.hub: dict | None = None  # whether the club's hub is reached (host.hub.push), when pushing to one
+        self.hub_pusher = None  # the host.hub.push.Pusher, when pushing to a hub (it checks player codes)
+        self._who: tuple[int, dict] | None = None  # (game id, its seat_players) as last read from the store
 
     # --- the referee ----------------------------------------------------------------------
 
@@ -339,8 +370,11 @@ class Table:
             return "setup"
         return "over" if self.game.is_over() else "playing"
 
-    def submit_setup(self, player: str, data: object) -> None:
-        """A player's clone, removed piece and lineup.  The game starts once both are in."""
+    def submit_setup(self, player: str, data: object, who: tuple[str | None, str | None] | None = None) -> None:
+        """A player's clone, removed piece and lineup.  The game starts once both are in.
+
+        ``who``: (name, player code) the player gave with it (see :func:`check_who`); kept with the
+        game (the name is public, the code is shown to nobody but this seat)."""
         with self.lock:
             if self.phase != "setup":
                 raise TableError("the game has already started: setups are closed")
@@ -348,11 +382,22 @@ class Table:
                 setup = Setup.from_record(player, data)
             except QuinError as exc:
                 raise TableError(str(exc)) from None
+            if who is not None:
+                self.store.save_player(self.row.id, player, *who)
+                self._who = None
             self.store.save_setup(self.row.id, player, setup)
             self.row = self.store.game(self.row.id)
             if all(self.row.setups[p] is not None for p in PLAYERS):
                 self._start()
             self._publish({})
+
+    def seat_players(self) -> dict[str, dict]:
+        """{player: {"name", "code"}} of the open game, as its phones gave them."""
+        if self.row is None:
+            return {}
+        if self._who is None or self._who[0] != self.row.id:
+            self._who = (self.row.id, self.store.players(self.row.id))
+        return self._who[1]
 
     def _start(self) -> None:
         row = self.row
@@ -495,6 +540,8 @@ class Table:
                 "view": view(self._revealed(), viewer) if self.phase == "over" else view(game, viewer) if game is not None else None,
                 "referee": self._referee_status(),
                 "opponent": self.opponent.public_status(self) if self.opponent is not None else None,
+                # who sits where, by the names they gave on their phones (never their player codes)
+                "players": {p: self.seat_players().get(p, {}).get("name") for p in PLAYERS},
             }
             if self.phase == "over":
                 # The game is over: nothing is hidden any more.  Every identity is shown to everyone,
@@ -516,6 +563,7 @@ class Table:
                     "hints": self._hints(viewer),
                     "declarations": self._declarations(viewer),
                     "start_spaces": [SPACE_NAMES[s] for s in START_SPACES[viewer]],
+                    "me": self.seat_players().get(viewer, {"name": None, "code": None}),
                 }
             return data
 

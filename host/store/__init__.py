@@ -11,6 +11,8 @@ table has played:
 - ``actions``: every committed action in order, in the record form;
 - ``reveals``: the public facts each action produced (flashes, Time);
 - ``inputs``: what each player sent from their phone (a bounded summary);
+- ``seat_players``: the name each player gave on their phone at setup, and the hub's player code
+  if they gave one (neither is a hidden identity; the code is shown to nobody but its seat);
 - ``blackbox``: a bounded ring of raw sensor snapshots, for diagnosing a
   disputed move after the fact;
 - ``meta``: settings (the table's identity, the host key, the stream epoch);

@@ -163,6 +163,12 @@ class Store(Reader):
         with self._tx() as c:
             c.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, game_id))
 
+    def save_player(self, game_id: int, player: str, name: str | None, code: str | None) -> None:
+        """Who sits at ``player``'s seat in this game, as they said on their phone (both may be None)."""
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO seat_players(game_id, player, name, code) VALUES (?, ?, ?, ?)",
+                      (game_id, player, name, code))
+
     def start_game(self, game_id: int) -> None:
         with self._tx() as c:
             c.execute("UPDATE games SET status = 'playing' WHERE id = ?", (game_id,))

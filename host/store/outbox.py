@@ -78,8 +78,13 @@ class Outbox:
             record = self.store.record(game_id)
         except StoreError:
             record = None  # never started, or no longer replays: the result alone
+        # who played, as they said on their phones: names, and the hub's player codes they gave
+        # (outside the quin-record/1 record, which stays as the spec has it)
+        players = {p: {"name": who.get("name"), "code": who.get("code")}
+                   for p, who in self.store.players(game_id).items()}
         return {"status": row.status if row.status in ("over", "abandoned") else "abandoned", "record": record,
-                "result": row.result, "created": row.created, "finished": row.finished, "mode": row.mode}
+                "result": row.result, "created": row.created, "finished": row.finished, "mode": row.mode,
+                "players": players}
 
     def batch(self, limit: int, max_bytes: int) -> tuple[list[int], list[str], dict]:
         """(outbox ids, final game uuids, the push body) of the oldest unacknowledged: at most ``limit``

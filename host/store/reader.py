@@ -8,8 +8,10 @@ of its own per web request) the history's summaries.  Each reads under its own l
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 
+from engine.board import PLAYERS
 from engine.game import Game
 
 from .errors import StoreError
@@ -69,6 +71,17 @@ class Reader:
         with self._lock:
             rows = self._conn.execute("SELECT player, token FROM seats WHERE game_id = ?", (game_id,)).fetchall()
         return {r["player"]: r["token"] for r in rows}
+
+    def players(self, game_id: int) -> dict[str, dict]:
+        """{player: {"name", "code"}} of the seats that named someone (a store without the table: {})."""
+        with self._lock:
+            try:
+                rows = self._conn.execute("SELECT player, name, code FROM seat_players WHERE game_id = ?",
+                                          (game_id,)).fetchall()
+            except sqlite3.OperationalError:  # a read-only older store
+                return {}
+        return {r["player"]: {"name": r["name"], "code": r["code"]} for r in rows
+                if r["player"] in PLAYERS and (r["name"] or r["code"])}
 
     def _action_rows(self, game_id: int) -> list:
         with self._lock:

@@ -153,13 +153,15 @@ def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
         actions = src.execute("SELECT * FROM actions WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
         reveals = src.execute("SELECT * FROM reveals WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
         inputs = _readable(src, "SELECT * FROM inputs WHERE game_id = ? ORDER BY id", (game_id,))
+        players = _readable(src, "SELECT * FROM seat_players WHERE game_id = ?", (game_id,))  # an older store: none
         for seq, a in enumerate(actions, 1):
             parse_action_row(seq, a["action"])
     except (sqlite3.DatabaseError, StoreError):
         return False
     with dst._tx() as c:
         c.execute(f"INSERT INTO games({', '.join(row.keys())}) VALUES ({', '.join('?' * len(row.keys()))})", tuple(row))
-        for table, rows in (("seats", seats), ("actions", actions), ("reveals", reveals), ("inputs", inputs)):
+        for table, rows in (("seats", seats), ("actions", actions), ("reveals", reveals), ("inputs", inputs),
+                            ("seat_players", players)):
             for r in rows:  # by column name: an older store's inputs lack the newer columns
                 names = r.keys()
                 c.execute(f"INSERT INTO {table}({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", tuple(r))
@@ -168,7 +170,7 @@ def _copy_game(src: sqlite3.Connection, dst: Store, game_id: int) -> bool:
             dst.load_game(game_id)
         except StoreError:
             with dst._tx() as c:
-                for table in ("inputs", "reveals", "actions", "seats"):
+                for table in ("seat_players", "inputs", "reveals", "actions", "seats"):
                     c.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
                 c.execute("DELETE FROM games WHERE id = ?", (game_id,))
             return False

@@ -68,6 +68,13 @@ CREATE TABLE IF NOT EXISTS inputs (
     at REAL NOT NULL,
     repeats INTEGER NOT NULL DEFAULT 1
 );
+CREATE TABLE IF NOT EXISTS seat_players (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    player TEXT NOT NULL,
+    name TEXT,
+    code TEXT,
+    PRIMARY KEY (game_id, player)
+);
 CREATE TABLE IF NOT EXISTS blackbox (
     id INTEGER PRIMARY KEY,
     game_id INTEGER,

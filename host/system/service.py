@@ -40,6 +40,14 @@ JOURNAL_TEXT = f"""# {MARK} --protect-card: the system journal is kept in memory
 Storage=volatile
 RuntimeMaxUse=16M
 """
+HUB_FILE = "etc/quin/hub.env"  # --hub/--table-key: the club hub and this table's key (root only: a secret)
+HUB_TEXT = f"""# {MARK} --hub: the club's hub this board pushes its games to
+# (docs/hub.md). It holds the table's key, so only root reads it; systemd reads it for the
+# service. `quin setup --no-hub` or `--undo` removes it.
+QUIN_HUB={{url}}
+QUIN_TABLE_KEY={{key}}
+"""
+KEY = re.compile(r"^qt_[A-Za-z0-9_-]{16,128}$")  # a table key as `quin hub add-table` prints it
 BOARD_GROUPS = {"serial": ("dialout",), "gpio": ("gpio",), "blinka": ("gpio", "spi")}
 CALIBRATED_BOARDS = ("serial", "blinka")  # the service cannot start on these before `quin calibrate`
 
@@ -118,6 +126,32 @@ def _colon_file(path: Path) -> list[list[str]]:
     return [line.split(":") for line in text.splitlines() if line and not line.startswith("#")]
 
 
+def check_hub(url: str | None, key: str | None) -> None:
+    """SetupError in one line naming the field, unless both are given and look right."""
+    from urllib.parse import urlsplit
+
+    if url is None and key is None:
+        return
+    if not url:
+        raise SetupError("--table-key needs --hub URL (the club hub's address)")
+    if not key:
+        raise SetupError("--hub needs --table-key K (the key `quin hub add-table` printed for this table)")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query
+            or parts.fragment or parts.username or re.search(r"[\s\x00-\x1f%$\\\"']", url)):
+        shown = url if len(url) <= 60 else url[:60] + "..."
+        raise SetupError(f"--hub: an http:// or https:// address such as http://hub.local:8100 is expected, not {shown!r}")
+    del port
+    if not KEY.match(key):
+        shown = key[:6] + "..." if len(key) > 6 else key
+        raise SetupError(f"--table-key: the key `quin hub add-table` printed (qt_ and at least 16 letters, "
+                         f"digits, - or _) is expected, not {shown!r}")
+
+
 @dataclass
 class Options:
     exec: list[str]  # the command line that runs this installation's quin
@@ -127,6 +161,9 @@ class Options:
     http_port: int = 8000
     data_dir: str | None = None
     protect_card: bool = False  # keep the system journal in memory (fewer writes to the SD card)
+    hub: str | None = None  # push the games to this club hub (with table_key); None: keep what was set up
+    table_key: str | None = None
+    no_hub: bool = False  # stop pushing to the hub set up before
 
 
 @dataclass
@@ -146,13 +183,16 @@ def systemd_quote(arg: str) -> str:
     return word
 
 
-def unit_text(account: Account, opts: Options, data_dir: str) -> str:
-    """The unit file for ``account`` and ``opts`` (the template with its placeholders filled in)."""
+def unit_text(account: Account, opts: Options, data_dir: str, hub: bool = False) -> str:
+    """The unit file for ``account`` and ``opts`` (the template with its placeholders filled in);
+    ``hub``: the service reads the hub's address and the table's key from :data:`HUB_FILE`."""
     template = (hardware_files.hardware_dir() / "quin.service.in").read_text(encoding="utf-8")
     if opts.board == "serial":
         environment = f"Environment=QUIN_SERIAL_PORT={opts.serial_port or STABLE_NAME}\n"
     else:
         environment = ""
+    if hub:
+        environment += f"EnvironmentFile=/{HUB_FILE}\n"
     values = {
         "USER": account.name,
         "GROUP": account.group,
@@ -255,9 +295,16 @@ class Installer:
         data_dir = opts.data_dir or os.path.join(account.home, ".local", "share", "quin")
         if not os.path.isabs(data_dir) or re.search(r"\s", data_dir):
             raise SetupError(f"the data folder must be an absolute path without spaces, not {data_dir!r}")
+        check_hub(opts.hub, opts.table_key)
         out = Outcome(account=account, data_dir=data_dir)
         state = self._load_state()
-        unit = unit_text(account, opts, data_dir)  # before anything changes: a bad template stops here
+        if opts.hub is not None:
+            hub_text = HUB_TEXT.format(url=opts.hub.rstrip("/"), key=opts.table_key)
+        elif opts.no_hub:
+            hub_text = None
+        else:  # run again without --hub: the hub set up before stays (its key may not be at hand)
+            hub_text = self._read(HUB_FILE) if self._is_ours(HUB_FILE) else None
+        unit = unit_text(account, opts, data_dir, hub=hub_text is not None)  # a bad template stops here
 
         created = self._make_data_dir(data_dir, account)
         if created:
@@ -265,9 +312,14 @@ class Installer:
         unit_changed = self._write(UNIT_FILE, unit, out)
         rule_changed = self._write(RULE_FILE, rule_text(), out)
         journal_changed = self._write(JOURNAL_FILE, JOURNAL_TEXT, out) if opts.protect_card else False
+        if hub_text is not None:
+            hub_changed = self._write(HUB_FILE, hub_text, out, mode=0o600)
+        else:
+            hub_changed = self._remove_ours(HUB_FILE, out)
         groups_added = self._join_groups(account, opts.board, out)
         added = {tuple(x) for x in state.get("groups_added", [])} | {(account.name, g) for g in groups_added}
         files = [UNIT_FILE, RULE_FILE] + ([JOURNAL_FILE] if opts.protect_card or JOURNAL_FILE in state.get("files", []) else [])
+        files += [HUB_FILE] if hub_text is not None else []
         self._save_state({
             "user": account.name,
             "board": opts.board,
@@ -299,7 +351,7 @@ class Installer:
         if not self._ok(["systemctl", "is-active", "--quiet", UNIT_NAME]):
             self._check(["systemctl", "start", UNIT_NAME])
             out.changes.append(f"started {UNIT_NAME}")
-        elif unit_changed or groups_added:
+        elif unit_changed or groups_added or hub_changed:
             self._check(["systemctl", "restart", UNIT_NAME])
             out.changes.append(f"restarted {UNIT_NAME} with the new settings")
         out.started = True
@@ -359,16 +411,35 @@ class Installer:
             os.chown(folder, account.uid, account.gid)
         return True
 
-    def _write(self, rel: str, text: str, out: Outcome) -> bool:
+    def _read(self, rel: str) -> str | None:
+        try:
+            return self.under_root(rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def _remove_ours(self, rel: str, out: Outcome) -> bool:
+        """Remove a file `quin setup` wrote (and its folder, if empty); True if there was one."""
+        if not self._is_ours(rel):
+            return False
+        path = self.under_root(rel)
+        path.unlink()
+        out.changes.append(f"removed {self.shown(rel)}")
+        try:
+            path.parent.rmdir()
+        except OSError:
+            pass
+        return True
+
+    def _write(self, rel: str, text: str, out: Outcome, mode: int = 0o644) -> bool:
         path = self.under_root(rel)
         try:
             old = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             old = None
-        if old == text:
+        if old == text and (path.stat().st_mode & 0o777) == mode:
             return False
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(path, text, 0o644)
+        _write_atomic(path, text, mode)
         if old is None:
             out.changes.append(f"wrote {self.shown(rel)}")
         elif MARK in old:
@@ -393,7 +464,7 @@ class Installer:
     def undo(self) -> Outcome:
         state = self._load_state()
         out = Outcome(data_dir=state.get("data_dir", ""))
-        ours = [rel for rel in (UNIT_FILE, RULE_FILE, JOURNAL_FILE) if self._is_ours(rel)]
+        ours = [rel for rel in (UNIT_FILE, RULE_FILE, JOURNAL_FILE, HUB_FILE) if self._is_ours(rel)]
         if UNIT_FILE in ours:
             if self.live and self._ok(["systemctl", "is-active", "--quiet", UNIT_NAME]):
                 self._check(["systemctl", "stop", UNIT_NAME])
@@ -404,6 +475,11 @@ class Installer:
         for rel in ours:
             self.under_root(rel).unlink()
             out.changes.append(f"removed {self.shown(rel)}")
+            if rel == HUB_FILE:
+                try:
+                    self.under_root(rel).parent.rmdir()
+                except OSError:
+                    pass
         for rel in (UNIT_FILE, RULE_FILE):
             if rel not in ours and self.under_root(rel).exists():
                 out.notes.append(f"kept {self.shown(rel)}: it was not written by `quin setup`")
@@ -441,7 +517,9 @@ class Installer:
 
 def _write_atomic(path: Path, text: str, mode: int) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    tmp.unlink(missing_ok=True)
+    # made readable by its owner only, until written: the hub's file holds a table's key
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())

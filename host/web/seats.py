@@ -12,7 +12,7 @@ import hmac
 
 from flask import Blueprint, jsonify, render_template, request
 
-from host.session.table import TableError
+from host.session.table import TableError, check_who
 
 from . import get_table
 from .bodies import json_body
@@ -66,14 +66,38 @@ def seat_input(token: str):
 
 @bp.post("/api/seat/<token>/setup")
 def seat_setup(token: str):
+    """The lineup, and optionally who plays it: ``"player": {"name": ..., "code": ...}`` (the
+    name is shown to everyone; a player code from the club's hub ties the game to a rating)."""
     player = acting_player(token)
     data = json_body()
     table = get_table()
     try:
-        table.submit_setup(player, data)
+        who = None
+        if isinstance(data, dict) and "player" in data:
+            data = dict(data)
+            who = _known_at_hub(table, check_who(data.pop("player")))
+        table.submit_setup(player, data, who)
     except TableError as exc:
         raise bad_request(str(exc)) from None
     return jsonify(table.state(player))
+
+
+def _known_at_hub(table, who: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
+    """A player code checked with the hub when it is reached: an unknown one is refused in one
+    line; the hub's name for a known one fills an empty name.  A hub not reached now takes the
+    code as given (the hub rates the game by it if it knows it, else keeps the name unrated)."""
+    name, code = who
+    if code is None:
+        return who
+    pusher = table.hub_pusher
+    if pusher is None:
+        raise TableError("player.code: this table pushes to no hub, so a player code means nothing here; "
+                         "leave it empty")
+    known, hub_name = pusher.check_code(code)
+    if known is False:
+        raise TableError(f"player.code: the hub does not know {code}; check it, or ask the hub's admin "
+                         "(`quin hub add-player NAME` makes one)")
+    return (name or hub_name), code
 
 
 @bp.post("/api/seat/<token>/again")

@@ -80,6 +80,26 @@ def test_setup_fits_a_phone_screen_tap_a_space_then_a_piece(live):
     expect(page.locator("#bar-status")).to_contain_text("2 of 10 placed")
 
 
+def test_a_player_names_themselves_with_the_lineup_and_everyone_sees_who_plays(live):
+    page = live.white
+    expect(page.locator("#who-name")).to_be_visible()
+    expect(page.locator("#who-code")).to_be_hidden()  # this table pushes to no hub: no player code to give
+    page.fill("#who-name", "Ann")
+    page.click("#quick-start")
+    page.click("#send-setup")
+    wait_for("white's setup", lambda: live.table.row.setups["white"] is not None)
+    expect(live.status.locator("#now")).to_contain_text("White (Ann) is ready")
+    expect(live.status.locator("#sub")).to_have_text("White moves first · Ann (White) – Black")
+    expect(page.locator("#send-setup")).to_have_text("Sent ✓")
+    page.fill("#who-name", "Ann B")  # a new name is a change to send
+    expect(page.locator("#send-setup")).to_have_text("Send again")
+    page.click("#send-setup")
+    expect(live.status.locator("#now")).to_contain_text("White (Ann B) is ready")
+    page.reload()  # the phone remembers the name for the next game
+    expect(page.locator("#who-name")).to_have_value("Ann B")
+    expect(page.locator("#send-setup")).to_have_text("Sent ✓")
+
+
 def test_quick_start_is_the_rulebooks_and_one_tap_from_ready(live):
     page = live.white
     page.click("#quick-start")

@@ -6,27 +6,50 @@ const h = (tag, attrs = {}, ...kids) => {
   for (const k of kids) el.append(k);
   return el;
 };
-function grid(el, state) {
-  // the public board: each tower on its space (owner's colour; its piece once revealed)
-  el.innerHTML = "";
-  const view = state && state.view;
-  const towers = (view && view.board) || [];
-  for (const t of towers) {
-    const cls = t.owner + (t.revealed ? " rev" : "");
-    el.append(h("span", { class: cls, title: t.space }, t.piece ? t.piece[0].toUpperCase() : ""));
-  }
+const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : "");
+// The board is drawn by the board's own page code (quin.js, served at /board/quin.js): the same
+// geometry, towers, last-turn arrows and flash bursts as the status page, only smaller.
+function svgBoard(cls, label) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("class", cls);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", label);
+  return svg;
+}
+async function draw(boardReady, state) {
+  const board = await boardReady;
+  const v = state && state.view;
+  const last = Quin.lastTurn(v);  // the last turn: arrows for its moves, a burst where a flash happened
+  board.render(v ? v.board : [], last.marks, last.overlays);
+}
+function flashes(state) {
+  return (((state && state.view) || {}).events || []).filter((e) => e.type === "flash").length;
+}
+function players(state) {
+  const p = (state && state.players) || {};
+  const robot = state && state.opponent && state.opponent.side;
+  const name = (c) => (p[c] ? `${p[c]} (${cap(c)})` : c === robot ? `practice opponent (${cap(c)})` : cap(c));
+  return `${name("white")} – ${name("black")}`;
 }
 function lastMove(state) {
   const v = state && state.view;
   if (!v || !v.history || !v.history.length) return state && state.phase === "setup" ? "setting up" : "no moves yet";
   const t = v.history[v.history.length - 1];
-  return `turn ${t.turn}, ${t.player}: ` + t.actions.map((a) => a.type + (a.to ? " " + a.to : "")).join(", ");
+  let text = `${cap(t.player)}: ` + t.actions.map(Quin.actionText).join(", ");
+  const flashed = (v.events || []).filter((e) => e.type === "flash" && e.turn === t.turn);
+  if (flashed.length) text += " · flash on " + flashed.map((e) => e.at).join(", ");
+  return text;
+}
+function lastFlashed(state) {
+  const v = state && state.view;
+  const t = v && v.history && v.history[v.history.length - 1];
+  return !!t && (v.events || []).some((e) => e.type === "flash" && e.turn === t.turn);
 }
 function line(state) {
   const v = state && state.view;
   if (!v) return state ? state.phase : "";
   if (v.result && v.result.status !== "ongoing") return `over: ${v.result.winner || "draw"} (${v.result.reason || ""})`;
-  return `${v.mode}, turn ${v.turn}, ${v.to_move} to move`;
+  return `${v.mode.replace("_", " ")}, turn ${v.turn}, ${v.to_move} to move`;
 }
 const pages = {
   wall() {
@@ -39,31 +62,43 @@ const pages = {
       document.getElementById("empty").hidden = true;
       let card = cards.get(b.table);
       const state = b.data.state;
-      const flashes = ((state.view || {}).events || []).length;
+      const n = flashes(state);
       if (!card) {
-        card = { el: h("a", { class: "tbl" }), flashes };
+        const svg = svgBoard("board mini", b.table);
+        card = { el: h("a", { class: "tbl" }), title: h("h2", {}, b.table), who: h("div", { class: "players" }),
+                 line: h("div", { class: "line" }), last: h("div", { class: "line last" }), svg, flashes: n, game: b.game };
+        card.board = Quin.board(svg, {});
+        card.el.append(card.title, card.who, card.line, svg, card.last);
         cards.set(b.table, card);
         document.getElementById("wall").append(card.el);
       }
+      const fresh = card.game === b.game && n > card.flashes;  // a flash just happened at this table
       card.el.href = "/games/" + b.game;
-      card.el.className = "tbl" + (b.status !== "live" ? " over" : "") + (flashes > card.flashes ? " flash" : "");
-      card.flashes = flashes;
-      const g = h("div", { class: "grid" });
-      grid(g, state);
-      card.el.replaceChildren(h("h2", {}, b.table), h("div", { class: "line" }, line(state)), g,
-        h("div", { class: "line" }, lastMove(state)));
+      card.el.dataset.game = b.game;
+      card.el.className = "tbl" + (b.status !== "live" ? " over" : "") + (fresh ? " flash" : "");
+      card.flashes = n;
+      card.game = b.game;
+      card.who.textContent = players(state);
+      card.line.textContent = line(state);
+      card.last.textContent = lastMove(state);
+      card.last.classList.toggle("flashed", lastFlashed(state));
+      card.svg.setAttribute("aria-label", `${b.table}: ${lastMove(state)}`);
+      draw(card.board, state);
     });
   },
   async game() {
     const uuid = location.pathname.split("/").pop();
     const info = await (await fetch("/api/games/" + uuid)).json();
     document.getElementById("title").textContent = `${info.table}: ${info.mode || ""} game`;
+    const boardReady = Quin.board(document.getElementById("board"), {});
     const show = (state) => {
-      grid(document.getElementById("board"), state);
+      draw(boardReady, state);
       document.getElementById("line").textContent = line(state);
+      document.getElementById("players").textContent = players(state);
+      document.getElementById("last").textContent = lastMove(state);
       const moves = document.getElementById("moves");
       moves.replaceChildren(...(((state.view || {}).history) || []).map((t) =>
-        h("li", {}, `${t.player}: ` + t.actions.map((a) => a.type + (a.to ? " " + a.to : "")).join(", "))));
+        h("li", {}, `${cap(t.player)}: ` + t.actions.map(Quin.actionText).join(", "))));
     };
     if (info.status === "live") {
       const es = new EventSource("/api/stream/games/" + uuid);
@@ -86,8 +121,10 @@ const pages = {
     const load = async () => {
       const q = new URLSearchParams([...new FormData(form)].filter(([, v]) => v));
       document.getElementById("export").href = "/api/export?" + q;
+      document.getElementById("export-zip").href = "/api/export.zip?" + q;
       const res = await fetch("/api/games?" + q);
       const data = await res.json();
+      document.getElementById("status").textContent = data.error || "";
       document.getElementById("rows").replaceChildren(...(data.games || []).map((g) => h("tr", {},
         h("td", {}, h("a", { href: "/games/" + g.uuid }, g.table)), h("td", {}, g.mode || ""),
         h("td", {}, `${g.players.white || "?"} – ${g.players.black || "?"}`), h("td", {}, g.status),

@@ -85,6 +85,10 @@ document.addEventListener("DOMContentLoaded", async () => {
     set(key, value) { try { localStorage.setItem("quin." + key, JSON.stringify(value)); } catch (e) { /* private mode */ } },
   };
   const complete = () => draft.clone && draft.removed && ORDER.every((s) => draft.lineup[s]);
+  // Who plays this seat: the name shown to everyone, and the club hub's player code (kept on this phone).
+  let who = Object.assign({ name: "", code: "" }, store.get("me", {}));
+  const whoSent = () => ({ name: who.name.trim() || null, code: (state && state.hub && who.code.trim()) || null });
+  const sentNow = () => JSON.stringify([draft, whoSent()]);
 
   function firstEmpty(after) {
     const start = after ? ORDER.indexOf(after) + 1 : 0;
@@ -151,7 +155,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("last-lineup").disabled = !store.get("last", null);
     const ready = complete();
     const b = $("send-setup");
-    const same = sent !== null && sent === JSON.stringify(draft);
+    const same = sent !== null && sent === sentNow();
     b.disabled = !ready || same;
     b.textContent = sent === null ? "Ready" : same ? "Sent ✓" : "Send again";
     let status;
@@ -203,8 +207,14 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("saved-lineups").addEventListener("click", () => { sheet = sheet === "saved" ? null : "saved"; renderSheet(); });
   $("send-setup").addEventListener("click", () => {
     const body = JSON.parse(JSON.stringify(draft));
-    send("setup", body).then(() => { sent = JSON.stringify(body); store.set("last", plain(body)); renderSetup(); }).catch(() => {});
+    const now = sentNow();
+    body.player = whoSent();
+    send("setup", body).then(() => { sent = now; store.set("last", plain(draft)); renderSetup(); }).catch(() => {});
   });
+  for (const [id, key] of [["who-name", "name"], ["who-code", "code"]]) {
+    $(id).value = who[key] || "";
+    $(id).addEventListener("input", (e) => { who[key] = e.target.value; store.set("me", who); refusal = null; renderNow(); renderSetup(); });
+  }
 
   async function saveLineup() {
     const saved = store.get("lineups", {});
@@ -459,9 +469,14 @@ document.addEventListener("DOMContentLoaded", async () => {
       $("declare").classList.add("hidden");
       $("again").classList.add("hidden");
       $("bar-status").classList.remove("hidden");
+      // the player code only where the table pushes to a hub (its code means nothing elsewhere)
+      $("who-code-box").classList.toggle("hidden", !s.hub);
+      const me_ = s.seat.me || {};
+      if (!who.name && me_.name) { who.name = me_.name; $("who-name").value = me_.name; }
+      if (!who.code && me_.code) { who.code = me_.code; $("who-code").value = me_.code; }
       if (s.seat.setup && !draft.clone && !draft.removed && !Object.keys(draft.lineup).length) {
         draft = mine(s.seat.setup);
-        sent = JSON.stringify(draft);
+        sent = JSON.stringify([draft, { name: me_.name || null, code: me_.code || null }]);
         spot = firstEmpty();
       }
       $("sub").textContent = s.setup_done[rival] ? `${cap(rival)} is ready` : `${cap(rival)} is choosing`;

@@ -21,7 +21,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       const done = state.setup_done || {};
       for (const p of Quin.PLAYERS) {
         if (p === robot) lines.push(`${cap(p)} is the practice opponent: ${done[p] ? "its lineup is chosen" : "it is choosing its lineup"}.`);
-        else lines.push(`${cap(p)} ${done[p] ? "is ready" : "is choosing a lineup"} on their phone.`);
+        else lines.push(`${named(state, p)} ${done[p] ? "is ready" : "is choosing a lineup"} on their phone.`);
       }
     } else {
       if (need.kind === "setup") title = "Put both lineups on the board";
@@ -36,6 +36,17 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (lines.length === 1) box.append(h("p", { class: "line" }, lines[0]));
     else if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
     box.className = "now " + cls + (title || lines.length ? "" : " hidden");
+  }
+
+  /* "White (Ann)": the name the player gave on their phone, if any. */
+  const named = (state, p) => (state.players && state.players[p] ? `${cap(p)} (${state.players[p]})` : cap(p));
+
+  /* Who plays, once a player has given a name on their phone: "Ann (White) – Black". */
+  function who(state) {
+    const p = state.players || {};
+    if (!p.white && !p.black) return "";
+    const one = (c) => (p[c] ? `${p[c]} (${cap(c)})` : cap(c));
+    return `${one("white")} – ${one("black")}`;
   }
 
   function subline(state) {
@@ -53,7 +64,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("mode").textContent = (state.mode || "").replace("_", " ") + (state.vision ? " · Vision" : "");
     $("sim-link").classList.toggle("hidden", !state.simulated);
     $("turn").textContent = Quin.headline(state, null);
-    $("sub").textContent = subline(state);
+    $("sub").textContent = [subline(state), who(state)].filter(Boolean).join(" · ");
     const res = v ? Quin.resultText(v.result) : "";
     Quin.renderEnd($("result"), state, null, $("turn").textContent);
     document.querySelector(".head").classList.toggle("over", !!res);

@@ -7,8 +7,9 @@ import json
 import urllib.parse
 
 
-def request(url: str, method: str = "GET", body=None, key: str | None = None, headers: dict | None = None):
-    """(status, parsed JSON or bytes)."""
+def request(url: str, method: str = "GET", body=None, key: str | None = None, headers: dict | None = None,
+            with_headers: bool = False):
+    """(status, parsed JSON or bytes), and the response's headers too if ``with_headers``."""
     u = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
     hdrs = dict(headers or {})
@@ -23,9 +24,10 @@ def request(url: str, method: str = "GET", body=None, key: str | None = None, he
     raw = resp.read()
     conn.close()
     try:
-        return resp.status, json.loads(raw)
+        value = json.loads(raw)
     except ValueError:
-        return resp.status, raw
+        value = raw
+    return (resp.status, value, resp.headers) if with_headers else (resp.status, value)
 
 
 class SSE:
@@ -40,6 +42,7 @@ class SSE:
         self.conn.request("GET", u.path, headers=headers)
         self.resp = self.conn.getresponse()
         self.status = self.resp.status
+        self.headers = self.resp.headers
 
     def next_event(self):
         eid, name, data = None, "message", []

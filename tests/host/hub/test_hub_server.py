@@ -149,9 +149,13 @@ def test_pushes_are_rate_limited_per_table(db, hubs):
     key, other = add_table(dsn, "busy"), add_table(dsn, "calm")
     hub = hubs("--push-rate", "1")  # bursts of 4
     g = str(uuid.uuid4())
-    codes = [request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(n, n)]}]}, key=key)[0]
-             for n in range(1, 9)]
+    answers = [request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(n, n)]}]}, key=key,
+                       with_headers=True) for n in range(1, 9)]
+    codes = [a[0] for a in answers]
     assert codes[:4] == [200] * 4 and 429 in codes[4:]
+    status, out, headers = next(a for a in answers if a[0] == 429)
+    assert out["error"].startswith("too many pushes for this table; retry after")
+    assert headers["Retry-After"].isdigit() and 1 <= int(headers["Retry-After"]) <= 2
     # another table is not held back by the busy one
     h = str(uuid.uuid4())
     assert request(hub.url + "/api/push", "POST", {"games": [{"uuid": h, "events": [event(1, 1)]}]}, key=other)[0] == 200
@@ -163,7 +167,8 @@ def test_open_streams_are_capped_per_address(db, hubs):
     first, second = SSE(hub.url + "/api/stream/wall"), SSE(hub.url + "/api/stream/wall")
     assert (first.status, second.status) == (200, 200)
     third = SSE(hub.url + "/api/stream/wall")
-    assert third.status == 429
+    assert third.status == 429 and third.headers["Retry-After"] == "5"
+    assert b"too many streams open from this address" in third.resp.read()
     third.close()
     first.close()
     status, health = request(hub.url + "/api/health")
@@ -197,3 +202,39 @@ def test_a_process_forgets_finished_games_nobody_watches_and_the_wall_shows_each
     stream = SSE(hub.url + f"/api/stream/games/{old}")
     assert stream.next_event()[0] == "1"
     stream.close()
+
+
+def test_pushes_are_rate_limited_per_address_whatever_the_keys(db, hubs):
+    """Many tables behind one address (or one client trying keys) are held back together: 4 times a
+    table's rate (1 a second, bursts of 4, with --push-rate 0.25); each key here pushes once, within
+    its own burst of 1.  (12 pushes would have to take over 8 s for the address not to be held back.)"""
+    dsn, _ = db
+    keys = [add_table(dsn, f"t{i}") for i in range(12)]
+    hub = hubs("--push-rate", "0.25")
+    answers = [request(hub.url + "/api/push", "POST", {"games": [{"uuid": str(uuid.uuid4()), "events": [event(1, 1)]}]},
+                       key=key, with_headers=True) for key in keys]
+    codes = [a[0] for a in answers]
+    assert codes[:4] == [200] * 4 and 429 in codes[4:]
+    for status, out, headers in answers:
+        if status == 429:
+            assert out["error"].startswith("too many pushes from this address; retry after"), out
+            assert int(headers["Retry-After"]) >= 1
+    # a wrong key is counted against the address too: guessing keys is held back the same way
+    assert request(hub.url + "/api/push", "POST", {"games": []}, key="qt_guess")[0] == 429
+
+
+def test_streams_opened_are_rate_limited_per_address(db, hubs):
+    dsn, _ = db
+    key = add_table(dsn, "t")
+    hub = hubs("--stream-rate", "0.5")  # bursts of 2
+    # a table on the wall: a wall stream answers at once with it (an empty wall answers at its first keep-alive)
+    request(hub.url + "/api/push", "POST", {"games": [{"uuid": str(uuid.uuid4()), "events": [event(1, 1)]}]}, key=key)
+    answers = []
+    for _ in range(6):
+        s = SSE(hub.url + "/api/stream/wall")
+        answers.append((s.status, s.headers.get("Retry-After")))
+        s.close()
+    assert [a[0] for a in answers[:2]] == [200] * 2 and 429 in [a[0] for a in answers[2:]]
+    assert next(int(r) for st, r in answers if st == 429) >= 1
+    # a game's stream is counted the same way
+    assert SSE(hub.url + f"/api/stream/games/{uuid.uuid4()}").status == 429

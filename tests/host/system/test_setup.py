@@ -190,3 +190,99 @@ def test_after_starting_it_checks_the_service_and_its_board(tmp_path, capsys, mo
     monkeypatch.setattr(setup_cmds, "SERVICE_WAIT", 0.5)
     assert setup_cmds._check_service(port) == 1  # nothing answers there now
     assert "journalctl -u quin" in capsys.readouterr().out
+
+
+HUB = "etc/quin/hub.env"
+KEY = "qt_" + "k" * 32
+
+
+def test_setup_with_a_hub_persists_it_for_the_service_readable_by_root_only(make_root, systemd_tool, capsys):
+    """`quin setup --hub URL --table-key K` is `quin serve --hub URL --table-key K` at every start."""
+    root = make_root()
+    assert setup(root, "--hub", "http://hub.club.example:8100/", "--table-key", KEY) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {root / HUB}" in out and KEY not in out  # the key is not printed back
+    text = (root / HUB).read_text()
+    settings = unit_settings(text)
+    assert settings["QUIN_HUB"] == ["http://hub.club.example:8100"] and settings["QUIN_TABLE_KEY"] == [KEY]
+    assert oct((root / HUB).stat().st_mode & 0o777) == "0o600"  # a secret: root only (systemd reads it as root)
+    unit = (root / UNIT).read_text()
+    assert unit_settings(unit)["EnvironmentFile"] == ["/etc/quin/hub.env"] and KEY not in unit
+    verify = subprocess.run([systemd_tool("systemd-analyze"), "verify", str(root / UNIT)], capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+    # what the service runs reads them as `quin serve` reads QUIN_HUB and QUIN_TABLE_KEY
+    from host.commands import serve_cmds
+    import argparse
+    import os as _os
+
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    env = dict(settings_line.split("=", 1) for settings_line in text.splitlines() if settings_line and not settings_line.startswith("#"))
+    old = {k: _os.environ.get(k) for k in env}
+    _os.environ.update(env)
+    try:
+        serve_cmds.add_parser(sub)
+        args = parser.parse_args(["serve"])
+    finally:
+        for k, v in old.items():
+            if v is None:
+                _os.environ.pop(k)
+            else:
+                _os.environ[k] = v
+    assert (args.hub, args.table_key) == ("http://hub.club.example:8100", KEY)
+
+    # run again without --hub (to change the port, say): the hub stays
+    assert setup(root, "--http-port", "8080") == 0
+    assert (root / HUB).read_text() == text and "EnvironmentFile=/etc/quin/hub.env" in (root / UNIT).read_text()
+    capsys.readouterr()
+    # --no-hub takes it away; --undo removes it with the rest
+    assert setup(root, "--no-hub") == 0
+    assert not (root / HUB).exists() and "EnvironmentFile" not in (root / UNIT).read_text()
+    assert f"removed {root / HUB}" in capsys.readouterr().out
+    assert setup(root, "--hub", "https://hub.example", "--table-key", KEY) == 0
+    assert main(["setup", "--root", str(root), "--undo"]) == 0
+    assert not (root / HUB).exists() and not (root / "etc/quin").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--hub", "hub.local:8100", "--table-key", KEY], "--hub: an http:// or https:// address"),
+    (["--hub", "ftp://hub.local", "--table-key", KEY], "--hub: an http:// or https:// address"),
+    (["--hub", "http://hub local", "--table-key", KEY], "--hub: an http:// or https:// address"),
+    (["--hub", "http://hub.local:99999", "--table-key", KEY], "--hub: an http:// or https:// address"),
+    (["--hub", "http://hub.local"], "--hub needs --table-key"),
+    (["--table-key", KEY], "--table-key needs --hub"),
+    (["--hub", "http://hub.local", "--table-key", "secret"], "--table-key: the key `quin hub add-table` printed"),
+    (["--hub", "http://hub.local", "--table-key", KEY + "\nX=1"], "--table-key: the key"),
+    (["--no-hub", "--hub", "http://hub.local", "--table-key", KEY], "--no-hub: give it alone"),
+])
+def test_a_bad_hub_or_key_is_one_line_naming_the_field_and_changes_nothing(make_root, capsys, argv, message):
+    root = make_root()
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    code = main(["setup", "--root", str(root), "--user", "ada", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and "X=1" not in err
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+def test_after_starting_it_says_whether_the_hub_is_reached(tmp_path, capsys, monkeypatch):
+    from host.commands import setup_cmds
+
+    monkeypatch.setattr(setup_cmds, "BOARD_WAIT", 0.2)
+    with __import__("socket").socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())",
+                             "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path), "--no-qr",
+                             "--no-mdns", "--hub", f"http://127.0.0.1:{dead}", "--table-key", KEY],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        port = int(lines[2].strip().rstrip("/").rsplit(":", 1)[1])
+        assert setup_cmds._check_service(port) == 0
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+    out = capsys.readouterr().out
+    hub = [line for line in out.splitlines() if line.startswith("The hub: ")]
+    assert len(hub) == 1 and f"the hub at http://127.0.0.1:{dead} is not reached" in hub[0], out
