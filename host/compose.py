@@ -125,7 +125,7 @@ class Service:
         if board is not None and manual_clock:
             # The whole table on the test's clock: two runs of one game give the same bytes.
             clocks = {"clock": board.clock, "wall": board.clock}
-        elif board is not None and hasattr(board, "clock"):
+        elif board is not None:
             clocks = {"clock": board.clock}
         self.table = Table(store, self.broker, board=board, settle=settle, opponent=opponent,
                            referee_factory=referee_factory, **clocks)

@@ -156,8 +156,7 @@ class Table:
                     raise TableError(taken)
             # Stream ids never repeat across restarts: each start numbers its events in a new epoch.
             epoch = self.store.next_epoch()
-            if hasattr(self.broker, "set_epoch"):
-                self.broker.set_epoch(epoch)
+            self.broker.set_epoch(epoch)
             self.host_key = self.store.meta("host_key")
             if not self.host_key:
                 self.host_key = new_token()
