@@ -17,7 +17,7 @@ from .bodies import MAX_BODY
 
 DEFAULTS = {
     "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.system.config.data_dir())
-    "TABLE": None,  # a ready Table; built here if None
+    "TABLE": None,  # a ready Table; if None, host.compose.Service.from_config builds the whole service
     "BOARD": "sim",  # with no TABLE: "sim" gives a simulated board, None none
     "SETTLE": 0.25,  # seconds the referee waits for the board to settle
     "TICK": 0.05,  # seconds between referee ticks (0: no ticker thread; tests tick by hand)
