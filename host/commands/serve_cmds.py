@@ -239,38 +239,10 @@ def _calibration(kind: str, folder: Path | None):
 
 
 def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> None:
-    """Feed the referee every snapshot the board source yields; report its health; light its LEDs."""
-    from host.board.sensing import SourceStatus
+    """The board loop (``host.compose.pump``), where its callers have long found it."""
+    from host.compose import pump as board_loop
 
-    shown = None
-    checked = 0.0
-    while not stop.is_set():
-        try:
-            snap = source.read(timeout=0.1)
-        except Exception as exc:  # a source failing must not stop the game: report it
-            table.set_source_status({"ok": False, "message": str(exc)})
-            stop.wait(0.5)
-            continue
-        status = getattr(source, "status", None)
-        now = time.monotonic()
-        if callable(status) and now - checked >= status_every:
-            checked = now
-            st = status()
-            if isinstance(st, SourceStatus):  # a problem, or a notice of what just happened to the board
-                shown_status = {"ok": st.ok, "message": st.message}
-                table.set_source_status(None if st.ok and not st.details.get("notice") else shown_status)
-        if snap is not None:
-            try:
-                table.feed(snap)
-            except Exception as exc:  # e.g. the store cannot write: the referee undid the action; say so
-                table.set_source_status({"ok": False, "message": f"the game could not be updated: {exc}"})
-        leds = table.leds
-        if hasattr(source, "show") and leds is not None and leds != shown:
-            try:
-                source.show(leds)
-                shown = leds
-            except Exception as exc:
-                table.set_source_status({"ok": False, "message": f"the board's lights: {exc}"})
+    board_loop(table, source, stop, status_every)
 
 
 def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, board: bool = False,
@@ -451,9 +423,8 @@ def cmd_serve(args) -> int:
 def _serve(args, folder: Path, lock, started: float) -> int:
     import asyncio
 
-    from host.session.table import Table
-    from host.web import create_app, start_ticker
-    from host.web.events import Broker
+    from host.compose import Service
+    from host.session.table import TableError
     from host.web.server import WebServer
     from host.web.sim import make_virtual_board
 
@@ -466,16 +437,13 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         source = open_source(args.board, Path(args.data_dir) if args.data_dir else None,
                              getattr(args, "serial_port", None))
     store = _serving_store(folder, out)
-    broker = Broker()
     opponent = None
     if args.opponent:
         from host.opponent.driver import TableOpponent
 
         opponent = TableOpponent(args.opponent, args.level)
-    table = Table(store, broker, board=board, opponent=opponent)
-    if board is not None:
-        table.occupied = board.occupied
-    from host.session.table import TableError
+    service = Service(store, board=board, source=source, opponent=opponent)
+    table = service.table
 
     take_over = args.take_over
     if opponent is not None and not take_over:
@@ -493,25 +461,23 @@ def _serve(args, folder: Path, lock, started: float) -> int:
                 raise UserError(f"{taken}: add --take-over to hand it over, or start a new game from the host "
                                 "page (or `quin serve` without --opponent) first")
     try:
-        table.open(args.mode, args.vision, args.first, take_over=take_over)
+        service.open(args.mode, args.vision, args.first, take_over=take_over)
     except ImportError as exc:
         raise UserError(f"the referee is not available: {exc}") from None
     except TableError as exc:
         raise UserError(str(exc)) from None
     pusher = None
     if args.hub:
-        from host.hub.push import Pusher
-
         if not args.table_key:
             raise UserError("--hub needs --table-key (the key `quin hub add-table` printed for this table)")
         try:
-            pusher = Pusher(table, args.hub, args.table_key).start()
+            pusher = service.push_to(args.hub, args.table_key)
         except ValueError as exc:
             raise UserError(str(exc)) from None
         # before anyone connects: the first state the pages get says the table pushes to a hub
         # (a phone offers its player code field then)
         table.refresh()
-    app = create_app({"TABLE": table, "DATA_DIR": str(store.path.parent)})
+    app = service.web()
     from host.web.server import raise_file_limit
 
     files = raise_file_limit()  # every connection is a file handle: take what the system allows
@@ -536,12 +502,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     app.config["ALLOWED_HOSTS"] = allowed_hosts(args.host, address, host, *args.allow_host)
     store.set_meta("public_url", base)  # and `quin links` prints the same
 
-    stop = threading.Event()
-    ticker = start_ticker(table, 0.05)
-    pumping = None
-    if source is not None:
-        pumping = threading.Thread(target=pump, args=(table, source, stop), name="quin-board", daemon=True)
-        pumping.start()
+    service.start()  # the board loop on a hardware board, else the ticker
 
     print(f"Quin is ready ({time.monotonic() - started:.1f} s): {args.board} board, data in {store.path.parent}", file=out)
     if table.resume_error:
@@ -594,23 +555,10 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     except KeyboardInterrupt:  # a Ctrl-C before the loop took the signals over
         pass
     finally:
-        # Stop in order: no more snapshots or ticks, every stream ended, then the store closed
-        # under the table's lock (a tick or request finishing first).
-        stop.set()
-        ticker.set()
-        if pusher is not None:
-            pusher.stop()
-        broker.close()
         if announcement:
             announcement.close()
-        if pumping is not None:
-            pumping.join(1)
-        if source is not None:
-            try:
-                source.close()
-            except Exception:  # noqa: BLE001 - the board may already be gone
-                pass
-        with table.lock:
-            store.close()
+        # In order: no more snapshots or ticks, every stream ended, then the store closed under
+        # the table's lock (a tick or request finishing first).
+        service.stop()
     print("Quin stopped; the game is saved.", file=out)
     return 0

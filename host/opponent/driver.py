@@ -1,8 +1,9 @@
 """The opponent at the table: `quin serve --opponent white|black [--level N]`.
 
-:class:`TableOpponent` takes one seat of a :class:`host.session.table.Table`.  The
-table calls :meth:`TableOpponent.step` after every change (under its lock);
-the opponent then
+:class:`TableOpponent` is the mind of one off-board seat of a
+:class:`host.session.table.Table` (``host.session.seats.OffBoardSeat``).  The
+table calls the seat's ``step`` after every change (under its lock), which
+calls :meth:`TableOpponent.step`; the opponent then
 
 - sends its own setup when the game is in setup (seeded, with variety);
 - on its turn, decides from ``engine.views.view(game, its side)`` only (in a
@@ -100,7 +101,9 @@ def plan_of(action, seen: dict, side: str, rival_spaces=frozenset()) -> dict:
 
 
 class TableOpponent:
-    """One seat of the table played by the practice opponent."""
+    """The mind of an off-board seat (``host.session.seats.OffBoardSeat``): the practice opponent."""
+
+    who = "the practice opponent"  # how the table's messages name it
 
     def __init__(
         self,
@@ -152,7 +155,7 @@ class TableOpponent:
         at = self._at(table)
         thinking = plan is None and at is not None and (
             self._thinking == at  # deciding
-            or (table.game.to_move == self.side and getattr(table.ref, "phase", "play") == "play")  # about to
+            or (table.game.to_move == self.side and table.ref.phase == "play")  # about to
         )
         out = {"side": self.side, "level": self.level, "thinking": thinking}
         if plan is not None:
@@ -202,7 +205,7 @@ class TableOpponent:
         key = (table.row.id, len(game.log))
         if self._key != key:
             self._key, self._plan, self._thinking = key, None, None
-        if game.to_move != self.side or getattr(ref, "phase", "play") != "play":
+        if game.to_move != self.side or ref.phase != "play":
             return
         if self._thinking is not None:
             return

@@ -2,24 +2,22 @@
 
 ``create_app(test_config=None)`` is the application factory (the Flask
 tutorial's pattern).  The live game lives in a :class:`host.session.table.Table`,
-shared by every request; pass one in as ``TABLE`` (``quin serve`` does), or
-the factory builds one from ``DATA_DIR`` with a simulated board.
+shared by every request; pass one in as ``TABLE`` (``quin serve`` does, through
+``host.compose.Service.web``), or the factory has ``host.compose`` build the
+whole service from ``DATA_DIR`` with a simulated board.
 """
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-
 from flask import Flask, current_app
 
-from host.store import DB_NAME, Store
+from host.compose import start_ticker  # noqa: F401 - its former home; host.compose owns it
 
 from .bodies import MAX_BODY
 
 DEFAULTS = {
     "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.system.config.data_dir())
-    "TABLE": None,  # a ready Table; built here if None
+    "TABLE": None,  # a ready Table; if None, host.compose.Service.from_config builds the whole service
     "BOARD": "sim",  # with no TABLE: "sim" gives a simulated board, None none
     "SETTLE": 0.25,  # seconds the referee waits for the board to settle
     "TICK": 0.05,  # seconds between referee ticks (0: no ticker thread; tests tick by hand)
@@ -42,7 +40,11 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.from_mapping(test_config)
     table = app.config["TABLE"]
     if table is None:
-        table = build_table(app.config)
+        from host.compose import Service
+
+        service = Service.from_config(app.config)
+        app.extensions["quin.service"] = service
+        table = service.table
     if app.config["DATA_DIR"] is None:
         app.config["DATA_DIR"] = str(table.store.path.parent)
     app.extensions["quin.table"] = table
@@ -72,48 +74,6 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     app.teardown_appcontext(history.close_db)
     return app
-
-
-def build_table(config):
-    """A Table with its store, broker and (by default) a simulated board, plus its ticker."""
-    from host.system.config import data_dir
-    from host.session.table import Table
-
-    from .events import Broker
-    from .sim import make_virtual_board
-
-    folder = Path(config["DATA_DIR"]) if config["DATA_DIR"] else data_dir()
-    store = Store(folder / DB_NAME)
-    broker = Broker(keepalive=config["KEEPALIVE"])
-    board = make_virtual_board(manual=config["MANUAL_CLOCK"]) if config["BOARD"] == "sim" else None
-    clock = board.clock if board is not None else None
-    clocks = {"clock": clock} if clock else {}
-    if config["MANUAL_CLOCK"] and clock:
-        clocks["wall"] = clock  # the whole table on the test's clock: two runs of one game give the same bytes
-    table = Table(store, broker, board=board, settle=config["SETTLE"], **clocks)
-    if board is not None:
-        table.occupied = board.occupied
-    table.open(config["MODE"], config["VISION"], config["FIRST"])
-    if config["TICK"]:
-        start_ticker(table, config["TICK"])
-    return table
-
-
-def start_ticker(table, interval: float) -> threading.Event:
-    """Tick the referee every ``interval`` seconds (settle windows expire); returns a stop event."""
-    stop = threading.Event()
-
-    def run():
-        while not stop.wait(interval):
-            try:
-                table.tick()
-            except Exception:  # pragma: no cover - keep ticking; the error is the referee's to report
-                current = getattr(table, "tick_errors", 0)
-                table.tick_errors = current + 1
-
-    threading.Thread(target=run, name="quin-ticker", daemon=True).start()
-    table.ticker_stop = stop
-    return stop
 
 
 def get_table():

@@ -1,0 +1,177 @@
+"""A session: one game at one table, from both setups to the result.
+
+A :class:`Session` holds the game's stored row, the engine's :class:`~engine.game.Game` (the
+truth), its referee and its durable commits: the referee's ``on_commit`` writes each action to
+the store before anyone hears of it.  It knows nothing of phones, streams or boards: the table
+(:mod:`host.session.table`) feeds it, and the projections (:mod:`host.session.projections`) turn
+it into what each audience may see.
+
+A commit the store refuses (read-only, full, failing) is never silent and never lost: the
+referee's decision stands in memory but is *unsaved* (``unsaved`` says why) and
+:meth:`Session.save_unsaved` writes it as soon as the store takes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import Callable
+
+from engine.board import PLAYERS, WHITE
+from engine.game import Game
+from engine.pieces import Setup
+from host.store import GameRow, Store, StoreWriteError
+
+RETRY_SAVE = 0.5  # seconds between attempts to write a decision the store refused
+log = logging.getLogger("quin.table")
+
+
+class Session:
+    """One game at one table: its row, its game and referee once both setups are in, its commits.
+
+    Not thread-safe on its own: the table calls it under its lock."""
+
+    def __init__(
+        self,
+        store: Store,
+        row: GameRow,
+        *,
+        referee_factory: Callable | None = None,
+        settle: float = 0.25,
+        clock: Callable[[], float],
+        wall: Callable[[], float],
+        committed_at: float | None = None,
+    ):
+        self.store = store
+        self.row = row
+        self.game: Game | None = None
+        self.ref = None
+        self.settle = settle
+        self.clock = clock
+        self.wall = wall
+        self._referee_factory = referee_factory
+        # When the table's last commit was written (shown as the state's committed_at; it carries
+        # over to the next game until that game's first commit).
+        self.committed_at = committed_at
+        self.unsaved: str | None = None  # why the referee's last decision is not in the store yet
+        self._retry_at = 0.0
+        self.rematch: set[str] = set()  # the players who asked to play again, once the game is over
+        self._reveal: tuple | None = None  # ((game id, actions), the finished game with every identity open)
+
+    # --- where the game stands -------------------------------------------------------------------
+
+    @property
+    def phase(self) -> str:
+        """setup (lineups awaited), playing or over."""
+        if self.game is None:
+            return "setup"
+        return "over" if self.game.is_over() else "playing"
+
+    def referee_phase(self) -> str | None:
+        """The referee's coarse phase (setup, sync, play, over); None before the game starts."""
+        return self.ref.phase if self.ref is not None else None
+
+    def declaring(self, player: str) -> bool:
+        """Is it ``player``'s turn, with the referee taking declarations (its phase is play)?"""
+        game = self.game
+        return (game is not None and self.ref is not None and not game.is_over()
+                and game.to_move == player and self.ref.phase == "play")
+
+    def next_first(self) -> str:
+        """Who moves first in the next game: the loser of a finished game, or after a draw the
+        player who did not move first in it (the host page may choose otherwise)."""
+        row, game = self.row, self.game
+        result = game.result if game is not None and game.is_over() else None
+        winner = result.winner if result is not None else None
+        if winner:
+            return "black" if winner == "white" else "white"
+        if result is not None:
+            return "black" if row.first == "white" else "white"
+        return row.first
+
+    def revealed(self) -> Game:
+        """The finished game replayed with every identity open (Vision Mode: the same rules)."""
+        game = self.game
+        key = (self.row.id, len(game.log))
+        if self._reveal is None or self._reveal[0] != key:
+            open_game = Game(game.setups[WHITE], game.setups["black"], game.mode, True, game.first)
+            for _, _, action in game.log:
+                open_game.push(action, trusted=True)
+            self._reveal = (key, open_game)
+        return self._reveal[1]
+
+    # --- from setup to play ----------------------------------------------------------------------
+
+    def both_setups(self) -> bool:
+        return all(self.row.setups[p] is not None for p in PLAYERS)
+
+    def save_setup(self, player: str, setup: Setup) -> None:
+        self.store.save_setup(self.row.id, player, setup)
+        self.row = self.store.game(self.row.id)
+
+    def start(self) -> None:
+        """Both lineups are in: the game and its referee begin."""
+        row = self.row
+        setups = {p: Setup.from_record(p, row.setups[p]) for p in PLAYERS}
+        self.store.start_game(row.id)  # first: a store that refuses it leaves the table in setup
+        self.game = Game(setups["white"], setups["black"], row.mode, row.vision, row.first)
+        self.row = self.store.game(row.id)
+        self.ref = self._make_referee()
+
+    def load(self) -> None:
+        """The game in play rebuilt from its stored actions (StoreError if they no longer replay)."""
+        self.game = self.store.load_game(self.row.id)
+        self.ref = self._make_referee()
+
+    def _make_referee(self):
+        factory = self._referee_factory
+        if factory is None:
+            from host.referee import Referee
+
+            factory = Referee
+        return factory(self.game, on_commit=self._on_commit, settle=self.settle)
+
+    # --- durable commits -------------------------------------------------------------------------
+
+    def _on_commit(self, turn, player, action) -> None:
+        """The referee's on_commit: the action is on disk before anyone hears of it.
+
+        If the store refuses it, the decision is kept unsaved (nobody hears of it) and retried."""
+        if self.unsaved is not None:
+            return  # written with the decision before it, once the store takes them
+        try:
+            self.store.commit_action(self.row.id, self.game)
+        except sqlite3.Error as exc:
+            where = exc.where if isinstance(exc, StoreWriteError) else str(exc)
+            self.unsaved = (f"the game could not be saved: {where}. The move is kept and is saved as soon as "
+                            "the store can be written; play waits until then")
+            self._retry_at = self.clock() + RETRY_SAVE
+            log.error("the game could not be saved: %s", where)
+            return
+        self.committed_at = self.wall()
+
+    def save_unsaved(self, *, now: bool = False) -> bool:
+        """Write the held decision if the store takes it (at once with ``now``, else when the retry
+        is due).  True when it was just written."""
+        if now:
+            self._retry_at = float("-inf")
+        if self.unsaved is None or self.clock() < self._retry_at:
+            return False
+        try:
+            self.store.commit_action(self.row.id, self.game)
+        except sqlite3.Error:
+            self._retry_at = self.clock() + RETRY_SAVE
+            return False
+        log.warning("the game is saved again")
+        self.unsaved = None
+        self.committed_at = self.wall()
+        return True
+
+    def ensure_saved(self) -> None:
+        """Before the game changes hands (a new game): the held decision is saved first, or
+        StoreWriteError (a 503) and nothing changes."""
+        if self.unsaved is None:
+            return
+        self.save_unsaved(now=True)
+        if self.unsaved is not None:
+            raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
