@@ -28,6 +28,7 @@ from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
 from engine.effects import Flash
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
+from engine.words import time_forecast
 from host.referee.debounce import BURST_GAP, EPS, Debouncer
 from host.board.sensing import Snapshot
 
@@ -1049,8 +1050,8 @@ class Referee:
         game = self.game
         step = self.step
         mover = step.player
-        fits = [c for c in step.cands if type(c.action) is Time]
-        spaces = sorted({c.action.at for c in fits})
+        will = time_forecast(game)  # the engine says which Time towers and what it does
+        spaces = list(will.towers)
         secret = len(spaces) > 1 and not game.vision
         if secret:
             # Two Time towers (a clone): whichever leaves the board is the one used.  Naming both in
@@ -1061,7 +1062,7 @@ class Referee:
         where = N[spaces[0]] if len(spaces) == 1 else "its space"
         info: dict = {"turn": game.turn, "player": mover, "time_towers": [N[s] for s in public_spaces],
                       "private_towers": [N[s] for s in spaces] if secret else [],
-                      "outcome": "pushed" if game.third_eye else fits[0].effect.time_outcome}
+                      "outcome": will.outcome}
         info["text"] = wording.time_text(mover, game.third_eye, info["outcome"], where)
         self._time = info
         self._time_update()

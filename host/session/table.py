@@ -35,7 +35,8 @@ from engine.flash import MODES
 from engine.game import Game
 from engine.pieces import Setup
 from engine.views import view
-from engine.actions import Move, Reflect, Reinforce, Resurrect, Swap, Time
+from engine.actions import Move, Reflect
+from engine import words
 from host.board.sensing import Snapshot
 from host.store import GameRow, Store, StoreError, StoreWriteError
 
@@ -558,11 +559,7 @@ class Table:
         game = self.game
         if game is None or not game.vision or game.is_over() or game.to_move != player:
             return None
-        hints: dict[str, list[str]] = {}
-        for action in game.legal_actions():
-            if isinstance(action, (Move, Reflect)):
-                hints.setdefault(SPACE_NAMES[action.frm], []).append(SPACE_NAMES[action.to])
-        return {k: sorted(set(v)) for k, v in hints.items()}
+        return {SPACE_NAMES[a]: sorted({SPACE_NAMES[b] for b in to}) for a, to in words.destinations(game).items()}
 
     def _declarations(self, player: str) -> dict | None:
         """What the player to move may declare on their phone now (docs/referee.md's inputs).
@@ -576,23 +573,9 @@ class Table:
             return None
         if getattr(ref, "phase", "play") != "play":
             return None
-        reinforce: list[list[str]] = []
-        resurrect: set[str] = set()
-        out = {"reinforce": reinforce, "resurrect": [], "time": False, "swap": False}
-        for action in game.legal_actions():
-            if isinstance(action, Reinforce):
-                pieces = sorted(p for _, p in action.placements)
-                if pieces not in reinforce:
-                    reinforce.append(pieces)
-            elif isinstance(action, Resurrect):
-                resurrect.add(action.piece)
-            elif isinstance(action, Time):
-                out["time"] = True
-            elif isinstance(action, Swap):
-                out["swap"] = True
-        reinforce.sort(key=lambda ps: (len(ps), ps))
-        out["resurrect"] = sorted(resurrect)
-        return out
+        said = words.declarations(game)  # the engine says what may be declared; the phone words it
+        return {"reinforce": [list(ps) for ps in said.reinforce], "resurrect": list(said.resurrect),
+                "time": said.time, "swap": said.swap}
 
     def _leds(self) -> dict[int, tuple[int, int, int]]:
         """The board's LEDs: the referee's public instructions (spaces to clear, fill, move), the practice
