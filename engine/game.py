@@ -377,6 +377,49 @@ class Game:
             return effect_of(board, word="pass", ends_turn=ends)
         raise TypeError(f"not an action: {action!r}")  # pragma: no cover
 
+    def may_be_void(self, tower: int) -> bool:
+        """Could the rival of ``tower``'s owner take it for a Void, from public facts?  (It is not
+        revealed, or it is revealed as a Void.)"""
+        return self.state.known[tower] != BOTH or self.piece[tower] == VOID
+
+    def could_grow(self, action: Action, effect: BoardEffect | None = None) -> bool:
+        """Could ``action`` (legal now), for all the rival can tell, be Void Gravity that may still
+        pull another Void?  ``effect``: its ``board_effect``, if already at hand.
+
+        Decided from public facts only (which towers are revealed, which were swapped this turn,
+        the board), so waiting for a Gravity to be over says nothing about what the towers are.
+        Every Gravity that could really grow passes this test: a move of one tower that may be a
+        Void next to another that may be one, or Gravity whose pulls all land next to one such
+        Void with an empty space left beside it and another such Void free to be pulled.
+        """
+        kind = type(action)
+        if not self.third_eye or (kind is not Move and kind is not Gravity):
+            return False
+        if effect is None:
+            effect = self.board_effect(action)
+        if effect.flash is not None or effect.word is not None or not effect.ends_turn:
+            return False
+        st = self.state
+        board = st.board
+        me = st.to_move
+        frozen = {st.loc[t] for t in st.frozen}
+        sources = {a for a, _ in effect.carries}
+        dests = {b for _, b in effect.carries}
+        for a in sources:
+            if a in IRIS or a in frozen or not self.may_be_void(board[a]):
+                return False
+        own = [s for s, t in enumerate(board) if t != EMPTY and self.owner[t] == me and self.may_be_void(t)
+               and s not in sources and s not in IRIS]
+        for x in own:
+            near = GRAVITY_NEIGHBORS[x]
+            if not dests <= set(near):
+                continue
+            if not any(board[s] == EMPTY and s not in dests for s in near):
+                continue
+            if any(y != x and y not in frozen for y in own):
+                return True
+        return False
+
     def same_game_key(self) -> tuple:
         """A canonical form of the state: equal exactly for states from which the same actions are
         legal and lead to the same outcomes, whatever follows ("the same game from here on").

@@ -11,10 +11,8 @@ clone, removed piece and reserve.  It is drawn so that:
 - of two towers that traded places in a rival Memory Swap, one is a Memory.
 
 :func:`build_game` turns (information state, world) into an ``engine.game.Game``
-the search may push and pop.  This module is the one place that writes a
-Game's state directly (``game.state``: board, locations, and the per-turn
-fields the rules need), on top of the engine's public constructor; nothing
-here reads a real game.
+the search may push and pop, through the engine's ``Game.from_position`` (it
+never writes a Game's state); nothing here reads a real game.
 """
 
 from __future__ import annotations
@@ -24,10 +22,12 @@ from collections import Counter
 from dataclasses import dataclass
 from math import comb
 
-from engine.board import BLACK, WHITE
-from engine.game import BOTH, CAPTURED, EMPTY, RESERVE, Game
-from engine.game import LastAction as EngineLastAction
-from engine.pieces import CLONES, LIGHT, MEMORY, NOT_REMOVABLE, PIECES, SHADOW, Setup, piece_set
+from engine.board import PLAYERS
+from engine.errors import InvalidError
+from engine.flash import THIRD_EYE
+from engine.game import Game
+from engine.pieces import CLONES, LIGHT, MEMORY, NOT_REMOVABLE, PIECES, piece_set
+from engine.state import CAPTURED
 
 from .infostate import BOARD, CAPTURED as TOKEN_CAPTURED, ALL_PIECES, InfoState
 
@@ -137,57 +137,54 @@ class SearchGame(Game):
 
 
 def build_game(info: InfoState, world: World) -> tuple[Game, dict[int, int]]:
-    """A Game holding ``world``'s identities in ``info``'s position; also token -> tower."""
+    """A Game holding ``world``'s identities in ``info``'s position (``Game.from_position``: the
+    engine checks and builds it); also token -> tower."""
     me, rival = info.me, info.rival
-    setups = {me: info.setup, rival: Setup(rival, world.clone, world.removed, ())}
-    game = SearchGame(setups[WHITE], setups[BLACK], info.mode, False, WHITE)
-    pools: dict[tuple[str, str], list[int]] = {}
-    for t in game.towers:
-        pools.setdefault((game.owner[t], game.piece[t]), []).append(t)
-    for towers in pools.values():
-        towers.reverse()
-    st = game.state
-    n = len(game.owner)
-    st.board = [EMPTY] * len(st.board)
-    st.loc = [RESERVE] * n
-    st.known = [BOTH] * n  # the fresh game's captured_turn and swaps_left stand until a token says otherwise
     pieces = world.piece_of()
-    tower_of: dict[int, int] = {}
+    board: dict[int, tuple[str, str]] = {}
+    captured: dict[str, list[tuple[str, int]]] = {me: [], rival: []}
+    lost: dict[str, list[int]] = {me: [], rival: []}  # captured tokens, in the order given
+    swaps: dict[int, int] = {}
+    third_eye = info.mode == THIRD_EYE
     for i, tok in enumerate(info.tokens):
-        if tok.where not in (BOARD, TOKEN_CAPTURED):
-            continue
-        piece = tok.piece or pieces.get(i)
-        pool = pools.get((tok.owner, piece))
-        if not pool:
-            raise ValueError("the world does not fit the player's towers")
-        t = pool.pop()
-        tower_of[i] = t
         if tok.where == BOARD:
-            st.loc[t] = tok.space
-            st.board[tok.space] = t
-        else:
-            st.loc[t] = CAPTURED
-            st.captured_turn[t] = tok.captured_turn
-        if piece == MEMORY and game.third_eye:
-            used = tok.acted_swaps if tok.owner == me else tok.swaps
-            st.swaps_left[t] = max(0, 2 - used)
-    st.turn = info.turn
-    st.to_move = info.to_move or me
-    st.time_used = info.time_used
-    st.totem_used = [info.totem_used[WHITE], info.totem_used[BLACK]]
-    st.frozen = frozenset(tower_of[i] for i in info.frozen if i in tower_of)
+            piece = tok.piece or pieces.get(i)
+            board[tok.space] = (tok.owner, piece)
+            if piece == MEMORY and third_eye:
+                used = tok.acted_swaps if tok.owner == me else tok.swaps
+                swaps[tok.space] = max(0, 2 - used)
+        elif tok.where == TOKEN_CAPTURED:
+            captured[tok.owner].append((tok.piece or pieces.get(i), tok.captured_turn))
+            lost[tok.owner].append(i)
+    to_move = info.to_move or me
+    tokens = info.tokens
+    on_board = lambda i: i is not None and tokens[i].where == BOARD  # noqa: E731
     ban = info.flash_ban
-    st.flash_ban = (ban[0], tower_of[ban[1]], tower_of[ban[2]]) if ban and ban[1] in tower_of and ban[2] in tower_of else None
     last = info.last_action
-    st.last_action = None
-    if last is not None:
-        moved = tuple((tower_of[i], a, b) for i, a, b in last.moved if i in tower_of)
-        moved_shadow = any(
-            game.piece[t] == SHADOW and game.owner[t] == last.player and a != b for t, a, b in moved
+    try:
+        game = SearchGame.from_position(
+            board, to_move, mode=info.mode,
+            sets={me: (info.setup.clone, info.setup.removed), rival: (world.clone, world.removed)},
+            captured=captured, turn=info.turn, passes=info.passes, time_used=info.time_used,
+            totem_used=[p for p in PLAYERS if info.totem_used[p]],
+            revealed=list(board),  # every identity is known in a world (the search sees them all)
+            swaps_left=swaps,
+            frozen=[tokens[i].space for i in info.frozen if on_board(i)],
+            flash_ban=(tokens[ban[1]].space, tokens[ban[2]].space) if ban and on_board(ban[1]) and on_board(ban[2]) else None,
+            last_action=None if last is None else {
+                "moves": [(a, b) for i, a, b in last.moved if on_board(i) and tokens[i].space == b],
+                "captured": last.captured, "on_iris": last.on_iris},
         )
-        st.last_action = EngineLastAction(last.player, moved, last.captured, last.on_iris, moved_shadow)
-    st.passes = info.passes
-    st.result = None
+    except InvalidError as exc:
+        raise ValueError(f"the world does not fit the player's towers: {exc}") from None
+    tower_of: dict[int, int] = {}
+    st = game.state
+    for i, tok in enumerate(tokens):
+        if tok.where == BOARD:
+            tower_of[i] = st.board[tok.space]
+    for player in (me, rival):
+        gone = [t for t in game.towers_of(player) if st.loc[t] == CAPTURED]  # in the order given
+        tower_of.update(zip(lost[player], gone))
     return game, tower_of
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.actions import Action, Reinforce, Resurrect, Time, action_from_record
-from engine.board import GATEWAYS, PLAYERS, SPACES, other
+from engine import words
+from engine.actions import Action, action_from_record
+from engine.board import PLAYERS
 from engine.errors import InvalidError
-from engine.game import EMPTY
 from engine.pieces import parse_piece
 
 from .matching import Step
@@ -115,7 +115,7 @@ def parse_word(player: str, kind: str, data: dict, now: float) -> Word:
 def why_not(step: Step, word: Word) -> str:
     """Why no legal action of the mover fits ``word`` now (``step``: the legal actions of this very
     state, with their board effects), in words for the mover only (it may name their own pieces).
-    Empty if one does."""
+    Empty if one does.  The reason is the engine's (``engine.words.why_not``, ``why_illegal``)."""
     game = step.game
     if word.kind == "choose":
         if word.action in step.legal:
@@ -123,29 +123,7 @@ def why_not(step: Step, word: Word) -> str:
         return f"choose: {word.action} {game.why_illegal(word.action)}"
     if any(word.fits(c.action, c.word) for c in step.cands):
         return ""
-    me = game.to_move
-    board = game.state.board
-    if word.kind == "reinforce":
-        free = [g for g in GATEWAYS[me] if board[g] == EMPTY]
-        if not free:
-            return "reinforce is not possible: none of your Gateways is empty"
-        if len(word.pieces) > len(free):
-            return f"reinforce is not possible: only {len(free)} of your Gateways are empty"
-        why = game.why_illegal(Reinforce(tuple(sorted(zip(free, word.pieces)))))
-        return "reinforce " + (why or "is not legal now")
-    if word.kind == "resurrect":
-        free = [g for g in GATEWAYS[other(me)] if board[g] == EMPTY]
-        if not free:
-            return "resurrect is not possible: none of your rival's Gateways is empty"
-        return f"resurrect {word.piece} " + (game.why_illegal(Resurrect(word.piece, free[0])) or "is not legal now")
-    if word.kind == "time":
-        mine = [s for s in SPACES if (t := board[s]) != EMPTY and game.owner[t] == me and game.piece[t] == "time"]
-        if not mine:
-            return "time is not possible: you have no Time tower on the board"
-        if game.third_eye:
-            return "time is not possible: no rival tower can be pushed back now"
-        return "time " + (game.why_illegal(Time(mine[0])) or "is not legal now")
-    return "swap is not possible: no Memory of yours can swap now"
+    return words.why_not(game, word.kind, word.pieces, word.piece)  # the engine says why
 
 
 __all__ = ["INPUTS", "Word", "check_input", "parse_word", "why_not"]

@@ -30,6 +30,7 @@ from engine.actions import PASS, Action, Time
 from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
 from engine.game import EMPTY, Game, TimeEvent
 from engine.views import action_seen_by
+from engine.words import time_forecast
 from host.referee.debounce import BURST_GAP, EPS, Debouncer
 from host.board.sensing import Snapshot
 
@@ -964,8 +965,8 @@ class Referee:
         game = self.game
         step = self.step
         mover = step.player
-        fits = [c for c in step.cands if type(c.action) is Time]
-        spaces = sorted({c.action.at for c in fits})
+        will = time_forecast(game)  # the engine says which Time towers and what it does
+        spaces = list(will.towers)
         secret = len(spaces) > 1 and not game.vision
         if secret:
             # Two Time towers (a clone): whichever leaves the board is the one used.  Naming both in
@@ -974,7 +975,7 @@ class Referee:
             out.append(Notice(mover, "instruction", {"time_towers": names, "text": wording.lift_time_tower(names)}))
         public_spaces = [] if secret else spaces
         where = N[spaces[0]] if len(spaces) == 1 else "its space"
-        outcome = "pushed" if game.third_eye else fits[0].effect.time_outcome
+        outcome = will.outcome
         public, _, expected = self._time_plan()
         time = TimeAnnounced(game.turn, mover, tuple(N[s] for s in public_spaces),
                              tuple(N[s] for s in spaces) if secret else (), outcome,

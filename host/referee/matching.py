@@ -11,17 +11,15 @@ Which of them the referee may commit, and when, is decided in
 ``host.referee.machine``; this module only answers questions about the board:
 what is complete where, which complete actions leave the same game (the engine
 says), which is the plainest, whether the change so far could still be on its
-way to one, and whether an action could, for all the rival can tell, still grow
-(Void Gravity pulling one more Void).
+way to one.  Whether an action could, for all the rival can tell, still grow
+(Void Gravity pulling one more Void) is the engine's answer (``Game.could_grow``).
 """
 
 from __future__ import annotations
 
 from engine.actions import Action, Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
-from engine.board import GRAVITY_NEIGHBORS, IRIS
 from engine.effects import BoardEffect
-from engine.game import BOTH, EMPTY, Game
-from engine.pieces import VOID
+from engine.game import Game
 
 from .evidence import Evidence
 
@@ -122,41 +120,14 @@ def plain(c: Candidate) -> tuple:
 
 
 def maybe_void(game: Game, tower: int) -> bool:
-    """Could the rival believe this tower is a Void?  (Unrevealed, or revealed as one.)"""
-    return game.state.known[tower] != BOTH or game.piece[tower] == VOID
+    """Could the rival believe this tower is a Void?  (The engine's ``Game.may_be_void``.)"""
+    return game.may_be_void(tower)
 
 
 def could_grow(game: Game, c: Candidate) -> bool:
     """Could ``c``, for all the rival can tell, be Void Gravity that may still pull another Void?
-
-    Decided from public facts only (which towers are revealed, which were swapped this turn,
-    the board), so waiting for a Gravity to be over says nothing about what the towers are.
-    Every Gravity that could really grow passes this test.
-    """
-    if not game.third_eye or c.flash is not None or c.word is not None or not c.ends:
-        return False
-    if type(c.action) not in (Move, Gravity):
-        return False
-    st = game.state
-    board = st.board
-    me = game.to_move
-    frozen = {st.loc[t] for t in st.frozen}
-    sources = {a for a, _ in c.effect.carries}
-    dests = {b for _, b in c.effect.carries}
-    for a in sources:
-        if a in IRIS or a in frozen or not maybe_void(game, board[a]):
-            return False
-    own = [s for s, t in enumerate(board) if t != EMPTY and game.owner[t] == me and maybe_void(game, t)
-           and s not in sources and s not in IRIS]
-    for x in own:
-        near = GRAVITY_NEIGHBORS[x]
-        if not dests <= set(near):
-            continue
-        if not any(board[s] == EMPTY and s not in dests for s in near):
-            continue
-        if any(y != x and y not in frozen for y in own):
-            return True
-    return False
+    The engine decides, from public facts only (``Game.could_grow``)."""
+    return game.could_grow(c.action, c.effect)
 
 
 __all__ = ["Candidate", "Step", "RANK", "plain", "could_grow", "maybe_void"]

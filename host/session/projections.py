@@ -12,7 +12,8 @@ seat's own private status, and an off-board seat's public status (its plan, in p
 
 from __future__ import annotations
 
-from engine.actions import Move, Reflect, Reinforce, Resurrect, Swap, Time
+from engine import words
+from engine.actions import Move, Reflect
 from engine.board import PLAYERS, SPACE_NAMES, START_SPACES
 from engine.views import view
 
@@ -121,11 +122,7 @@ def _hints(session, player: str) -> dict | None:
     game = session.game
     if game is None or not game.vision or game.is_over() or game.to_move != player:
         return None
-    hints: dict[str, list[str]] = {}
-    for action in game.legal_actions():
-        if isinstance(action, (Move, Reflect)):
-            hints.setdefault(SPACE_NAMES[action.frm], []).append(SPACE_NAMES[action.to])
-    return {k: sorted(set(v)) for k, v in hints.items()}
+    return {SPACE_NAMES[a]: sorted({SPACE_NAMES[b] for b in to}) for a, to in words.destinations(game).items()}
 
 
 def _declarations(session, player: str) -> dict | None:
@@ -140,23 +137,9 @@ def _declarations(session, player: str) -> dict | None:
         return None
     if ref.phase != "play":
         return None
-    reinforce: list[list[str]] = []
-    resurrect: set[str] = set()
-    out = {"reinforce": reinforce, "resurrect": [], "time": False, "swap": False}
-    for action in game.legal_actions():
-        if isinstance(action, Reinforce):
-            pieces = sorted(p for _, p in action.placements)
-            if pieces not in reinforce:
-                reinforce.append(pieces)
-        elif isinstance(action, Resurrect):
-            resurrect.add(action.piece)
-        elif isinstance(action, Time):
-            out["time"] = True
-        elif isinstance(action, Swap):
-            out["swap"] = True
-    reinforce.sort(key=lambda ps: (len(ps), ps))
-    out["resurrect"] = sorted(resurrect)
-    return out
+    said = words.declarations(game)  # the engine says what may be declared; the phone words it
+    return {"reinforce": [list(ps) for ps in said.reinforce], "resurrect": list(said.resurrect),
+            "time": said.time, "swap": said.swap}
 
 
 def leds(table) -> dict[int, tuple[int, int, int]]:

@@ -1,12 +1,14 @@
 """Position builders for the Third Eye, perft and property tests.
 
-``build`` makes a real ``Game`` (real setups checked by ``make_setup``) and then
-rewrites its board so that exactly the described towers stand on it.  The
+``build`` makes a real ``Game`` through ``Game.from_position`` (the engine checks the
+position) with exactly the described towers on its board.  The
 description is ``{"w35": "S", "b33": "v"}``: upper case White, lower case
 Black, letters of the engine's drawings (L S A R M T P V).  Towers not placed
 are captured long ago (so the Totem could bring them back) unless listed in
-``reserve``; both Totems start used unless ``totem`` names players, so the
-tests only see the actions they are about.
+``reserve`` (a Light not placed waits in reserve: a captured Light has lost the
+game); both Totems start used unless ``totem`` names players, so the tests only
+see the actions they are about; ``frozen`` names the mover's towers swapped by a
+Third Eye Memory this turn.
 """
 
 from __future__ import annotations
@@ -15,10 +17,9 @@ from collections import Counter
 
 from engine.actions import Gravity, Move, Reflect, Resurrect, Swap, Time
 from engine.board import BLACK, PLAYERS, SPACE_NAMES, WHITE, parse_space
-from engine.game import BOTH, CAPTURED, EMPTY, RESERVE, Game
-from engine.pieces import CLONES, LETTER, make_setup, piece_set
+from engine.game import CAPTURED, EMPTY, Game
+from engine.pieces import CLONES, LETTER, piece_set
 
-from .helpers import _lineup_for
 
 S = parse_space
 N = SPACE_NAMES
@@ -42,6 +43,7 @@ def build(
     totem: tuple[str, ...] = (),
     turn: int = 20,
     captured_turn: int = 1,
+    frozen: tuple[str, ...] = (),
 ) -> Game:
     """A game whose board holds exactly ``towers``; ``reserve`` maps a player to letters."""
     reserve = reserve or {}
@@ -49,42 +51,28 @@ def build(
     for space, letter in towers.items():
         owner = WHITE if letter.isupper() else BLACK
         placed[owner].append((S(space), PIECE_OF[letter.upper()]))
-    sets = {}
+    sets, waiting, lost = {}, {}, {}
     for p in PLAYERS:
         need = Counter(piece for _, piece in placed[p])
-        need.update(PIECE_OF[c.upper()] for c in reserve.get(p, ""))
+        waiting[p] = [PIECE_OF[c.upper()] for c in reserve.get(p, "")]
+        need.update(waiting[p])
         sets[p] = _sets(need)
-    game = Game(
-        make_setup(WHITE, *sets[WHITE], _lineup_for(WHITE, *sets[WHITE])),
-        make_setup(BLACK, *sets[BLACK], _lineup_for(BLACK, *sets[BLACK])),
+        rest = piece_set(*sets[p]) - need
+        if rest["light"]:  # a captured Light has lost the game: a Light not placed waits in reserve
+            waiting[p].append("light")
+            del rest["light"]
+        lost[p] = [(piece, captured_turn) for piece in sorted(rest.elements())]
+    return Game.from_position(
+        {space: (owner, piece) for owner in PLAYERS for space, piece in placed[owner]},
+        to_move,
         mode=mode,
-        first=to_move,
+        sets=sets,
+        reserve=waiting,
+        captured=lost,
+        turn=turn,
+        totem_used=[p for p in PLAYERS if p not in totem],
+        frozen=frozen,
     )
-    st = game.state
-    st.board = [EMPTY] * len(st.board)
-    for p in PLAYERS:
-        free = list(game.towers_of(p))
-
-        def take(piece: str) -> int:
-            t = next(t for t in free if game.piece[t] == piece)
-            free.remove(t)
-            return t
-
-        for space, piece in placed[p]:
-            t = take(piece)
-            st.loc[t] = space
-            st.board[space] = t
-        for c in reserve.get(p, ""):
-            st.loc[take(PIECE_OF[c.upper()])] = RESERVE
-        for t in free:
-            st.loc[t] = CAPTURED
-            st.known[t] = BOTH
-            st.captured_turn[t] = captured_turn
-    st.turn = turn
-    st.to_move = to_move
-    st.totem_used = [p not in totem for p in PLAYERS]
-    game._legal_cache = None
-    return game
 
 
 # --- reading and naming -------------------------------------------------------------

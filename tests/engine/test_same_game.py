@@ -74,11 +74,11 @@ def test_classic_memory_swapping_with_a_memory_is_one_game_either_way():
 def test_third_eye_memory_swapping_with_a_memory_spends_the_acting_ones_swap():
     """Third Eye: "you can only Swap twice per game with each Memory piece"; spec 8: "When two
     Memories swap, only the acting one spends a swap"."""
-    game = build({"w35": "M", "w25": "M", "b11": "l", "w11": "L"})
+    towers = {"w35": "M", "w25": "M", "b11": "l", "w11": "L"}
+    game = build(towers)
     a, b = swap("w35", "w25"), swap("w25", "w35")
     assert not game.equivalent(a, b)
-    g1, g2 = _fresh(game, 0), _fresh(game, 0)
-    g1.state, g2.state = game.state.copy(), game.state.copy()
+    g1, g2 = build(towers), build(towers)
     g1.push(a)
     g2.push(b)
     assert _distinguish(g1, g2, random.Random(3), walks=60, depth=12)

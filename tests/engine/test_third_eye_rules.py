@@ -739,8 +739,11 @@ def test_stack_two_memories_and_use_the_resurrected_piece():
 def test_pass_only_when_no_turn_ending_action_even_with_powers_left():
     """Spec: "Pass is legal exactly when no turn-ending action is legal at that moment (using Time
     or Resurrection to create one is not required)." """
-    # White: two Memories on line 1, boxed in by Black Voids; the one on w18 may flash w17.
-    g = build({"w19": "M", "w18": "M", "w17": "v", "w16": "v", "b35": "s"})
+    # White: two Memories on line 1, boxed in by Black Voids; the one on w18 may flash w17.  White's
+    # other towers fill its Gateways (so its Light, waiting in reserve, cannot come in) and were
+    # swapped by Memory earlier this turn (so they may not move).
+    g = build({"w19": "M", "w18": "M", "w17": "v", "w16": "v", "b35": "s",
+               "w29": "S", "w39": "V", "w49": "V", "w59": "R"}, frozen=("w29", "w39", "w49", "w59"))
     assert Pass() not in g.legal_actions()
     # After they swap, neither may move: no turn-ending action is left, so White passes.
     g.push(swap("w19", "w18"))
