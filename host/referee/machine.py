@@ -750,6 +750,25 @@ class Referee:
         last = ev.flips[-1].at if ev.flips else -INF
         return last + self.multi_settle
 
+    def _grew_after_done(self, c: Candidate, k: int) -> bool:
+        """Is ``c`` a Gravity grown past the mover's ``done``?  True when some of its flips began
+        after the done was said and, of the flips that began before it, a shorter allowed reading
+        is complete after which the rest begins the next step: the done ended the action there,
+        and the lift it was said during is the rival's (their Time pushing a Void of the mover's).
+        A done said with the last Void in the hand, nothing of the rival's after it, keeps it."""
+        done = self._done_at
+        if done is None or not could_grow(self.game, c):
+            return False
+        flips = self.ev.flips
+        if all(f.began <= done + EPS for f in flips[:k]):
+            return False
+        kd = sum(1 for f in flips if f.began <= done + EPS)
+        for j in range(1, min(kd, k - 1) + 1):
+            for d in self.step.complete(self.ev, j):
+                if d is not c and self._allowed(d) and self._next_step(d, j)[0]:
+                    return True
+        return False
+
     def _decide(self, now: float, out: list) -> bool:
         """Read the evidence once; True if an action was committed (then read again)."""
         step, ev = self.step, self.ev
@@ -800,6 +819,8 @@ class Referee:
                     continue
                 if k < n and not self._next_step(c, k)[0]:
                     continue  # what came after is no beginning of the next step (a move taken back)
+                if self._grew_after_done(c, k):
+                    continue  # the mover said done before it grew: what came after is the rival's
                 options.append((score, k, c))
         if options:
             best = min(o[0] for o in options)

@@ -387,6 +387,41 @@ def test_a_done_said_once_the_void_is_down_still_ends_the_gravity_at_once():
     assert play.played() == [gravity("w35", {"w18": "w34"})]
 
 
+def test_a_done_said_as_the_rival_lifts_a_void_ends_the_gravity_before_that_lift():
+    """Soak seed 20109 (Third Eye, brisk): White's Void Gravity is on the board; Black said "time"
+    for their turn; Black lifts White's Void on w24 to push it to w25 (Third Eye Time pushes a rival
+    tower) and White's `done` arrives 80 ms into that lift.  The done ends the Gravity as the board
+    stood: the push is Black's Time, not a second Void of White's Gravity (a wrong commit before:
+    the push was folded into the Gravity, and Black's Time lost)."""
+    game = third_eye({"w35": "V", "w18": "V", "w24": "V", "b38": "t", "b35": "s"})
+    play = Play(game)
+    play.move("w18", "w34", then=0.25)
+    play.say("black", {"type": "time"})
+    play.wait(0.2)
+    play.lift("w24", then=0.08)
+    play.say("white", {"type": "done"})
+    play.wait(0.07)
+    play.place("w25", then=0.25)
+    play.lift("b38", then=0.6)
+    assert play.played() == [gravity("w35", {"w18": "w34"}), Time(S("b38"), S("w24"), S("w25"))]
+    assert not questions(play) and not refused(play)
+
+
+def test_a_done_said_with_the_last_void_in_the_hand_keeps_that_void_in_the_gravity():
+    """The other side: White lifts a second Void and says `done` before putting it down; nothing
+    after it is the rival's, so the done is about the Gravity still in the hand: both Voids count."""
+    game = third_eye({"w35": "V", "w18": "V", "w24": "V", "b38": "t", "b35": "s"})
+    play = Play(game)
+    play.move("w18", "w34", then=0.25)
+    play.lift("w24", then=0.08)
+    play.say("white", {"type": "done"})
+    play.wait(0.07)
+    play.place("w25", then=0.6)
+    play.lift("b35", then=0.4)  # Black starts
+    assert play.played() == [gravity("w35", {"w18": "w34", "w24": "w25"})]
+    assert not questions(play) and not refused(play)
+
+
 def landing(space, at, bounce=0.13):
     """A tower put down on ``space`` at ``at``, its reading bouncing for ``bounce`` s, then holding."""
     n = 7
