@@ -939,11 +939,34 @@ class Referee:
         rested = self._rested(c, k, len(self.ev), blocking)
         if rested is None or not self._later(rested):
             return False
+        if self._time_half_done(c, k):
+            return False
         over = self._over(c, k, len(self.ev))
         if over is None or not self._later(over):
             return False
         self._commit_now(c, k, out)
         return True
+
+    def _time_half_done(self, c: Candidate, k: int) -> bool:
+        """Is the board, which shows the Power of Time ``c`` done, perhaps another Time's rewind
+        half done?  With two Time towers, the one a Classic rewind moves (a swap flash's defender)
+        taken off looks like the other Time's rewind with that tower still in the hand.  Then ``c``
+        waits for ``multi_settle`` of stillness.  Public facts only: a tower of the mover's that a
+        rewind moves was in the flash rewound, so it was revealed; that the mover has two Time
+        towers the public instruction "take one of ... Time towers off" has said; the rest is the
+        board and the rewind (docs/referee.md, "Time")."""
+        if type(c.action) is not Time or self.state is not Phase.TIME:
+            return False
+        ev = self.ev
+        if k != len(ev):
+            return False
+        rem, add = ev.change(k)
+        moved = rem | add
+        for d in self.step.cands:
+            if (d is not c and type(d.action) is Time and c.touched < d.touched and moved <= d.touched
+                    and self._allowed(d) and ev.could_be_under_way(d.effect.carries)):
+                return not self._later(ev.flips[-1].at + self.multi_settle)
+        return False
 
     def _question_text(self, classes: list[list[Candidate]]) -> str:
         if all(g[0].flash is not None for g in classes):
