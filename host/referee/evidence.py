@@ -71,7 +71,9 @@ class Evidence:
     def rested_in_passing(self, k: int, quiet: float) -> frozenset[int]:
         """Spaces empty at the base and again after ``k`` flips on which a tower stood at least
         ``quiet`` in between: by the referee's tolerance a placement, which an action must explain
-        (a tower only passing over a space rests less)."""
+        (a tower only passing over a space rests less).  The rest counts from when the tower
+        arrived, as in ``disturbed_after``: a landing's bounces are part of it (a brisk next player
+        may lift the tower 0.2 s after it touched down, 0.12 s after its last bounce)."""
         b = self.board(k)
         since: dict[int, float] = {}
         out = set()
@@ -79,7 +81,7 @@ class Evidence:
             if f.space in self.base or f.space in b:
                 continue
             if f.on:
-                since[f.space] = f.settled
+                since[f.space] = f.began
             elif f.space in since and f.began - since.pop(f.space) >= quiet:
                 out.add(f.space)
         return frozenset(out)

@@ -666,6 +666,25 @@ class Referee:
         last = ev.flips[-1].at if ev.flips else -INF
         return last + self.multi_settle
 
+    def _grew_after_done(self, c: Candidate, k: int) -> bool:
+        """Is ``c`` a Gravity grown past the mover's ``done``?  True when some of its flips began
+        after the done was said and, of the flips that began before it, a shorter allowed reading
+        is complete after which the rest begins the next step: the done ended the action there,
+        and the lift it was said during is the rival's (their Time pushing a Void of the mover's).
+        A done said with the last Void in the hand, nothing of the rival's after it, keeps it."""
+        done = self._done_at
+        if done is None or not could_grow(self.game, c):
+            return False
+        flips = self.ev.flips
+        if all(f.began <= done + EPS for f in flips[:k]):
+            return False
+        kd = sum(1 for f in flips if f.began <= done + EPS)
+        for j in range(1, min(kd, k - 1) + 1):
+            for d in self.step.complete(self.ev, j):
+                if d is not c and self._allowed(d) and self._next_step(d, j)[0]:
+                    return True
+        return False
+
     def _decide(self, now: float, out: list) -> bool:
         """Read the evidence once; True if an action was committed (then read again)."""
         step, ev = self.step, self.ev
@@ -716,6 +735,8 @@ class Referee:
                     continue
                 if k < n and not self._next_step(c, k)[0]:
                     continue  # what came after is no beginning of the next step (a move taken back)
+                if self._grew_after_done(c, k):
+                    continue  # the mover said done before it grew: what came after is the rival's
                 options.append((score, k, c))
         if options:
             best = min(o[0] for o in options)
@@ -834,11 +855,34 @@ class Referee:
         rested = self._rested(c, k, len(self.ev), blocking)
         if rested is None or not self._later(rested):
             return False
+        if self._time_half_done(c, k):
+            return False
         over = self._over(c, k, len(self.ev))
         if over is None or not self._later(over):
             return False
         self._commit_now(c, k, out)
         return True
+
+    def _time_half_done(self, c: Candidate, k: int) -> bool:
+        """Is the board, which shows the Power of Time ``c`` done, perhaps another Time's rewind
+        half done?  With two Time towers, the one a Classic rewind moves (a swap flash's defender)
+        taken off looks like the other Time's rewind with that tower still in the hand.  Then ``c``
+        waits for ``multi_settle`` of stillness.  Public facts only: a tower of the mover's that a
+        rewind moves was in the flash rewound, so it was revealed; that the mover has two Time
+        towers the public instruction "take one of ... Time towers off" has said; the rest is the
+        board and the rewind (docs/referee.md, "Time")."""
+        if type(c.action) is not Time or self.state is not Phase.TIME:
+            return False
+        ev = self.ev
+        if k != len(ev):
+            return False
+        rem, add = ev.change(k)
+        moved = rem | add
+        for d in self.step.cands:
+            if (d is not c and type(d.action) is Time and c.touched < d.touched and moved <= d.touched
+                    and self._allowed(d) and ev.could_be_under_way(d.effect.carries)):
+                return not self._later(ev.flips[-1].at + self.multi_settle)
+        return False
 
     def _question_text(self, classes: list[list[Candidate]]) -> str:
         if all(g[0].flash is not None for g in classes):

@@ -707,6 +707,71 @@ def test_a_rewound_memory_swap_is_listed_until_both_towers_were_lifted_and_stand
     assert play.played() == [Time(S("w38"))]
 
 
+FLASHED_TIME = {"w37": "T", "b48": "T", "b58": "r", "w38": "S"}
+
+
+def flashed_time_tower(towers=FLASHED_TIME):
+    """White holds two Time towers (the first-game clone); Black's Reflector on b58 just flashed the
+    one on b48, a swap (spec 4: "the defender moves to the space where the attacker started that
+    turn"): White's Time towers stand on w37 and b58, Black's Reflector on b48."""
+    game = classic(towers, "black", sets={"white": ("time", "void")})
+    game.push(mv("b58", "b48"))
+    return game
+
+
+def test_a_rewind_half_done_is_not_the_other_time_tower_used():
+    """Soak seed 20137 (Classic, relaxed): White's Time from w37 rewinds the swap flash: the Reflector
+    goes back b48-b58 and the Time tower b58-b48.  Halfway (the Reflector on b58, the Time tower still
+    in the hand) the board is what Time from b58 done shows (that tower off the board, the Reflector
+    back).  The rewind is still under way: the rest of it, 0.34 s later, and the tower off w37 are
+    Time from w37, not Time from b58 committed 0.14 s after the Reflector landed."""
+    game = flashed_time_tower()
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    play.lift("b48", then=0.2)
+    play.lift("b58", then=0.55)
+    play.place("b58", then=0.34)
+    assert play.played() == []
+    play.place("b48", then=0.25)
+    play.lift("w37", then=0.6)
+    assert play.played() == [Time(S("w37"))]
+    assert not [n for n in play.notices if n.kind in ("question", "rejected")]
+
+
+def test_the_time_tower_the_rewind_moves_used_commits_once_the_board_is_still():
+    """The other side: White's Time from b58 (the flashed tower leaves; the Reflector goes back).  Its
+    board is the other Time's rewind half done, so it commits only after ``multi_settle`` (1.5 s) of
+    stillness.  The wait depends on public facts: the flash revealed the tower on b58, and "take one
+    of White's Time towers off" told everyone that White has two."""
+    game = flashed_time_tower()
+    play = Play(game)
+    play.say("white", {"type": "time"})
+    play.lift("b48", then=0.2)
+    play.lift("b58", then=0.55)
+    play.place("b58", then=1.2)
+    assert play.played() == []
+    play.wait(0.5)
+    assert play.played() == [Time(S("b58"))]
+
+
+def test_the_wait_before_the_flashed_time_tower_is_used_is_the_same_whichever_is_the_other():
+    """Hidden information: which of White's unseen towers is the second Time tower changes no byte
+    the public is told, nor when (w37 or w38 the other Time tower)."""
+    def run(towers):
+        play = Play(flashed_time_tower(towers))
+        play.say("white", {"type": "time"})
+        play.lift("b48", then=0.2)
+        play.lift("b58", then=0.55)
+        play.place("b58", then=0.0)
+        landed = play.t
+        while not play.played() and play.t < landed + 3:
+            play.wait(0.01)
+        assert play.played() == [Time(S("b58"))]
+        return public_of(play), round(play.t - landed, 3)
+
+    assert run(FLASHED_TIME) == run(dict(FLASHED_TIME, w37="S", w38="T"))
+
+
 def test_in_vision_mode_both_time_towers_are_named_for_everyone():
     game = two_times(vision=True)
     play = Play(game)

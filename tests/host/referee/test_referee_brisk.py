@@ -387,6 +387,41 @@ def test_a_done_said_once_the_void_is_down_still_ends_the_gravity_at_once():
     assert play.played() == [gravity("w35", {"w18": "w34"})]
 
 
+def test_a_done_said_as_the_rival_lifts_a_void_ends_the_gravity_before_that_lift():
+    """Soak seed 20109 (Third Eye, brisk): White's Void Gravity is on the board; Black said "time"
+    for their turn; Black lifts White's Void on w24 to push it to w25 (Third Eye Time pushes a rival
+    tower) and White's `done` arrives 80 ms into that lift.  The done ends the Gravity as the board
+    stood: the push is Black's Time, not a second Void of White's Gravity (a wrong commit before:
+    the push was folded into the Gravity, and Black's Time lost)."""
+    game = third_eye({"w35": "V", "w18": "V", "w24": "V", "b38": "t", "b35": "s"})
+    play = Play(game)
+    play.move("w18", "w34", then=0.25)
+    play.say("black", {"type": "time"})
+    play.wait(0.2)
+    play.lift("w24", then=0.08)
+    play.say("white", {"type": "done"})
+    play.wait(0.07)
+    play.place("w25", then=0.25)
+    play.lift("b38", then=0.6)
+    assert play.played() == [gravity("w35", {"w18": "w34"}), Time(S("b38"), S("w24"), S("w25"))]
+    assert not questions(play) and not refused(play)
+
+
+def test_a_done_said_with_the_last_void_in_the_hand_keeps_that_void_in_the_gravity():
+    """The other side: White lifts a second Void and says `done` before putting it down; nothing
+    after it is the rival's, so the done is about the Gravity still in the hand: both Voids count."""
+    game = third_eye({"w35": "V", "w18": "V", "w24": "V", "b38": "t", "b35": "s"})
+    play = Play(game)
+    play.move("w18", "w34", then=0.25)
+    play.lift("w24", then=0.08)
+    play.say("white", {"type": "done"})
+    play.wait(0.07)
+    play.place("w25", then=0.6)
+    play.lift("b35", then=0.4)  # Black starts
+    assert play.played() == [gravity("w35", {"w18": "w34", "w24": "w25"})]
+    assert not questions(play) and not refused(play)
+
+
 def landing(space, at, bounce=0.13):
     """A tower put down on ``space`` at ``at``, its reading bouncing for ``bounce`` s, then holding."""
     n = 7
@@ -411,6 +446,41 @@ def test_a_tower_flashed_by_the_next_player_as_soon_as_it_settled_stays_seen():
     flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
     assert play.played() == [mv("w36", "w35")]
     assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("black", "w34", "w35")]
+
+
+def lifting(space, at, bounce=0.08):
+    """A tower lifted from ``space`` at ``at``, its reading bouncing for ``bounce`` s, then empty."""
+    n = 7
+    plan = [(at + bounce * i / (n - 1), space, i % 2 == 1) for i in range(n)]  # off, on, ..., off
+    return plan + [(at + bounce + 0.005, space, None)]
+
+
+def test_a_tower_pushed_by_the_next_players_time_as_soon_as_it_settled_stays_where_it_landed():
+    """Soak seed 20021 (Third Eye, heavy noise, brisk): White's Peripheral lands on w36 bouncing for
+    80 ms; 0.20 s after it touched down (0.12 s after its last bounce) Black lifts it, the lift
+    bouncing 80 ms too, says "time" 70 ms later and puts it down on w37 at once: a Third Eye Time
+    pushes a rival tower.  The tower rested on w36 as long as a placement, counted from when it
+    arrived as a placement's rest is everywhere (its bounces are its landing): White's move ends on
+    w36.  (It landed beside another White tower, so for all Black knows it could be a Void Gravity's
+    first Void: the move is not committed at Black's first lift.)  Before, it was read as White's
+    move to w37, passing over w36, and Black's Time was lost."""
+    game = third_eye({"w26": "P", "w35": "V", "w19": "t", "b35": "p"})
+    play = Play(game, step=0.005)
+    play.lift("w26", then=0.15)
+    play.board.place(S("w36"))
+    heavy(play, landing("w36", 0.0, bounce=0.08))
+    play.wait(0.115)  # 0.20 s after the touch-down
+    play.board.lift(S("w36"))
+    heavy(play, lifting("w36", 0.0))
+    play.wait(0.065)
+    play.say("black", {"type": "time"})
+    play.wait(0.005)
+    play.board.place(S("w37"))
+    heavy(play, landing("w37", 0.0, bounce=0.08))
+    play.wait(0.22)
+    play.lift("w19", then=0.6)
+    assert play.played() == [mv("w26", "w36"), Time(S("w19"), S("w36"), S("w37"))]
+    assert not questions(play) and not refused(play)
 
 
 def test_a_tower_resting_114_ms_on_its_way_into_a_flash_is_the_movers_flash():

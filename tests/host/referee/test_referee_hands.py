@@ -58,6 +58,15 @@ SOAK_REGRESSIONS = [
     # Black's second "time" of a Third Eye turn, tapped while the first Time's push was still under
     # way, was dropped as a repeat: the second push then needed a one-option question (needless)
     (10149, "third_eye", "medium", "brisk"),
+    # White's tower landed on w36 bouncing and Black lifted it 0.20 s later to push it with Time: read
+    # as White's move to w37, the rest on w36 measured from its last bounce (a wrong commit)
+    (20021, "third_eye", "high", "brisk"),
+    # White's done came 80 ms into Black's lift of White's Void for a Time push: the push folded into
+    # White's Void Gravity (a wrong commit)
+    (20109, "third_eye", "medium", "brisk"),
+    # White's Time rewinding a swap flash, half done, read as Time from White's other Time tower (the
+    # flashed one) after 0.14 s (a wrong commit)
+    (20137, "classic", "medium", "relaxed"),
 ]
 
 
