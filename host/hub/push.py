@@ -30,6 +30,8 @@ import time
 import urllib.parse
 from collections import deque
 
+from . import frames
+
 log = logging.getLogger("quin.hub.push")
 
 BATCH = 200  # events in one push
@@ -63,22 +65,52 @@ class Outbox:
 
     def __init__(self, store):
         self.store = store
+        self._last: dict[str, tuple[str, dict]] = {}  # game uuid -> its last frame (text, parsed)
         with store._tx() as c:
             for statement in OUTBOX.split(";"):
                 if statement.strip():
                     c.execute(statement)
 
-    def add(self, game_uuid: str, data: str) -> bool:
-        """Number a public frame of a game and keep it; False if it repeats the game's last one."""
+    def add(self, game_uuid: str, frame: dict, full: bool = False) -> bool:
+        """Number a public frame of a game and keep it; False if it repeats the game's last one.
+
+        What is kept (and pushed) is the frame itself when it is the game's first, when ``full``
+        (the first this pusher sends of a game since it started), every :data:`frames.KEYFRAME`
+        events, or when its patch would not be smaller; otherwise ``{"patch": ...}``, the changes
+        from the game's previous frame (host/hub/frames.py)."""
+        data = json.dumps(frame, separators=(",", ":"))
         with self.store._tx(durable=False) as c:
             row = c.execute("SELECT seq, data FROM hub_numbered WHERE game_uuid = ?", (game_uuid,)).fetchone()
             if row is not None and row["data"] == data:
                 return False
             seq = (row["seq"] if row else 0) + 1
-            c.execute("INSERT INTO hub_outbox(game_uuid, seq, data) VALUES (?, ?, ?)", (game_uuid, seq, data))
+            payload = data
+            if row is not None and not full and seq % frames.KEYFRAME != 1:
+                last = self._last.get(game_uuid)
+                previous = last[1] if last is not None and last[0] == row["data"] else json.loads(row["data"])
+                patch = json.dumps({"patch": frames.diff(previous, frame)}, separators=(",", ":"))
+                if len(patch) < len(data):
+                    payload = patch
+            c.execute("INSERT INTO hub_outbox(game_uuid, seq, data) VALUES (?, ?, ?)", (game_uuid, seq, payload))
             c.execute("INSERT OR REPLACE INTO hub_numbered(game_uuid, seq, data) VALUES (?, ?, ?)",
                       (game_uuid, seq, data))
+        self._last.pop(game_uuid, None)
+        self._last[game_uuid] = (data, frame)
+        if len(self._last) > 8:  # the games of this table now: one or two
+            self._last.pop(next(iter(self._last)))
         return True
+
+    def realign(self, game_uuid: str, hub_last: int) -> None:
+        """The hub holds other frames than this board under some of its numbers (the board lost the
+        record of a push the hub stored, a power cut): number on after the hub's, starting afresh
+        with the whole newest frame (the frames numbered over the hub's are not sent)."""
+        with self.store._tx() as c:
+            row = c.execute("SELECT data FROM hub_numbered WHERE game_uuid = ?", (game_uuid,)).fetchone()
+            c.execute("DELETE FROM hub_outbox WHERE game_uuid = ?", (game_uuid,))
+            if row is not None:
+                c.execute("INSERT INTO hub_outbox(game_uuid, seq, data) VALUES (?, ?, ?)",
+                          (game_uuid, hub_last + 1, row["data"]))
+                c.execute("UPDATE hub_numbered SET seq = ? WHERE game_uuid = ?", (hub_last + 1, game_uuid))
 
     def add_finals(self) -> int:
         """Queue the record of every game that is over (or abandoned) and had events pushed."""
@@ -173,6 +205,8 @@ class Pusher:
         self._stop = threading.Event()
         self._conn: http.client.HTTPConnection | None = None
         self._uuids: dict[int, str] = {}
+        self._keyed: set[str] = set()  # games whose whole frame this pusher has sent since it started
+        self._answer: dict = {}  # the hub's answer to the last push
         self.reached: bool | None = None  # None: not tried yet
         self.problem: str | None = None
         self.pushes = 0
@@ -233,8 +267,9 @@ class Pusher:
                 if game_uuid is None:
                     continue
                 state = {k: v for k, v in state.items() if k != "hub"}
-                self.outbox.add(game_uuid, json.dumps({"state": state, "notices": data.get("notices", [])},
-                                                      separators=(",", ":")))
+                if self.outbox.add(game_uuid, {"state": state, "notices": data.get("notices", [])},
+                                   full=game_uuid not in self._keyed):
+                    self._keyed.add(game_uuid)
             self._frames.popleft()
 
     def _uuid(self, game_id) -> str | None:
@@ -257,6 +292,13 @@ class Pusher:
             problem = self._post(body)
             if problem is None:
                 self.outbox.acknowledged(ids, finals)
+                realign = self._answer.get("realign")
+                if isinstance(realign, dict):
+                    for game_uuid, hub_last in realign.items():
+                        if isinstance(game_uuid, str) and type(hub_last) is int:
+                            log.warning("the hub holds other frames of game %s up to %d: numbering on from there",
+                                        game_uuid, hub_last)
+                            self.outbox.realign(game_uuid, hub_last)
                 failures = 0
                 self._status(True, None)
                 continue
@@ -291,6 +333,12 @@ class Pusher:
                 if not reused or attempt == 2:
                     return f"the hub at {self.url} is not reached ({exc.__class__.__name__}: {exc})"
         if resp.status == 200:
+            try:
+                self._answer = json.loads(raw)
+            except ValueError:
+                self._answer = {}
+            if not isinstance(self._answer, dict):
+                self._answer = {}
             self.pushes += 1
             self.latencies.append(time.monotonic() - started)
             return None
