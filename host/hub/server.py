@@ -46,9 +46,29 @@ log = logging.getLogger("quin.hub")
 MAX_PUSH = 4 * 1024 * 1024  # bytes in one push
 MAX_EVENTS = 500  # events in one push
 MAX_EVENT = 256 * 1024  # bytes in one event (a public state with a long game's history)
+WAKE_BATCH = 0.005  # seconds of notifications read in one query
 RECENT = 256  # events of a game each process keeps in memory for its streams
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 HERE = Path(__file__).parent
+# A push of new events of known live games of the pushing table, in one statement: it changes
+# nothing (done = false) unless every game is known, the table's, live, and every event new.
+FAST_PUSH = """
+WITH v AS (SELECT * FROM unnest(%(u)s::uuid[], %(s)s::int[], %(d)s::text[]) AS v(uuid, seq, data)),
+g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%(games)s::uuid[])),
+ok AS (SELECT count(*) = %(n)s AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
+              AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
+              (SELECT count(*) FROM v) > 0 AS done FROM g),
+ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
+        WHERE (SELECT done FROM ok) ON CONFLICT DO NOTHING RETURNING game_id, seq),
+m AS (SELECT * FROM unnest(%(mu)s::uuid[], %(modes)s::text[]) AS m(uuid, mode)),
+upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
+               mode = COALESCE(h.mode, (SELECT m.mode FROM m WHERE m.uuid = h.uuid AND m.mode IS NOT NULL LIMIT 1))
+        FROM (SELECT game_id, max(seq) AS top FROM ins GROUP BY game_id) t
+        WHERE h.id = t.game_id RETURNING h.uuid::text, h.id, h.last_seq, h.status)
+SELECT (SELECT done FROM ok),
+       (SELECT json_agg(json_build_array(uuid, id, last_seq, status)) FROM
+           (SELECT upd.*, pg_notify(%(channel)s, id || ':' || last_seq || ':' || status) FROM upd) x)
+"""
 NOT_PATCH = "left(data, 9) <> '{\"patch\":'"  # SQL: an event that is a whole frame
 
 
@@ -156,9 +176,11 @@ class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
                  push_rate: float = 50.0, stream_cap: int = 64, wall_tick: float = 0.2):
         self.dsn = dsn
-        # each connection checked as it is lent: after PostgreSQL restarts, no request gets a dead one
-        self.pool = AsyncConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
-                                        kwargs={"autocommit": True}, check=AsyncConnectionPool.check_connection)
+        # a connection idle for a second is checked as it is lent (after PostgreSQL restarts, a request
+        # gets a dead one only if it was used in the last second; a push then fails and is retried)
+        self._used: dict[int, float] = {}
+        self.pool = AsyncConnectionPool(dsn, min_size=min(4, pool_size), max_size=pool_size, open=False,
+                                        kwargs={"autocommit": True}, check=self._check, reset=self._reset)
         self.poll = poll
         self.keepalive = keepalive
         self.wall_tick = wall_tick
@@ -177,12 +199,21 @@ class Hub:
         self._boards: set[int] = set()  # tables whose board identity is known to be stored
         self._wall_seen: dict[int, tuple[int, str]] = {}  # game id -> (seq, status) on the wall
         self._wall_tables: dict[int, tuple[int, int, str]] = {}  # game id on the wall -> its table
-        self._pending: set[int] = set()  # games to read again (woken by NOTIFY)
+        self._pending: dict[int, tuple[int, str]] = {}  # games to read again (NOTIFY): their seq, status
         self._pending_set = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self.closing = asyncio.Event()
 
     # --- life ---------------------------------------------------------------------------------
+
+    async def _check(self, conn) -> None:
+        if time.monotonic() - self._used.get(id(conn), 0.0) > 1.0:
+            await conn.execute("SELECT 1")
+
+    async def _reset(self, conn) -> None:
+        if len(self._used) > 1000:
+            self._used.clear()
+        self._used[id(conn)] = time.monotonic()
 
     async def start(self) -> None:
         await self.pool.open(wait=True, timeout=30)
@@ -212,10 +243,9 @@ class Hub:
                         seq, _, status = rest.partition(":")
                         if not game_id.isdigit():
                             continue
-                        ch = self.channels.get(int(game_id))
-                        if ch is not None and seq.isdigit() and ch.cursor >= int(seq) and ch.status == status:
-                            continue  # this process has it already (the push came here)
-                        self._pending.add(int(game_id))
+                        seq = int(seq) if seq.isdigit() else 1 << 31
+                        if seq > self._pending.get(int(game_id), (-1, ""))[0]:
+                            self._pending[int(game_id)] = (seq, status)
                         self._pending_set.set()
             except (psycopg.Error, OSError) as exc:
                 log.warning("the hub's database is not reached (%s); retrying", str(exc).splitlines()[0] if str(exc) else exc)
@@ -226,12 +256,21 @@ class Hub:
         """Reads the woken games' new events, all of those woken meanwhile in one query."""
         while not self.closing.is_set():
             await self._pending_set.wait()
+            await asyncio.sleep(WAKE_BATCH)  # the notifications of the next few ms read together
             self._pending_set.clear()
-            games, self._pending = self._pending, set()
+            pending, self._pending = self._pending, {}
+            games = set()
+            for game_id, (seq, status) in pending.items():
+                ch = self.channels.get(game_id)
+                if ch is None or ch.cursor < seq or ch.status != status:  # else: the push came here
+                    games.add(game_id)
+            if not games:
+                continue
             try:
                 await self.wake(games)
             except (psycopg.Error, OSError):
-                self._pending |= games  # read again once the database is back (catch_up also finds them)
+                for game_id in games:  # read again once the database is back (catch_up also finds them)
+                    self._pending.setdefault(game_id, (1 << 31, ""))
                 await asyncio.sleep(0.5)
                 self._pending_set.set()
 
@@ -421,6 +460,11 @@ class Hub:
             raise ValueError(f"events: at most {MAX_EVENTS} in one push")
         checked = [_check_game(g, i) for i, g in enumerate(games)]
         board = body.get("board")
+        if (all(final is None and events for _, events, final in checked)
+                and (table_id in self._boards or not isinstance(board, str))):
+            answer = await self._push_fast(table_id, checked)
+            if answer is not None:
+                return answer
         acked: dict[str, int] = {}
         realign: dict[str, int] = {}
         fed = []
@@ -492,6 +536,29 @@ class Hub:
             if ch is not None and final is not None and ch.status != found[uuid][2] and ch.cursor >= found[uuid][3]:
                 self.deliver(ch, (), found[uuid][2])
         return {"acked": acked, **({"realign": realign} if realign else {})}
+
+    async def _push_fast(self, table_id: int, checked) -> dict | None:
+        """The usual push (new events of this table's known live games, no record) in one statement,
+        one round trip; None, having changed nothing, if the push is not that."""
+        uuids = list(dict.fromkeys(u for u, _, _ in checked))
+        rows = [(u, s, d) for u, events, _ in checked for s, d in events]
+        modes = [next((m for m in map(_mode, (d for s, d in events)) if m), None) for u, events, _ in checked]
+        async with self.pool.connection() as conn:
+            done, games = await (await conn.execute(FAST_PUSH, {
+                "games": uuids, "n": len(uuids), "table": table_id, "u": [r[0] for r in rows],
+                "s": [r[1] for r in rows], "d": [r[2] for r in rows], "mu": [u for u, _, _ in checked],
+                "modes": modes, "channel": schema.CHANNEL})).fetchone()
+        if not done:
+            return None
+        acked = {}
+        for uuid, game_id, last, status in games:  # each game of the push had events, all stored
+            acked[uuid] = last
+            ch = self.channels.get(game_id)  # this process's own spectators need not wait for NOTIFY
+            if ch is not None:
+                events = sorted(e for u, ev, _ in checked if u == uuid for e in ev)
+                if events[0][0] <= ch.cursor + 1:
+                    self.deliver(ch, events, status)
+        return {"acked": acked}
 
     async def _finish(self, conn, game_id: int, final: dict) -> None:
         players = final.get("players") or {}
