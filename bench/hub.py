@@ -196,7 +196,7 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
 
 # --- spectators ----------------------------------------------------------------------------------
 
-STAMP = re.compile(rb'"bench_t":([0-9.]+)')
+STAMP = re.compile(rb'"bench_t"(?::|\],)([0-9.]+)')  # in a whole frame, or a patch's ["set",[...,"bench_t"],t]
 
 
 def spectator_worker(conn, streams: list[tuple[list[tuple[str, int]], str]]):
