@@ -137,6 +137,7 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
     """A process of boards: plays when told, cuts one off when told, reports when told to stop."""
     from host.hub.push import Pusher
 
+    sys.setswitchinterval(0.001)  # many pusher threads in one process: none waits long for the GIL
     tables = [SimTable(Path(folder) / f"t{s}", seed=s) for s in seeds]
     pushers = [Pusher(t, url, k, backoff=(0.2, 2.0)).start() for t, k in zip(tables, keys)]
     stop = threading.Event()
@@ -340,14 +341,37 @@ def postgres_cpu_s(cluster: Cluster) -> float:
 
 
 class HubProc:
-    def __init__(self, dsn: str, pool: int):
+    def __init__(self, dsn: str, pool: int, profile: str | None = None):
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        self.proc = subprocess.Popen([sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())",
+        code = "import sys; from host.cli import main; sys.exit(main())"
+        if profile:  # the hub's own CPU, by function, written when it stops
+            code = f"import cProfile; from host.cli import main; cProfile.run('main()', {profile!r})"
+        self.proc = subprocess.Popen([sys.executable, "-c", code,
                                       "hub", "serve", "--db", dsn, "--port", "0", "--pool", str(pool),
                                       "--streams-per-address", "100000", "--push-rate", "10000"],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         line = self.proc.stdout.readline()
         self.port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+
+
+class Probe:
+    """The machine's own delay, beside the run: how late a 10 ms sleep of this (niced) process wakes."""
+
+    def __init__(self):
+        self.late: list[float] = []
+        self.stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while not self.stop.is_set():
+            t = time.monotonic()
+            time.sleep(0.01)
+            self.late.append(time.monotonic() - t - 0.01)
+            time.sleep(0.04)
+
+
+def say(what: str) -> None:
+    print(f"bench {time.strftime('%H:%M:%S')}: {what}", file=sys.stderr, flush=True)
 
 
 def pct(values, p):
@@ -364,9 +388,11 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--faults", action="store_true")
     ap.add_argument("--cut", type=float, default=300.0, help="seconds one board is cut off (--faults)")
-    ap.add_argument("--board-procs", type=int, default=2)
+    ap.add_argument("--board-procs", type=int, default=4)
     ap.add_argument("--spectator-procs", type=int, default=2)
     ap.add_argument("--wall-every", type=int, default=100, help="one stream in this many is the wall")
+    ap.add_argument("--direct", action="store_true", help="boards push to a hub process each, not through the proxy")
+    ap.add_argument("--profile-hub", help="write the first hub process's cProfile statistics to this file")
     ap.add_argument("--pool", type=int, default=6, help="database connections per hub process")
     args = ap.parse_args()
 
@@ -377,7 +403,7 @@ def main() -> int:
     ctx = mp.get_context("fork")
     cluster = Cluster()
     stores = Path(tempfile.mkdtemp(prefix="quin-hub-bench-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
-    out: dict = {"ran": {k: getattr(args, k) for k in ("tables", "streams", "seconds", "faults", "cut", "pool")},
+    out: dict = {"ran": {k: getattr(args, k) for k in ("tables", "streams", "seconds", "faults", "cut", "pool", "direct")},
                  "asked": {"tables": 200, "streams": 5000, "push_p99_ms": 50, "event_to_spectator_p99_ms": 500},
                  "machine": {"cores": os.cpu_count(), "load_before": os.getloadavg()}}
     hubs, workers = [], []
@@ -391,7 +417,7 @@ def main() -> int:
                 keys[i] = schema.add_table(conn, f"t{i}")
         # the workers are forked before any thread or connection exists in this process
         proxy_end, proxy_conn = ctx.Pipe()
-        hubs = [HubProc(dsn, args.pool), HubProc(dsn, args.pool)]
+        hubs = [HubProc(dsn, args.pool, args.profile_hub), HubProc(dsn, args.pool)]
         proxy = ctx.Process(target=proxy_worker, args=(proxy_conn, [h.port for h in hubs]), daemon=True)
         proxy.start()
         proxy_port = proxy_end.recv()
@@ -402,12 +428,14 @@ def main() -> int:
             if not seeds:
                 continue
             end, child = ctx.Pipe()
+            target = hubs[b % 2].port if args.direct else proxy_port
             p = ctx.Process(target=board_worker, args=(child, str(stores), seeds, [keys[s] for s in seeds],
-                                                       f"http://127.0.0.1:{proxy_port}"), daemon=True)
+                                                       f"http://127.0.0.1:{target}"), daemon=True)
             p.start()
             boards.append((p, end))
         for _, end in boards:
             assert end.recv() == "ready"
+        say(f"{args.tables} boards ready")
         base_rss = [rss_kb(h.proc.pid) for h in hubs]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -416,6 +444,7 @@ def main() -> int:
             if len(uuids) >= args.tables:
                 break
             time.sleep(0.5)
+        say(f"{len(uuids)} games at the hub")
         # spectators: stream n follows game n (or the wall), on process n % 2 first, the other after
         plan = []
         for n in range(args.streams):
@@ -430,6 +459,7 @@ def main() -> int:
             specs.append((p, end))
         for _, end in specs:
             assert end.recv() == "ready"
+        say(f"{len(specs)} spectator processes started")
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             connected = 0
@@ -440,6 +470,7 @@ def main() -> int:
                 break
             time.sleep(1)
         out["streams_connected"] = connected
+        say(f"{connected} streams connected")
         time.sleep(2)
         opened_rss = [rss_kb(h.proc.pid) for h in hubs]
         out["hub_kb_per_stream"] = round((sum(opened_rss) - sum(base_rss)) / max(1, args.streams), 1)
@@ -460,6 +491,8 @@ def main() -> int:
         for _, end in specs:
             end.send("clear")
         t0 = time.monotonic()
+        say("measuring")
+        probe = Probe()
         faults = {}
         if args.faults:
             time.sleep(args.seconds / 3)
@@ -529,6 +562,8 @@ def main() -> int:
         out["event_to_wall_ms"] = {"p50": pct(wall, 0.5), "p99": pct(wall, 0.99), "events": len(wall)}
         out["first_event_after_connecting_ms"] = {"p50": pct(resumed, 0.5), "p99": pct(resumed, 0.99),
                                                   "events": len(resumed)}
+        probe.stop.set()
+        out["machine"]["sleep_10ms_wakes_late_ms"] = {"p50": pct(probe.late, 0.5), "p99": pct(probe.late, 0.99)}
         out["stream_reconnects"] = sum(s["reconnects"] for s in spect)
         out["streams_refused"] = sum(s["refused"] for s in spect)
         # CPU seconds per second of the run, per part (1.0 = one core)

@@ -42,10 +42,12 @@ def diff(old, new, path=None) -> list:
     return [["set", path, new]]
 
 
-def apply(frame, ops: list, in_place: bool = False):
+def apply(frame, ops: list, in_place: bool = False, fresh: bool = False):
     """``frame`` with the operations done (a new value, unless ``in_place``: then ``frame`` itself,
-    changed).  ValueError if an operation does not fit the frame (a patch of another frame)."""
+    changed; ``fresh``: the patch's values are the caller's to give away, they are not copied).
+    ValueError if an operation does not fit the frame (a patch of another frame)."""
     out = frame if in_place else copy.deepcopy(frame)
+    own = (lambda v: v) if fresh else copy.deepcopy
     for op in ops:
         if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
             raise ValueError(f"not a patch operation: {str(op)[:80]}")
@@ -61,11 +63,11 @@ def apply(frame, ops: list, in_place: bool = False):
                 parent = parent[key]
             last = path[-1]
             if kind == "set" and len(op) == 3:
-                parent[last] = copy.deepcopy(op[2])  # a key, or a list index that exists
+                parent[last] = own(op[2])  # a key, or a list index that exists
             elif kind == "del" and len(op) == 2:
                 del parent[last]
             elif kind == "add" and len(op) == 3 and isinstance(op[2], list) and isinstance(parent[last], list):
-                parent[last].extend(copy.deepcopy(op[2]))
+                parent[last].extend(own(op[2]))
             else:
                 raise ValueError(f"not a patch operation: {str(op)[:80]}")
         except (KeyError, IndexError, TypeError) as exc:
@@ -78,11 +80,18 @@ def check(ops) -> None:
     if not isinstance(ops, list):
         raise ValueError("a list of operations is expected")
     for n, op in enumerate(ops):
-        if (not isinstance(op, list) or len(op) not in (2, 3) or op[0] not in ("set", "del", "add")
-                or not isinstance(op[1], list) or not all(type(k) in (str, int) for k in op[1])
-                or (op[0] == "del") != (len(op) == 2) or (op[0] == "add" and not isinstance(op[2], list))
-                or (not op[1] and op[0] != "set")):
+        if type(op) is not list or not op or type(op[0]) is not str or len(op) != SHAPE.get(op[0], 0):
             raise ValueError(f"[{n}]: an operation [set|del|add, path, value] is expected")
+        path = op[1]
+        if (type(path) is not list or (not path and op[0] != "set")
+                or (op[0] == "add" and type(op[2]) is not list)):
+            raise ValueError(f"[{n}]: an operation [set|del|add, path, value] is expected")
+        for k in path:
+            if type(k) is not str and type(k) is not int:
+                raise ValueError(f"[{n}]: an operation [set|del|add, path, value] is expected")
+
+
+SHAPE = {"set": 3, "del": 2, "add": 3}
 
 
 def is_patch(data: dict) -> bool:

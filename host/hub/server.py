@@ -46,20 +46,22 @@ log = logging.getLogger("quin.hub")
 MAX_PUSH = 4 * 1024 * 1024  # bytes in one push
 MAX_EVENTS = 500  # events in one push
 MAX_EVENT = 256 * 1024  # bytes in one event (a public state with a long game's history)
+PUSH_WAIT = 2.0  # seconds a push waits for a database connection before it is answered 503 (retried)
 WAKE_BATCH = 0.005  # seconds of notifications read in one query
 RECENT = 256  # events of a game each process keeps in memory for its streams
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 HERE = Path(__file__).parent
 # A push of new events of known live games of the pushing table, in one statement: it changes
-# nothing (done = false) unless every game is known, the table's, live, and every event new.
+# nothing (done = false) unless every game is known, the table's, live, and every event new.  The
+# events are inserted in the order pushed (the database's bytes must not depend on a join's order).
 FAST_PUSH = """
-WITH v AS (SELECT * FROM unnest(%(u)s::uuid[], %(s)s::int[], %(d)s::text[]) AS v(uuid, seq, data)),
+WITH v AS (SELECT * FROM unnest(%(u)s::uuid[], %(s)s::int[], %(d)s::text[]) WITH ORDINALITY AS v(uuid, seq, data, n)),
 g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%(games)s::uuid[])),
 ok AS (SELECT count(*) = %(n)s AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
               AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
               (SELECT count(*) FROM v) > 0 AS done FROM g),
 ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
-        WHERE (SELECT done FROM ok) ON CONFLICT DO NOTHING RETURNING game_id, seq),
+        WHERE (SELECT done FROM ok) ORDER BY v.n ON CONFLICT DO NOTHING RETURNING game_id, seq),
 m AS (SELECT * FROM unnest(%(mu)s::uuid[], %(modes)s::text[]) AS m(uuid, mode)),
 upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
                mode = COALESCE(h.mode, (SELECT m.mode FROM m WHERE m.uuid = h.uuid AND m.mode IS NOT NULL LIMIT 1))
@@ -107,20 +109,23 @@ class Channel:
         self.subscribers: set = set()  # this process's open streams of the game (Stream handlers)
         self._snapshot: tuple[int, bytes] | None = None
 
-    def feed(self, rows) -> bytes:
-        """Apply events (seq, data text) in order; those at or before ``cursor`` are skipped.  The
-        SSE bytes of what was new (b"" if nothing)."""
+    def feed(self, rows, parsed: dict | None = None) -> bytes:
+        """Apply events (seq, data text) in order; those at or before ``cursor`` are skipped
+        (``parsed``: the data of some already parsed, by seq, given up to the channel).  The SSE
+        bytes of what was new (b"" if nothing)."""
         out = []
         for seq, text in rows:
             if seq <= self.cursor:
                 continue
-            data = json.loads(text)
+            data = parsed.get(seq) if parsed else None
+            if data is None:
+                data = json.loads(text)
             if frames.is_patch(data):
                 if self.state is None or seq != self.cursor + 1:
                     bad = True  # a patch of a frame this process does not have
                 else:
                     try:
-                        frames.apply(self.state, data["patch"], in_place=True)
+                        frames.apply(self.state, data["patch"], in_place=True, fresh=True)
                         bad = False
                     except ValueError:
                         bad = True
@@ -377,8 +382,8 @@ class Hub:
         for g, ch in known.items():
             self.deliver(ch, new.get(g, ()), statuses.get(g, ch.status))
 
-    def deliver(self, ch: Channel, rows, status: str) -> None:
-        blob = ch.feed(rows)
+    def deliver(self, ch: Channel, rows, status: str, parsed: dict | None = None) -> None:
+        blob = ch.feed(rows, parsed)
         changed = status != ch.status
         ch.status = status
         if blob:
@@ -468,7 +473,7 @@ class Hub:
         acked: dict[str, int] = {}
         realign: dict[str, int] = {}
         fed = []
-        async with self.pool.connection() as conn:
+        async with self.pool.connection(timeout=PUSH_WAIT) as conn:
             async with conn.transaction():
                 if isinstance(board, str) and UUID.match(board) and table_id not in self._boards:
                     await conn.execute("UPDATE hub_tables SET board = %s WHERE id = %s AND board IS NULL",
@@ -497,19 +502,20 @@ class Hub:
                             (game_id, [s for s, _ in events if s <= last]))).fetchall())
                         if any(held.get(s, d) != d for s, d in events):
                             realign[uuid] = last
-                            events = []
+                            events = Events()
                     if events:
                         inserts += [(game_id, s, d) for s, d in events]
                         top = max(s for s, _ in events)
                         if top > last:
-                            tops[game_id] = (top, next((m for m in map(_mode, (d for _, d in events)) if m), None))
+                            tops[game_id] = (top, events.mode)
                             found[uuid][3] = top
                             fed.append((game_id, events))
                 if inserts:
                     await conn.execute(
                         "INSERT INTO hub_events(game_id, seq, data) SELECT * FROM unnest(%s::bigint[], %s::int[], "
                         "%s::text[]) ON CONFLICT DO NOTHING",
-                        ([g for g, _, _ in inserts], [s for _, s, _ in inserts], [d for _, _, d in inserts]))
+                        ([g for g, _, _ in inserts], [s for _, s, _ in inserts], [d for _, _, d in inserts]),
+                        binary=True)  # no array quoting of JSON text in Python
                 if tops:
                     await conn.execute(
                         "UPDATE hub_games g SET last_seq = v.top, mode = COALESCE(g.mode, v.mode) FROM "
@@ -530,7 +536,7 @@ class Hub:
             ch = self.channels.get(game_id)
             if ch is not None and sorted(events)[0][0] <= ch.cursor + 1:
                 status = next(v[2] for v in found.values() if v[0] == game_id)
-                self.deliver(ch, sorted(events), status)
+                self.deliver(ch, sorted(events), status, events.parsed)
         for uuid, events, final in checked:
             ch = self.channels.get(found[uuid][0])
             if ch is not None and final is not None and ch.status != found[uuid][2] and ch.cursor >= found[uuid][3]:
@@ -542,12 +548,12 @@ class Hub:
         one round trip; None, having changed nothing, if the push is not that."""
         uuids = list(dict.fromkeys(u for u, _, _ in checked))
         rows = [(u, s, d) for u, events, _ in checked for s, d in events]
-        modes = [next((m for m in map(_mode, (d for s, d in events)) if m), None) for u, events, _ in checked]
-        async with self.pool.connection() as conn:
+        modes = [events.mode for _, events, _ in checked]
+        async with self.pool.connection(timeout=PUSH_WAIT) as conn:
             done, games = await (await conn.execute(FAST_PUSH, {
                 "games": uuids, "n": len(uuids), "table": table_id, "u": [r[0] for r in rows],
                 "s": [r[1] for r in rows], "d": [r[2] for r in rows], "mu": [u for u, _, _ in checked],
-                "modes": modes, "channel": schema.CHANNEL})).fetchone()
+                "modes": modes, "channel": schema.CHANNEL}, binary=True)).fetchone()
         if not done:
             return None
         acked = {}
@@ -557,7 +563,7 @@ class Hub:
             if ch is not None:
                 events = sorted(e for u, ev, _ in checked if u == uuid for e in ev)
                 if events[0][0] <= ch.cursor + 1:
-                    self.deliver(ch, events, status)
+                    self.deliver(ch, events, status, next(ev.parsed for u, ev, _ in checked if u == uuid))
         return {"acked": acked}
 
     async def _finish(self, conn, game_id: int, final: dict) -> None:
@@ -624,12 +630,13 @@ def _json(value):
     return None if value is None else json.dumps(value)
 
 
-def _mode(data: str) -> str | None:
-    try:
-        mode = json.loads(data).get("state", {}).get("mode")
-    except (ValueError, AttributeError):
-        return None
-    return mode if isinstance(mode, str) else None
+class Events(list):
+    """A game's pushed events, [(seq, data text)], with their data parsed and the game's mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.parsed: dict[int, dict] = {}
+        self.mode: str | None = None
 
 
 def _check_game(g: object, i: int):
@@ -639,7 +646,7 @@ def _check_game(g: object, i: int):
     uuid = g.get("uuid")
     if not isinstance(uuid, str) or not UUID.match(uuid):
         raise ValueError(f"games[{i}].uuid: a UUID is expected")
-    events = []
+    events = Events()
     for j, e in enumerate(g.get("events") or []):
         if not isinstance(e, dict) or type(e.get("seq")) is not int or not 0 < e["seq"] < 2**31:
             raise ValueError(f"games[{i}].events[{j}].seq: a positive number is expected")
@@ -658,6 +665,10 @@ def _check_game(g: object, i: int):
         if len(text) > MAX_EVENT:
             raise ValueError(f"games[{i}].events[{j}].data: at most {MAX_EVENT} bytes")
         events.append((e["seq"], text))
+        events.parsed[e["seq"]] = e["data"]
+        if events.mode is None and not frames.is_patch(e["data"]):
+            mode = (e["data"].get("state") or {}).get("mode") if isinstance(e["data"].get("state"), dict) else None
+            events.mode = mode if isinstance(mode, str) else None
     final = g.get("final")
     if final is not None:
         if not isinstance(final, dict) or final.get("status") not in ("over", "abandoned"):
