@@ -594,7 +594,12 @@ def main() -> int:
                          "missing": missing, "games_with_gaps": sum(1 for n, last in held.values() if n != last),
                          "patches": patches, "bytes_per_event": round(data_bytes / max(1, events), 1)}
         out["games"] = games
-        out["per_table_frames_per_s"] = round(sum(numbered.values()) / max(1, args.tables) / (elapsed + 5), 2)
+        out["per_table_frames_per_s"] = round(sum(numbered.values()) / max(1, args.tables) / (elapsed + 3), 2)
+        # what each part costs per public frame (CPU milliseconds): what a machine of its own would need
+        frames_made = max(1, out["per_table_frames_per_s"] * args.tables)
+        out["cpu_ms_per_frame"] = {k: (round(sum(v) * 1000 / frames_made, 2) if isinstance(v, list) else
+                                       round(v * 1000 / frames_made, 2))
+                                   for k, v in out["cpu_cores_used"].items() if k != "load_after"}
         out["db_kb_per_game"] = round(float(size) / 1024 / max(1, games), 1)
         out["db_kb_per_event"] = round(float(size) / 1024 / max(1, events), 2)
         out["faults"] = faults
