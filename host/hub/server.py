@@ -54,6 +54,8 @@ HERE = Path(__file__).parent
 # A push of new events of known live games of the pushing table, in one statement: it changes
 # nothing (done = false) unless every game is known, the table's, live, and every event new.  The
 # events are inserted in the order pushed (the database's bytes must not depend on a join's order).
+# A game's notification carries its event when the push brought it one small event (the usual
+# case): the other processes then hand it to their streams without reading it back.
 FAST_PUSH = """
 WITH v AS (SELECT * FROM unnest(%(u)s::uuid[], %(s)s::int[], %(d)s::text[]) WITH ORDINALITY AS v(uuid, seq, data, n)),
 g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%(games)s::uuid[])),
@@ -69,7 +71,10 @@ upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
         WHERE h.id = t.game_id RETURNING h.uuid::text, h.id, h.last_seq, h.status)
 SELECT (SELECT done FROM ok),
        (SELECT json_agg(json_build_array(uuid, id, last_seq, status)) FROM
-           (SELECT upd.*, pg_notify(%(channel)s, id || ':' || last_seq || ':' || status) FROM upd) x)
+           (SELECT upd.*, pg_notify(%(channel)s, id || ':' || last_seq || ':' || status || coalesce(
+               (SELECT E'\n' || v.data FROM v WHERE v.uuid::text = upd.uuid AND v.seq = upd.last_seq
+                AND length(v.data) < 7000 AND (SELECT count(*) FROM v w WHERE w.uuid = v.uuid) = 1), ''))
+            FROM upd) x)
 """
 NOT_PATCH = "left(data, 9) <> '{\"patch\":'"  # SQL: an event that is a whole frame
 
@@ -192,9 +197,10 @@ class Hub:
         self.channels: dict[int, Channel] = {}
         self._loading: dict[int, asyncio.Future] = {}
         self.wall_version = 0
-        self.wall: dict[int, tuple[int, bytes]] = {}  # game id -> (version, frame)
+        self.wall: dict[int, tuple[int, str]] = {}  # game id -> (version, its card: JSON text)
         self.wall_subscribers: set = set()
         self._wall_sent = 0  # the wall version the wall's streams have
+        self._wall_cards: dict[int, tuple[dict, bytes]] = {}  # game id -> its card as last sent, and as an event
         self.listening = False
         self.push_limit = Limiter(push_rate, push_rate * 4)
         self.address_limit = Limiter(push_rate * 4, push_rate * 16)
@@ -244,11 +250,16 @@ class Hub:
                     self.listening = True
                     await self.catch_up()  # whatever was pushed while not listening
                     async for note in conn.notifies():
-                        game_id, _, rest = note.payload.partition(":")
+                        head, _, data = note.payload.partition("\n")
+                        game_id, _, rest = head.partition(":")
                         seq, _, status = rest.partition(":")
                         if not game_id.isdigit():
                             continue
                         seq = int(seq) if seq.isdigit() else 1 << 31
+                        ch = self.channels.get(int(game_id))
+                        if data and ch is not None and seq == ch.cursor + 1 and int(game_id) not in self._pending:
+                            self.deliver(ch, [(seq, data)], status)  # the event itself came with it
+                            continue
                         if seq > self._pending.get(int(game_id), (-1, ""))[0]:
                             self._pending[int(game_id)] = (seq, status)
                         self._pending_set.set()
@@ -296,13 +307,33 @@ class Hub:
             await asyncio.sleep(self.wall_tick)
             if self.wall_version == self._wall_sent:
                 continue
-            blob = self.wall_after(self._wall_sent)
-            self._wall_sent = self.wall_version
+            blob = self._wall_tick()
             for sub in list(self.wall_subscribers):
                 sub.send(blob)
 
-    def wall_after(self, version: int) -> bytes:
-        return b"".join(f for _, f in sorted(e for e in self.wall.values() if e[0] > version))
+    def _wall_tick(self) -> bytes:
+        """The cards changed since the last tick: a card new to the wall whole (``board``), else
+        a patch of the card as last sent (``patch``: its table and the operations)."""
+        out = []
+        for game_id in list(self._wall_cards):
+            if game_id not in self.wall:  # its table's newer game took its place
+                del self._wall_cards[game_id]
+        for version, game_id, text in sorted((v, g, t) for g, (v, t) in self.wall.items() if v > self._wall_sent):
+            card = json.loads(text)
+            event = f"event: board\ndata: {text}\n\n".encode()
+            before = self._wall_cards.get(game_id)
+            if before is not None:
+                ops = frames.diff(before[0], card)
+                out.append(f"event: patch\ndata: {json.dumps({'table': card['table'], 'patch': ops}, separators=(',', ':'))}\n\n".encode())
+            else:
+                out.append(event)
+            self._wall_cards[game_id] = (card, event)
+        self._wall_sent = self.wall_version
+        return b"".join(out)
+
+    def wall_now(self) -> bytes:
+        """Every card whole, as the wall's streams last got them (the next tick's patches follow)."""
+        return b"".join(event for _, event in self._wall_cards.values())
 
     async def _keepalive(self) -> None:
         while not self.closing.is_set():
@@ -405,7 +436,7 @@ class Hub:
         self.wall_version += 1
         body = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": ch.status,
                            "data": wall_card(ch.state)}, separators=(",", ":"))
-        self.wall[ch.game_id] = (self.wall_version, f"event: board\ndata: {body}\n\n".encode())
+        self.wall[ch.game_id] = (self.wall_version, body)
         self._wall_seen[ch.game_id] = (ch.cursor, ch.status)
 
     async def _load_wall(self) -> None:
@@ -809,7 +840,9 @@ class Stream(Base):
     Last-Event-ID, at any process) with what it lacks: the events after its last one if this process
     still has them in memory, or else the game's newest frame whole; then each event as it comes,
     whole or a patch of the one before (host/hub/frames.py).  The wall: every table's newest game,
-    its frame without the history but the last turn (no ids: a reconnecting wall gets them all).
+    its frame without the history but the last turn (``board``: the card whole; ``patch``: a table's
+    card changed, as a patch of the one before), every ``wall_tick`` at most (no ids: a reconnecting
+    wall gets them all whole).
 
     Events are written to the streams as they arrive (one serialization for all, no task woken per
     stream); a stream whose spectator does not read is closed once far behind (it resumes)."""
@@ -839,7 +872,7 @@ class Stream(Base):
         try:
             # what it lacks, then subscribed at once (no await between): no event falls in between
             if ch is None:
-                first = self.hub.wall_after(0)
+                first = self.hub.wall_now()
             else:
                 last = self.request.headers.get("Last-Event-ID", "")
                 first = ch.after(int(last) if last.isdigit() and len(last) < 10 else None)

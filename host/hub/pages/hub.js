@@ -47,8 +47,14 @@ const pages = {
     const es = new EventSource("/api/stream/wall");
     es.onopen = () => (document.getElementById("status").textContent = "live");
     es.onerror = () => (document.getElementById("status").textContent = "reconnecting…");
-    es.addEventListener("board", (e) => {
-      const b = JSON.parse(e.data);
+    const last = new Map(); // table -> its card as last received (a patch applies to it)
+    es.addEventListener("patch", (e) => {
+      const p = JSON.parse(e.data);
+      if (last.has(p.table)) draw(applyPatch(last.get(p.table), p.patch));
+    });
+    es.addEventListener("board", (e) => draw(JSON.parse(e.data)));
+    const draw = (b) => {
+      last.set(b.table, b);
       document.getElementById("empty").hidden = true;
       let card = cards.get(b.table);
       const state = b.data.state;
@@ -65,7 +71,7 @@ const pages = {
       grid(g, state);
       card.el.replaceChildren(h("h2", {}, b.table), h("div", { class: "line" }, line(state)), g,
         h("div", { class: "line" }, lastMove(state)));
-    });
+    };
   },
   async game() {
     const uuid = location.pathname.split("/").pop();
