@@ -137,7 +137,9 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
     """A process of boards: plays when told, cuts one off when told, reports when told to stop."""
     from host.hub.push import Pusher
 
-    sys.setswitchinterval(0.001)  # many pusher threads in one process: none waits long for the GIL
+    # The boards stand for other machines: here their many threads would take the CPU from the hub
+    # processes (the scheduler shares it by thread), so they yield to them.
+    os.nice(5)
     tables = [SimTable(Path(folder) / f"t{s}", seed=s) for s in seeds]
     pushers = [Pusher(t, url, k, backoff=(0.2, 2.0)).start() for t, k in zip(tables, keys)]
     stop = threading.Event()
@@ -501,6 +503,7 @@ def main() -> int:
             hub1_cpu = cpu_s(hubs[1].proc.pid)  # what it used is counted until it is killed
             hubs[1].proc.kill()
             hubs[1].proc.wait()
+            say("the second hub process killed")
             time.sleep(5)
             faults["hub_killed"] = {"reconnects": sum_stats(specs, "reconnects") - before,
                                     "events_in_5s_after": sum_stats(specs, "events") - events_before,
@@ -508,10 +511,12 @@ def main() -> int:
             cut_end = boards[-1][1]
             cut_end.send(("cut",))
             cut_started = time.monotonic()
+            say("a board cut off")
             time.sleep(5)
             pg_down = time.monotonic()
             cluster.restart()
             faults["postgres_restarted"] = {"seconds_down": round(time.monotonic() - pg_down, 2)}
+            say("PostgreSQL restarted")
             drain_started = time.monotonic()
             while time.monotonic() - drain_started < 120:
                 for _, end in boards:
@@ -524,6 +529,7 @@ def main() -> int:
             cut_end.send(("pending_cut",))
             kept = cut_end.recv()
             cut_end.send(("uncut",))
+            say(f"the board is back with {kept} frames kept")
             back = time.monotonic()
             while time.monotonic() - back < 300:
                 cut_end.send(("pending_cut",))
@@ -536,6 +542,7 @@ def main() -> int:
         rest = args.seconds - (time.monotonic() - t0)
         time.sleep(max(0.0, rest))
         elapsed = time.monotonic() - t0
+        say("stopping")
         spect = []
         for _, end in specs:
             end.send("stop")

@@ -847,7 +847,7 @@ class Stream(Base):
     Events are written to the streams as they arrive (one serialization for all, no task woken per
     stream); a stream whose spectator does not read is closed once far behind (it resumes)."""
 
-    MAX_BEHIND = 4 * 1024 * 1024  # bytes written but not yet taken by the spectator
+    MAX_BEHIND = 256 * 1024  # bytes written but not yet taken by the spectator (thousands of streams per process)
 
     async def get(self, uuid=None):
         address = self.request.remote_ip
