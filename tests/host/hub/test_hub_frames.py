@@ -152,3 +152,35 @@ def test_a_board_that_lost_the_record_of_a_push_numbers_on_after_the_hub(db, hub
     status, info = request(hub.url + f"/api/games/{game.uuid}")
     assert json.dumps(info["state"], sort_keys=True) == frames_seen[-1]
     board.stop()
+
+
+def test_a_spectator_that_stops_reading_is_let_go_and_resumes(db, hubs):
+    """A process serves thousands of streams: one whose spectator does not read is closed once far
+    behind rather than kept in memory; reconnecting with its Last-Event-ID, it goes on."""
+    import socket
+    import time
+
+    dsn, _ = db
+    key = quin("hub", "add-table", "t", "--db", dsn).stdout.strip()
+    hub = hubs()
+    g = str(uuid.uuid4())
+    push(hub, key, g, [{"seq": 1, "data": {"state": {"n": 1, "pad": ""}, "notices": []}}])
+    host, port = hub.url.split("//")[1].split(":")
+    idle = socket.socket()
+    idle.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    idle.connect((host, int(port)))
+    idle.sendall(f"GET /api/stream/games/{g} HTTP/1.0\r\nHost: x\r\n\r\n".encode())
+    wait_for(lambda: request(hub.url + "/api/health")[1]["streams"] == 1, "the stream to open")
+    pad = "x" * 60000
+    seq = 1
+    deadline = time.monotonic() + 60
+    while request(hub.url + "/api/health")[1]["streams"] == 1:
+        assert time.monotonic() < deadline, "a stream that does not read was kept open"
+        push(hub, key, g, [{"seq": seq + i, "data": {"state": {"n": seq + i, "pad": pad}, "notices": []}}
+                           for i in range(1, 41)])
+        seq += 40
+    idle.close()
+    again = SSE(hub.url + f"/api/stream/games/{g}", last_event_id=str(seq - 1))
+    (eid, got, patched), = stream_frames(again, 1)
+    assert (eid, got["state"]["n"], patched) == (seq, seq, False)
+    again.close()
