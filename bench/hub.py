@@ -179,6 +179,12 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
             conn.send(sum(p.outbox.pending() + len(p._frames) for p in pushers))
         elif cmd[0] == "pending_cut":
             conn.send(pushers[-1].outbox.pending() + len(pushers[-1]._frames))
+        elif cmd[0] == "cut_mark":  # the newest frame the cut board holds now
+            pushers[-1]._drain_frames()
+            conn.send(tables[-1].store._conn.execute("SELECT COALESCE(MAX(id), 0) FROM hub_outbox").fetchone()[0])
+        elif cmd[0] == "cut_left":  # of those, how many the hub has not acknowledged yet
+            conn.send(tables[-1].store._conn.execute("SELECT COUNT(*) FROM hub_outbox WHERE id <= ?",
+                                                     (cmd[1],)).fetchone()[0])
         elif cmd[0] == "stop":
             stop.set()
             if playing.is_set():
@@ -528,12 +534,14 @@ def main() -> int:
             time.sleep(max(0.0, args.cut - (time.monotonic() - cut_started)))
             cut_end.send(("pending_cut",))
             kept = cut_end.recv()
+            cut_end.send(("cut_mark",))
+            mark = cut_end.recv()
             cut_end.send(("uncut",))
             say(f"the board is back with {kept} frames kept")
             back = time.monotonic()
-            while time.monotonic() - back < 300:
-                cut_end.send(("pending_cut",))
-                if cut_end.recv() < 5:
+            while time.monotonic() - back < 300:  # every frame it kept while cut off acknowledged
+                cut_end.send(("cut_left", mark))
+                if cut_end.recv() == 0:
                     break
                 time.sleep(0.2)
             faults["board_cut_off"] = {"seconds": round(back - cut_started, 1), "frames_kept_in_its_outbox": kept,
