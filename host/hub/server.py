@@ -51,20 +51,21 @@ WAKE_BATCH = 0.005  # seconds of notifications read in one query
 RECENT = 256  # events of a game each process keeps in memory for its streams
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 HERE = Path(__file__).parent
-# A push of new events of known live games of the pushing table, in one statement: it changes
+# A push of new events of known live games of the pushing table, in one statement (the arrays sent
+# in binary, %b: psycopg would quote the JSON text of every event in Python): it changes
 # nothing (done = false) unless every game is known, the table's, live, and every event new.  The
 # events are inserted in the order pushed (the database's bytes must not depend on a join's order).
 # A game's notification carries its event when the push brought it one small event (the usual
 # case): the other processes then hand it to their streams without reading it back.
 FAST_PUSH = """
-WITH v AS (SELECT * FROM unnest(%(u)s::uuid[], %(s)s::int[], %(d)s::text[]) WITH ORDINALITY AS v(uuid, seq, data, n)),
+WITH v AS (SELECT * FROM unnest(%(u)b::uuid[], %(s)b::int[], %(d)b::text[]) WITH ORDINALITY AS v(uuid, seq, data, n)),
 g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%(games)s::uuid[])),
 ok AS (SELECT count(*) = %(n)s AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
               AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
               (SELECT count(*) FROM v) > 0 AS done FROM g),
 ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
         WHERE (SELECT done FROM ok) ORDER BY v.n ON CONFLICT DO NOTHING RETURNING game_id, seq),
-m AS (SELECT * FROM unnest(%(mu)s::uuid[], %(modes)s::text[]) AS m(uuid, mode)),
+m AS (SELECT * FROM unnest(%(mu)b::uuid[], %(modes)b::text[]) AS m(uuid, mode)),
 upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
                mode = COALESCE(h.mode, (SELECT m.mode FROM m WHERE m.uuid = h.uuid AND m.mode IS NOT NULL LIMIT 1))
         FROM (SELECT game_id, max(seq) AS top FROM ins GROUP BY game_id) t
@@ -543,10 +544,9 @@ class Hub:
                             fed.append((game_id, events))
                 if inserts:
                     await conn.execute(
-                        "INSERT INTO hub_events(game_id, seq, data) SELECT * FROM unnest(%s::bigint[], %s::int[], "
-                        "%s::text[]) ON CONFLICT DO NOTHING",
-                        ([g for g, _, _ in inserts], [s for _, s, _ in inserts], [d for _, _, d in inserts]),
-                        binary=True)  # no array quoting of JSON text in Python
+                        "INSERT INTO hub_events(game_id, seq, data) SELECT * FROM unnest(%b::bigint[], %b::int[], "
+                        "%b::text[]) ON CONFLICT DO NOTHING",  # %b: arrays in binary, no quoting of JSON in Python
+                        ([g for g, _, _ in inserts], [s for _, s, _ in inserts], [d for _, _, d in inserts]))
                 if tops:
                     await conn.execute(
                         "UPDATE hub_games g SET last_seq = v.top, mode = COALESCE(g.mode, v.mode) FROM "
@@ -584,7 +584,7 @@ class Hub:
             done, games = await (await conn.execute(FAST_PUSH, {
                 "games": uuids, "n": len(uuids), "table": table_id, "u": [r[0] for r in rows],
                 "s": [r[1] for r in rows], "d": [r[2] for r in rows], "mu": [u for u, _, _ in checked],
-                "modes": modes, "channel": schema.CHANNEL}, binary=True)).fetchone()
+                "modes": modes, "channel": schema.CHANNEL})).fetchone()
         if not done:
             return None
         acked = {}
@@ -877,7 +877,8 @@ class Stream(Base):
                 last = self.request.headers.get("Last-Event-ID", "")
                 first = ch.after(int(last) if last.isdigit() and len(last) < 10 else None)
             subscribers.add(self)
-            self.send(b"retry: 1500\n\n" + first)
+            self.write(b"retry: 1500\n\n" + first)
+            self.flush().add_done_callback(_quiet)  # the headers, then every event by send()
             if not self.hub.closing.is_set():
                 await self._ended
         finally:
@@ -893,8 +894,7 @@ class Stream(Base):
         if stream._total_write_index - stream._total_write_done_index > self.MAX_BEHIND:
             stream.close()  # a spectator that does not read: it reconnects and resumes
             return self.end()
-        self.write(blob)
-        self.flush().add_done_callback(_quiet)
+        self.request.connection.write(blob).add_done_callback(_quiet)  # straight on: the headers went first
 
     def end(self) -> None:
         if not self._ended.done():
