@@ -175,8 +175,9 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
         elif cmd[0] == "uncut":
             cut = pushers[-1]
             cut._parts, cut._conn = cut._real, None
-        elif cmd[0] == "pending":
-            conn.send(sum(p.outbox.pending() + len(p._frames) for p in pushers))
+        elif cmd[0] == "pending":  # of the boards not cut off
+            conn.send(sum(p.outbox.pending() + len(p._frames) for p in pushers if not hasattr(p, "_real")
+                          or p._parts is p._real))
         elif cmd[0] == "pending_cut":
             conn.send(pushers[-1].outbox.pending() + len(pushers[-1]._frames))
         elif cmd[0] == "cut_mark":  # the newest frame the cut board holds now
