@@ -32,6 +32,8 @@ from collections import deque
 
 from host.store.outbox import Outbox
 
+from . import frames
+
 log = logging.getLogger("quin.hub.push")
 
 BATCH = 200  # events in one push
@@ -54,12 +56,14 @@ class Pusher:
         self.key = key
         self.table = table
         self.backoff = backoff
-        self.outbox = Outbox(table.store)
+        self.outbox = Outbox(table.store, diff=frames.diff, keyframe=frames.KEYFRAME)
         self._frames: deque[bytes] = deque()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._conn: http.client.HTTPConnection | None = None
         self._uuids: dict[int, str] = {}
+        self._keyed: set[str] = set()  # games whose whole frame this pusher has sent since it started
+        self._answer: dict = {}  # the hub's answer to the last push
         self.reached: bool | None = None  # None: not tried yet
         self.problem: str | None = None
         self.pushes = 0
@@ -122,8 +126,9 @@ class Pusher:
                 if game_uuid is None:
                     continue
                 state = {k: v for k, v in state.items() if k != "hub"}
-                self.outbox.add(game_uuid, json.dumps({"state": state, "notices": data.get("notices", [])},
-                                                      separators=(",", ":")))
+                if self.outbox.add(game_uuid, {"state": state, "notices": data.get("notices", [])},
+                                   full=game_uuid not in self._keyed):
+                    self._keyed.add(game_uuid)
             self._frames.popleft()
 
     def _uuid(self, game_id) -> str | None:
@@ -146,6 +151,13 @@ class Pusher:
             problem = self._post(body)
             if problem is None:
                 self.outbox.acknowledged(ids, finals)
+                realign = self._answer.get("realign")
+                if isinstance(realign, dict):
+                    for game_uuid, hub_last in realign.items():
+                        if isinstance(game_uuid, str) and type(hub_last) is int:
+                            log.warning("the hub holds other frames of game %s up to %d: numbering on from there",
+                                        game_uuid, hub_last)
+                            self.outbox.realign(game_uuid, hub_last)
                 failures = 0
                 self._status(True, None)
                 continue
@@ -180,6 +192,12 @@ class Pusher:
                 if not reused or attempt == 2:
                     return f"the hub at {self.url} is not reached ({exc.__class__.__name__}: {exc})"
         if resp.status == 200:
+            try:
+                self._answer = json.loads(raw)
+            except ValueError:
+                self._answer = {}
+            if not isinstance(self._answer, dict):
+                self._answer = {}
             self.pushes += 1
             self.latencies.append(time.monotonic() - started)
             return None

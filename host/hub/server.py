@@ -39,9 +39,9 @@ from pathlib import Path
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
-from tornado import httpserver, iostream, web
+from tornado import httpserver, web
 
-from . import ratings, schema
+from . import frames, ratings, schema
 
 log = logging.getLogger("quin.hub")
 
@@ -49,11 +49,40 @@ MAX_PUSH = 4 * 1024 * 1024  # bytes in one push
 MAX_EVENTS = 500  # events in one push
 MAX_EVENT = 256 * 1024  # bytes in one event (a public state with a long game's history)
 STREAM_RETRY = 5  # seconds a client over its open streams is asked to wait
+PUSH_WAIT = 2.0  # seconds a push waits for a database connection before it is answered 503 (retried)
+WAKE_BATCH = 0.005  # seconds of notifications read in one query
 RECENT = 256  # events of a game each process keeps in memory for its streams
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 HERE = Path(__file__).parent
 FILTERS = ("table", "mode", "status", "result", "player", "date", "from", "to")  # of the index and the export
 EXPORT_MAX = 10000  # games in one export
+# A push of new events of known live games of the pushing table, in one statement (the arrays sent
+# in binary, %b: psycopg would quote the JSON text of every event in Python): it changes
+# nothing (done = false) unless every game is known, the table's, live, and every event new.  The
+# events are inserted in the order pushed (the database's bytes must not depend on a join's order).
+# A game's notification carries its event when the push brought it one small event (the usual
+# case): the other processes then hand it to their streams without reading it back.
+FAST_PUSH = """
+WITH v AS (SELECT * FROM unnest(%(u)b::uuid[], %(s)b::int[], %(d)b::text[]) WITH ORDINALITY AS v(uuid, seq, data, n)),
+g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%(games)s::uuid[])),
+ok AS (SELECT count(*) = %(n)s AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
+              AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
+              (SELECT count(*) FROM v) > 0 AS done FROM g),
+ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
+        WHERE (SELECT done FROM ok) ORDER BY v.n ON CONFLICT DO NOTHING RETURNING game_id, seq),
+m AS (SELECT * FROM unnest(%(mu)b::uuid[], %(modes)b::text[]) AS m(uuid, mode)),
+upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
+               mode = COALESCE(h.mode, (SELECT m.mode FROM m WHERE m.uuid = h.uuid AND m.mode IS NOT NULL LIMIT 1))
+        FROM (SELECT game_id, max(seq) AS top FROM ins GROUP BY game_id) t
+        WHERE h.id = t.game_id RETURNING h.uuid::text, h.id, h.last_seq, h.status)
+SELECT (SELECT done FROM ok),
+       (SELECT json_agg(json_build_array(uuid, id, last_seq, status)) FROM
+           (SELECT upd.*, pg_notify(%(channel)s, id || ':' || last_seq || ':' || status || coalesce(
+               (SELECT E'\n' || v.data FROM v WHERE v.uuid::text = upd.uuid AND v.seq = upd.last_seq
+                AND length(v.data) < 7000 AND (SELECT count(*) FROM v w WHERE w.uuid = v.uuid) = 1), ''))
+            FROM upd) x)
+"""
+NOT_PATCH = "left(data, 9) <> '{\"patch\":'"  # SQL: an event that is a whole frame
 
 
 class Limiter:
@@ -85,38 +114,106 @@ class Limiter:
 
 
 class Channel:
-    """One game's events as this process knows them: the newest few, and a wake-up for its streams."""
+    """One game as this process knows it: its newest public frame (rebuilt from the events), its
+    newest few events already written as SSE (one serialization shared by every stream), and the
+    streams of this process that follow it."""
 
     def __init__(self, game_id: int, uuid: str, table: str):
         self.game_id, self.uuid, self.table = game_id, uuid, table
-        self.cursor = 0  # the highest seq read from the database
-        self.recent: deque[tuple[int, str]] = deque(maxlen=RECENT)
-        self.changed = asyncio.Event()
-        self.lock = asyncio.Lock()
-        self.watchers = 0  # this process's open streams of the game
+        self.cursor = 0  # the highest seq applied
+        self.state: dict | None = None  # the public frame at ``cursor``
+        self.status = "live"
+        self.recent: deque[tuple[int, bytes]] = deque(maxlen=RECENT)  # (seq, its SSE event)
+        self.subscribers: set = set()  # this process's open streams of the game (Stream handlers)
+        self._snapshot: tuple[int, bytes] | None = None
 
-    def frames_after(self, seq: int) -> list[tuple[int, str]] | None:
-        """The events after ``seq`` from memory, or None if memory does not reach back that far."""
-        if seq >= self.cursor:
-            return []
-        if not self.recent or self.recent[0][0] > seq + 1:
-            return None
-        return [(s, d) for s, d in self.recent if s > seq]
+    def feed(self, rows, parsed: dict | None = None) -> bytes:
+        """Apply events (seq, data text) in order; those at or before ``cursor`` are skipped
+        (``parsed``: the data of some already parsed, by seq, given up to the channel).  The SSE
+        bytes of what was new (b"" if nothing)."""
+        out = []
+        for seq, text in rows:
+            if seq <= self.cursor:
+                continue
+            data = parsed.get(seq) if parsed else None
+            if data is None:
+                data = json.loads(text)
+            if frames.is_patch(data):
+                if self.state is None or seq != self.cursor + 1:
+                    bad = True  # a patch of a frame this process does not have
+                else:
+                    try:
+                        frames.apply(self.state, data["patch"], in_place=True, fresh=True)
+                        bad = False
+                    except ValueError:
+                        bad = True
+                if bad:  # never pass on a patch that does not fit: the spectators get the frame as it is here
+                    log.warning("game %s: event %d does not follow on from event %d", self.uuid, seq, self.cursor)
+                    if self.state is None:
+                        self.cursor = seq
+                        continue
+                    text = json.dumps(self.state, separators=(",", ":"))
+            else:
+                self.state = data
+            self.cursor = seq
+            event = b"id: %d\nevent: update\ndata: %s\n\n" % (seq, text.encode())
+            self.recent.append((seq, event))
+            out.append(event)
+        return b"".join(out)
+
+    def snapshot(self) -> bytes:
+        """The newest frame whole, as the event numbered ``cursor``."""
+        if self.state is None:
+            return b""
+        if self._snapshot is None or self._snapshot[0] != self.cursor:
+            self._snapshot = (self.cursor, b"id: %d\nevent: update\ndata: %s\n\n" % (
+                self.cursor, json.dumps(self.state, separators=(",", ":")).encode()))
+        return self._snapshot[1]
+
+    def after(self, seq: int | None) -> bytes:
+        """What a stream that has event ``seq`` (None: nothing) needs to be up to date: the events
+        after it from memory, or else the newest frame whole."""
+        if seq is not None and seq >= self.cursor:
+            return b""
+        if seq is not None and self.recent and self.recent[0][0] <= seq + 1:
+            return b"".join(e for s, e in self.recent if s > seq)
+        return self.snapshot()
+
+    def send(self, blob: bytes) -> None:
+        for sub in list(self.subscribers):
+            sub.send(blob)
+
+
+def wall_card(state: dict | None) -> dict | None:
+    """What the wall draws of a frame: all of it but the history, of which the last turn only."""
+    if not isinstance(state, dict):
+        return state
+    st = state.get("state")
+    if isinstance(st, dict) and isinstance(st.get("view"), dict) and isinstance(st["view"].get("history"), list):
+        view = dict(st["view"], history=st["view"]["history"][-1:])
+        return dict(state, state=dict(st, view=view))
+    return state
 
 
 class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
-                 push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0):
+                 push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0, wall_tick: float = 0.2):
         self.dsn = dsn
-        # each connection checked as it is lent: after PostgreSQL restarts, no request gets a dead one
-        self.pool = AsyncConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
-                                        kwargs={"autocommit": True}, check=AsyncConnectionPool.check_connection)
+        # a connection idle for a second is checked as it is lent (after PostgreSQL restarts, a request
+        # gets a dead one only if it was used in the last second; a push then fails and is retried)
+        self._used: dict[int, float] = {}
+        self.pool = AsyncConnectionPool(dsn, min_size=min(4, pool_size), max_size=pool_size, open=False,
+                                        kwargs={"autocommit": True}, check=self._check, reset=self._reset)
         self.poll = poll
         self.keepalive = keepalive
+        self.wall_tick = wall_tick
         self.channels: dict[int, Channel] = {}
+        self._loading: dict[int, asyncio.Future] = {}
         self.wall_version = 0
-        self.wall: dict[int, tuple[int, bytes]] = {}  # game id -> (version, frame)
-        self.wall_changed = asyncio.Event()
+        self.wall: dict[int, tuple[int, str]] = {}  # game id -> (version, its card: JSON text)
+        self.wall_subscribers: set = set()
+        self._wall_sent = 0  # the wall version the wall's streams have
+        self._wall_cards: dict[int, tuple[dict, bytes]] = {}  # game id -> its card as last sent, and as an event
         self.listening = False
         self.push_limit = Limiter(push_rate, push_rate * 4)
         self.address_limit = Limiter(push_rate * 4, push_rate * 16)
@@ -127,25 +224,37 @@ class Hub:
         self.stream_cap = stream_cap
         self.streams: dict[str, int] = {}  # open streams per address
         self.keys: dict[str, tuple[int, str]] = {}  # key hash -> (table id, name)
+        self._boards: set[int] = set()  # tables whose board identity is known to be stored
         self._wall_seen: dict[int, tuple[int, str]] = {}  # game id -> (seq, status) on the wall
         self._wall_tables: dict[int, tuple[int, int, str]] = {}  # game id on the wall -> its table
+        self._pending: dict[int, tuple[int, str]] = {}  # games to read again (NOTIFY): their seq, status
+        self._pending_set = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self.closing = asyncio.Event()
 
     # --- life ---------------------------------------------------------------------------------
+
+    async def _check(self, conn) -> None:
+        if time.monotonic() - self._used.get(id(conn), 0.0) > 1.0:
+            await conn.execute("SELECT 1")
+
+    async def _reset(self, conn) -> None:
+        if len(self._used) > 1000:
+            self._used.clear()
+        self._used[id(conn)] = time.monotonic()
 
     async def start(self) -> None:
         await self.pool.open(wait=True, timeout=30)
         async with self.pool.connection() as conn:
             await schema.ensure_async(conn)
         await self._load_wall()
-        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._poller())]
+        self._tasks = [asyncio.create_task(t) for t in (self._listen(), self._poller(), self._waker(),
+                                                         self._wall_sender(), self._keepalive())]
 
     async def stop(self) -> None:
         self.closing.set()
-        self.wall_changed.set()
-        for ch in self.channels.values():
-            ch.changed.set()
+        for sub in [*self.wall_subscribers, *(s for ch in self.channels.values() for s in ch.subscribers)]:
+            sub.end()
         for t in self._tasks:
             t.cancel()
         await self.pool.close()
@@ -158,25 +267,96 @@ class Hub:
                     self.listening = True
                     await self.catch_up()  # whatever was pushed while not listening
                     async for note in conn.notifies():
-                        game_id, _, _ = note.payload.partition(":")
-                        if game_id.isdigit():
-                            asyncio.create_task(self.wake(int(game_id)))
+                        head, _, data = note.payload.partition("\n")
+                        game_id, _, rest = head.partition(":")
+                        seq, _, status = rest.partition(":")
+                        if not game_id.isdigit():
+                            continue
+                        seq = int(seq) if seq.isdigit() else 1 << 31
+                        ch = self.channels.get(int(game_id))
+                        if data and ch is not None and seq == ch.cursor + 1 and int(game_id) not in self._pending:
+                            self.deliver(ch, [(seq, data)], status)  # the event itself came with it
+                            continue
+                        if seq > self._pending.get(int(game_id), (-1, ""))[0]:
+                            self._pending[int(game_id)] = (seq, status)
+                        self._pending_set.set()
             except (psycopg.Error, OSError) as exc:
                 log.warning("the hub's database is not reached (%s); retrying", str(exc).splitlines()[0] if str(exc) else exc)
             self.listening = False
             await asyncio.sleep(1)
 
+    async def _waker(self) -> None:
+        """Reads the woken games' new events, all of those woken meanwhile in one query."""
+        while not self.closing.is_set():
+            await self._pending_set.wait()
+            await asyncio.sleep(WAKE_BATCH)  # the notifications of the next few ms read together
+            self._pending_set.clear()
+            pending, self._pending = self._pending, {}
+            games = set()
+            for game_id, (seq, status) in pending.items():
+                ch = self.channels.get(game_id)
+                if ch is None or ch.cursor < seq or ch.status != status:  # else: the push came here
+                    games.add(game_id)
+            if not games:
+                continue
+            try:
+                await self.wake(games)
+            except (psycopg.Error, OSError):
+                for game_id in games:  # read again once the database is back (catch_up also finds them)
+                    self._pending.setdefault(game_id, (1 << 31, ""))
+                await asyncio.sleep(0.5)
+                self._pending_set.set()
+
     async def _poller(self) -> None:
         while not self.closing.is_set():
             await asyncio.sleep(self.poll)
             for game_id, ch in list(self.channels.items()):
-                seen = self._wall_seen.get(game_id)
-                if ch.watchers == 0 and seen is not None and seen[1] != "live" and game_id not in self.wall:
+                if not ch.subscribers and ch.status != "live" and game_id not in self.wall:
                     del self.channels[game_id]  # finished, off the wall, unwatched: read again if asked
             try:
                 await self.catch_up()
             except (psycopg.Error, OSError):
                 pass
+
+    async def _wall_sender(self) -> None:
+        """The wall's streams get the boards that changed, together, at most every ``wall_tick``."""
+        while not self.closing.is_set():
+            await asyncio.sleep(self.wall_tick)
+            if self.wall_version == self._wall_sent:
+                continue
+            blob = self._wall_tick()
+            for sub in list(self.wall_subscribers):
+                sub.send(blob)
+
+    def _wall_tick(self) -> bytes:
+        """The cards changed since the last tick: a card new to the wall whole (``board``), else
+        a patch of the card as last sent (``patch``: its table and the operations)."""
+        out = []
+        for game_id in list(self._wall_cards):
+            if game_id not in self.wall:  # its table's newer game took its place
+                del self._wall_cards[game_id]
+        for version, game_id, text in sorted((v, g, t) for g, (v, t) in self.wall.items() if v > self._wall_sent):
+            card = json.loads(text)
+            event = f"event: board\ndata: {text}\n\n".encode()
+            before = self._wall_cards.get(game_id)
+            if before is not None:
+                ops = frames.diff(before[0], card)
+                out.append(f"event: patch\ndata: {json.dumps({'table': card['table'], 'patch': ops}, separators=(',', ':'))}\n\n".encode())
+            else:
+                out.append(event)
+            self._wall_cards[game_id] = (card, event)
+        self._wall_sent = self.wall_version
+        return b"".join(out)
+
+    def wall_now(self) -> bytes:
+        """Every card whole, as the wall's streams last got them (the next tick's patches follow)."""
+        return b"".join(event for _, event in self._wall_cards.values())
+
+    async def _keepalive(self) -> None:
+        while not self.closing.is_set():
+            await asyncio.sleep(self.keepalive)
+            for sub in [*self.wall_subscribers, *(s for ch in self.channels.values() for s in ch.subscribers)]:
+                sub.send(b": keep-alive\n\n")
 
     async def catch_up(self) -> None:
         """Wake every game whose events moved on without this process hearing of it."""
@@ -184,67 +364,97 @@ class Hub:
             rows = await (await conn.execute(
                 "SELECT id, last_seq, status FROM hub_games WHERE status = 'live' OR id = ANY(%s)",
                 (list(self.channels),))).fetchall()
+        stale = set()
         for game_id, last, status in rows:
             ch = self.channels.get(game_id)
-            if ch is None or last > ch.cursor or self._wall_seen.get(game_id, (0, ""))[1] != status:
-                await self.wake(game_id)
+            if ch is None or last > ch.cursor or ch.status != status or self._wall_seen.get(game_id, (0, ""))[1] != status:
+                stale.add(game_id)
+        if stale:
+            await self.wake(stale)
 
     # --- reading the events ---------------------------------------------------------------------
 
     async def channel(self, game_id: int) -> Channel | None:
+        """The game in memory (read from its newest whole frame on if it was not)."""
         ch = self.channels.get(game_id)
         if ch is not None:
             return ch
-        async with self.pool.connection() as conn:
-            row = await (await conn.execute(
-                "SELECT g.uuid, t.name, g.last_seq FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
-                "WHERE g.id = %s", (game_id,))).fetchone()
-        if row is None:
-            return None
-        ch = self.channels.setdefault(game_id, Channel(game_id, str(row[0]), row[1]))
-        if ch.cursor == 0:
-            ch.cursor = max(0, row[2] - RECENT)
-        return ch
-
-    async def wake(self, game_id: int) -> None:
-        """Read a game's new events into memory; wake its streams and the wall."""
-        ch = await self.channel(game_id)
-        if ch is None:
-            return
-        async with ch.lock:
+        loading = self._loading.get(game_id)
+        if loading is not None:
+            return await asyncio.shield(loading)
+        loading = self._loading[game_id] = asyncio.get_running_loop().create_future()
+        try:
             async with self.pool.connection() as conn:
-                while True:
-                    rows = await (await conn.execute(
-                        "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq > %s ORDER BY seq LIMIT 500",
-                        (game_id, ch.cursor))).fetchall()
-                    if not rows:
-                        break
-                    ch.recent.extend(rows)
-                    ch.cursor = rows[-1][0]
-                status = await (await conn.execute("SELECT status FROM hub_games WHERE id = %s",
-                                                   (game_id,))).fetchone()
-        status = status[0] if status else "live"
-        if ch.recent and self._wall_seen.get(game_id) != (ch.cursor, status):
-            self._wall_put(ch, ch.recent[-1][1], status)
-        ch.changed.set()
-        ch.changed = asyncio.Event()
+                row = await (await conn.execute(
+                    "SELECT g.uuid, t.name, g.status FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
+                    "WHERE g.id = %s", (game_id,))).fetchone()
+                rows = [] if row is None else await (await conn.execute(
+                    "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq >= COALESCE((SELECT max(seq) "
+                    f"FROM hub_events WHERE game_id = %s AND {NOT_PATCH}), 1) ORDER BY seq",
+                    (game_id, game_id))).fetchall()
+            ch = None
+            if row is not None:
+                ch = Channel(game_id, str(row[0]), row[1])
+                ch.status = row[2]
+                ch.feed(rows)
+                self.channels[game_id] = ch
+                self._put_wall(ch)
+            loading.set_result(ch)
+            return ch
+        except BaseException as exc:
+            loading.set_exception(exc)
+            loading.exception()  # retrieved: whoever waits on it gets it
+            raise
+        finally:
+            del self._loading[game_id]
 
-    def _wall_put(self, ch: Channel, data: str, status: str) -> None:
+    async def wake(self, game_ids) -> None:
+        """Read the games' new events (one query for all), hand them to their streams and the wall."""
+        game_ids = set(game_ids)
+        known = {g: self.channels[g] for g in game_ids if g in self.channels}
+        for g in game_ids - set(known):
+            await self.channel(g)  # read from its newest whole frame: up to date
+        if not known:
+            return
+        ids = list(known)
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute(
+                "SELECT e.game_id, e.seq, e.data FROM unnest(%s::bigint[], %s::int[]) AS w(g, s) "
+                "JOIN hub_events e ON e.game_id = w.g AND e.seq > w.s ORDER BY e.game_id, e.seq",
+                (ids, [known[g].cursor for g in ids]))).fetchall()
+            statuses = dict(await (await conn.execute("SELECT id, status FROM hub_games WHERE id = ANY(%s)",
+                                                      (ids,))).fetchall())
+        new: dict[int, list] = {}
+        for g, s, d in rows:
+            new.setdefault(g, []).append((s, d))
+        for g, ch in known.items():
+            self.deliver(ch, new.get(g, ()), statuses.get(g, ch.status))
+
+    def deliver(self, ch: Channel, rows, status: str, parsed: dict | None = None) -> None:
+        blob = ch.feed(rows, parsed)
+        changed = status != ch.status
+        ch.status = status
+        if blob:
+            ch.send(blob)
+        if blob or changed or ch.game_id not in self._wall_seen:
+            self._put_wall(ch)
+
+    def _put_wall(self, ch: Channel) -> None:
+        if ch.state is None or self._wall_seen.get(ch.game_id) == (ch.cursor, ch.status):
+            return
         for game_id, (_, _, table) in list(self._wall_tables.items()):
             if table == ch.table and game_id != ch.game_id:  # the wall shows each table's newest game
-                if game_id > ch.game_id:  # an older game's late wake (wakes run concurrently) replaces nothing
-                    self._wall_seen[ch.game_id] = (ch.cursor, status)
+                if game_id > ch.game_id:  # an older game's late wake replaces nothing
+                    self._wall_seen[ch.game_id] = (ch.cursor, ch.status)
                     return
                 self.wall.pop(game_id, None)
                 del self._wall_tables[game_id]
         self._wall_tables[ch.game_id] = (0, 0, ch.table)
         self.wall_version += 1
-        body = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": status,
-                           "data": json.loads(data)}, separators=(",", ":"))
-        self.wall[ch.game_id] = (self.wall_version, f"event: board\ndata: {body}\n\n".encode())
-        self._wall_seen[ch.game_id] = (ch.cursor, status)
-        self.wall_changed.set()
-        self.wall_changed = asyncio.Event()
+        body = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": ch.status,
+                           "data": wall_card(ch.state)}, separators=(",", ":"))
+        self.wall[ch.game_id] = (self.wall_version, body)
+        self._wall_seen[ch.game_id] = (ch.cursor, ch.status)
 
     async def _load_wall(self) -> None:
         """Every table's newest game (live or just finished) on the wall."""
@@ -252,13 +462,31 @@ class Hub:
             rows = await (await conn.execute(
                 "SELECT DISTINCT ON (g.table_id) g.id FROM hub_games g ORDER BY g.table_id, g.id DESC")).fetchall()
         for (game_id,) in rows:
-            await self.wake(game_id)
+            await self.channel(game_id)
 
-    async def events(self, game_id: int, after: int, limit: int = 500) -> list[tuple[int, str]]:
+    async def frames(self, game_id: int, after: int, limit: int = 500) -> list[tuple[int, str]]:
+        """The game's public frames after ``after`` (whole, as the board's status page showed them),
+        rebuilt from the stored events from the newest whole frame at or before ``after + 1``."""
         async with self.pool.connection() as conn:
-            return await (await conn.execute(
-                "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq > %s ORDER BY seq LIMIT %s",
-                (game_id, after, limit))).fetchall()
+            rows = await (await conn.execute(
+                "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq >= COALESCE((SELECT max(seq) "
+                f"FROM hub_events WHERE game_id = %s AND seq <= %s AND {NOT_PATCH}), 1) ORDER BY seq LIMIT %s",
+                (game_id, game_id, after + 1, after + 1 + limit + frames.KEYFRAME))).fetchall()
+        ch = Channel(game_id, "", "")
+        out = []
+        for seq, text in rows:
+            if ch.feed([(seq, text)]) and seq > after:
+                out.append((seq, json.dumps(ch.state, separators=(",", ":"))))
+                if len(out) >= limit:
+                    break
+        return out
+
+    async def newest(self, game_id: int, last: int) -> dict | None:
+        ch = self.channels.get(game_id)
+        if ch is not None and ch.cursor == last:
+            return ch.state
+        rows = await self.frames(game_id, last - 1, 1) if last else []
+        return json.loads(rows[0][1]) if rows else None
 
     # --- pushes -------------------------------------------------------------------------------
 
@@ -274,7 +502,10 @@ class Hub:
         return self.keys.get(digest)
 
     async def push(self, table_id: int, body: dict) -> dict:
-        """Store a board's push in one transaction; ValueError/PermissionError in one line."""
+        """Store a board's push in one transaction, in a few round trips whatever its size;
+        ValueError/PermissionError in one line.  The answer: ``{"acked": {uuid: the hub's last
+        event of the game}}``, and ``"realign": {uuid: last}`` for a game of which the hub holds
+        other events than the board under the numbers it pushed again (the board numbers on)."""
         games = body.get("games")
         if not isinstance(games, list) or not games:
             raise ValueError("games: a list of games is expected")
@@ -282,39 +513,105 @@ class Hub:
             raise ValueError(f"events: at most {MAX_EVENTS} in one push")
         checked = [_check_game(g, i) for i, g in enumerate(games)]
         board = body.get("board")
-        out: dict[str, int] = {}
-        async with self.pool.connection() as conn:
+        if (all(final is None and events for _, events, final in checked)
+                and (table_id in self._boards or not isinstance(board, str))):
+            answer = await self._push_fast(table_id, checked)
+            if answer is not None:
+                return answer
+        acked: dict[str, int] = {}
+        realign: dict[str, int] = {}
+        fed = []
+        async with self.pool.connection(timeout=PUSH_WAIT) as conn:
             async with conn.transaction():
-                if isinstance(board, str) and UUID.match(board):
+                if isinstance(board, str) and UUID.match(board) and table_id not in self._boards:
                     await conn.execute("UPDATE hub_tables SET board = %s WHERE id = %s AND board IS NULL",
                                        (board, table_id))
-                for uuid, events, final in checked:
-                    # select first: an INSERT that conflicts would still use up a number of the
-                    # sequence, and the database would then depend on how the pushes were batched
-                    find = "SELECT id, table_id, status, last_seq FROM hub_games WHERE uuid = %s"
-                    row = await (await conn.execute(find, (uuid,))).fetchone()
-                    if row is None:
+                    self._boards.add(table_id)
+                # select first: an INSERT that conflicts would still use up a number of the
+                # sequence, and the database would then depend on how the pushes were batched
+                find = "SELECT uuid::text, id, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%s::uuid[])"
+                uuids = list(dict.fromkeys(u for u, _, _ in checked))
+                found = {r[0]: list(r[1:]) for r in await (await conn.execute(find, (uuids,))).fetchall()}
+                for uuid in uuids:
+                    if uuid not in found:
                         await conn.execute("INSERT INTO hub_games(table_id, uuid) VALUES (%s, %s) "
                                            "ON CONFLICT (uuid) DO NOTHING", (table_id, uuid))
-                        row = await (await conn.execute(find, (uuid,))).fetchone()
-                    game_id, owner, status, last = row
+                if len(found) < len(uuids):
+                    found = {r[0]: list(r[1:]) for r in await (await conn.execute(find, (uuids,))).fetchall()}
+                inserts: list[tuple[int, int, str]] = []
+                tops: dict[int, tuple[int, str | None]] = {}
+                for uuid, events, final in checked:
+                    game_id, owner, status, last = found[uuid]
                     if owner != table_id:
                         raise PermissionError(f"game {uuid} belongs to another table")
+                    if events and min(s for s, _ in events) <= last:  # sent again: is it what the hub holds?
+                        held = dict(await (await conn.execute(
+                            "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq = ANY(%s)",
+                            (game_id, [s for s, _ in events if s <= last]))).fetchall())
+                        if any(held.get(s, d) != d for s, d in events):
+                            realign[uuid] = last
+                            events = Events()
                     if events:
-                        async with conn.cursor() as cur:
-                            await cur.executemany(
-                                "INSERT INTO hub_events(game_id, seq, data) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                                [(game_id, s, d) for s, d in events])
+                        inserts += [(game_id, s, d) for s, d in events]
                         top = max(s for s, _ in events)
                         if top > last:
-                            await conn.execute("UPDATE hub_games SET last_seq = %s, mode = COALESCE(mode, %s) "
-                                               "WHERE id = %s", (top, _mode(events[-1][1]), game_id))
-                            last = top
+                            tops[game_id] = (top, events.mode)
+                            found[uuid][3] = top
+                            fed.append((game_id, events))
+                if inserts:
+                    await conn.execute(
+                        "INSERT INTO hub_events(game_id, seq, data) SELECT * FROM unnest(%b::bigint[], %b::int[], "
+                        "%b::text[]) ON CONFLICT DO NOTHING",  # %b: arrays in binary, no quoting of JSON in Python
+                        ([g for g, _, _ in inserts], [s for _, s, _ in inserts], [d for _, _, d in inserts]))
+                if tops:
+                    await conn.execute(
+                        "UPDATE hub_games g SET last_seq = v.top, mode = COALESCE(g.mode, v.mode) FROM "
+                        "unnest(%s::bigint[], %s::int[], %s::text[]) AS v(id, top, mode) WHERE g.id = v.id",
+                        (list(tops), [t for t, _ in tops.values()], [m for _, m in tops.values()]))
+                notes = []
+                for uuid, events, final in checked:
+                    game_id, _, status, last = found[uuid]
                     if final is not None and status == "live":
                         await self._finish(conn, game_id, final)
-                    out[uuid] = last
-                    await conn.execute("SELECT pg_notify(%s, %s)", (schema.CHANNEL, f"{game_id}:{last}"))
-        return out
+                        status = found[uuid][2] = final["status"]
+                    acked[uuid] = last
+                    notes.append(f"{game_id}:{last}:{status}")
+                await conn.execute("SELECT pg_notify(%s, n) FROM unnest(%s::text[]) AS n",
+                                   (schema.CHANNEL, list(dict.fromkeys(notes))))
+        # this process's own spectators need not wait for the notification
+        for game_id, events in fed:
+            ch = self.channels.get(game_id)
+            if ch is not None and sorted(events)[0][0] <= ch.cursor + 1:
+                status = next(v[2] for v in found.values() if v[0] == game_id)
+                self.deliver(ch, sorted(events), status, events.parsed)
+        for uuid, events, final in checked:
+            ch = self.channels.get(found[uuid][0])
+            if ch is not None and final is not None and ch.status != found[uuid][2] and ch.cursor >= found[uuid][3]:
+                self.deliver(ch, (), found[uuid][2])
+        return {"acked": acked, **({"realign": realign} if realign else {})}
+
+    async def _push_fast(self, table_id: int, checked) -> dict | None:
+        """The usual push (new events of this table's known live games, no record) in one statement,
+        one round trip; None, having changed nothing, if the push is not that."""
+        uuids = list(dict.fromkeys(u for u, _, _ in checked))
+        rows = [(u, s, d) for u, events, _ in checked for s, d in events]
+        modes = [events.mode for _, events, _ in checked]
+        async with self.pool.connection(timeout=PUSH_WAIT) as conn:
+            done, games = await (await conn.execute(FAST_PUSH, {
+                "games": uuids, "n": len(uuids), "table": table_id, "u": [r[0] for r in rows],
+                "s": [r[1] for r in rows], "d": [r[2] for r in rows], "mu": [u for u, _, _ in checked],
+                "modes": modes, "channel": schema.CHANNEL})).fetchone()
+        if not done:
+            return None
+        acked = {}
+        for uuid, game_id, last, status in games:  # each game of the push had events, all stored
+            acked[uuid] = last
+            ch = self.channels.get(game_id)  # this process's own spectators need not wait for NOTIFY
+            if ch is not None:
+                events = sorted(e for u, ev, _ in checked if u == uuid for e in ev)
+                if events[0][0] <= ch.cursor + 1:
+                    self.deliver(ch, events, status, next(ev.parsed for u, ev, _ in checked if u == uuid))
+        return {"acked": acked}
 
     async def _finish(self, conn, game_id: int, final: dict) -> None:
         players = final.get("players") or {}
@@ -401,12 +698,13 @@ def _json(value):
     return None if value is None else json.dumps(value)
 
 
-def _mode(data: str) -> str | None:
-    try:
-        mode = json.loads(data).get("state", {}).get("mode")
-    except (ValueError, AttributeError):
-        return None
-    return mode if isinstance(mode, str) else None
+class Events(list):
+    """A game's pushed events, [(seq, data text)], with their data parsed and the game's mode."""
+
+    def __init__(self):
+        super().__init__()
+        self.parsed: dict[int, dict] = {}
+        self.mode: str | None = None
 
 
 def _check_game(g: object, i: int):
@@ -416,16 +714,29 @@ def _check_game(g: object, i: int):
     uuid = g.get("uuid")
     if not isinstance(uuid, str) or not UUID.match(uuid):
         raise ValueError(f"games[{i}].uuid: a UUID is expected")
-    events = []
+    events = Events()
     for j, e in enumerate(g.get("events") or []):
         if not isinstance(e, dict) or type(e.get("seq")) is not int or not 0 < e["seq"] < 2**31:
             raise ValueError(f"games[{i}].events[{j}].seq: a positive number is expected")
         if not isinstance(e.get("data"), dict):
             raise ValueError(f"games[{i}].events[{j}].data: an object is expected")
-        text = json.dumps(e["data"], separators=(",", ":"))
+        if frames.is_patch(e["data"]):
+            if len(e["data"]) != 1:
+                raise ValueError(f"games[{i}].events[{j}].data: a patch is an object with 'patch' only")
+            try:
+                frames.check(e["data"]["patch"])
+            except ValueError as exc:
+                raise ValueError(f"games[{i}].events[{j}].data.patch{exc}") from None
+            text = json.dumps({"patch": e["data"]["patch"]}, separators=(",", ":"))
+        else:
+            text = json.dumps(e["data"], separators=(",", ":"))
         if len(text) > MAX_EVENT:
             raise ValueError(f"games[{i}].events[{j}].data: at most {MAX_EVENT} bytes")
         events.append((e["seq"], text))
+        events.parsed[e["seq"]] = e["data"]
+        if events.mode is None and not frames.is_patch(e["data"]):
+            mode = (e["data"].get("state") or {}).get("mode") if isinstance(e["data"].get("state"), dict) else None
+            events.mode = mode if isinstance(mode, str) else None
     final = g.get("final")
     if final is not None:
         if not isinstance(final, dict) or final.get("status") not in ("over", "abandoned"):
@@ -502,14 +813,14 @@ class Push(Base):
         if not isinstance(body, dict):
             return self.fail(400, "the push is not a JSON object")
         try:
-            acked = await self.hub.push(table[0], body)
+            answer = await self.hub.push(table[0], body)
         except ValueError as exc:
             return self.fail(400, str(exc))
         except PermissionError as exc:
             return self.fail(403, str(exc))
         except psycopg.Error as exc:
             return self.fail(503, f"the hub's database is not reached ({type(exc).__name__})")
-        self.json({"ok": True, "table": table[1], "acked": acked})
+        self.json({"ok": True, "table": table[1], **answer})
 
 
 class Health(Base):
@@ -554,11 +865,10 @@ class GameJSON(Base):
         if what == "events":
             after = self.get_argument("after", "0")
             after = int(after) if after.isdigit() and len(after) < 10 else 0
-            rows = await self.hub.events(row[0], after)
+            rows = await self.hub.frames(row[0], after)
             return self.json({"game": str(row[1]), "events": [{"seq": s, "data": json.loads(d)} for s, d in rows]})
         out = _game_json(row)
-        last = await self.hub.events(row[0], row[4] - 1, 1) if row[4] else []
-        out["state"] = json.loads(last[0][1]) if last else None
+        out["state"] = await self.hub.newest(row[0], row[4])
         self.json(out)
 
 
@@ -635,8 +945,18 @@ class Players(Base):
 
 
 class Stream(Base):
-    """SSE.  A game's stream: its events (ids = its event numbers; resume by Last-Event-ID).
-    The wall: every live game's newest state (no ids: a reconnecting wall gets them all again)."""
+    """SSE.  A game's stream: ids are its event numbers.  A stream starts (or resumes, with
+    Last-Event-ID, at any process) with what it lacks: the events after its last one if this process
+    still has them in memory, or else the game's newest frame whole; then each event as it comes,
+    whole or a patch of the one before (host/hub/frames.py).  The wall: every table's newest game,
+    its frame without the history but the last turn (``board``: the card whole; ``patch``: a table's
+    card changed, as a patch of the one before), every ``wall_tick`` at most (no ids: a reconnecting
+    wall gets them all whole).
+
+    Events are written to the streams as they arrive (one serialization for all, no task woken per
+    stream); a stream whose spectator does not read is closed once far behind (it resumes)."""
+
+    MAX_BEHIND = 256 * 1024  # bytes written but not yet taken by the spectator (thousands of streams per process)
 
     async def get(self, uuid=None):
         address = self.request.remote_ip
@@ -651,62 +971,54 @@ class Stream(Base):
             if row is None:
                 return self.fail(404, "no such game")
             ch = await self.hub.channel(row[0])
+            if ch is None:
+                return self.fail(404, "no such game")
             if ch.cursor < row[4]:
-                await self.hub.wake(row[0])
+                await self.hub.wake([row[0]])
         self.hub.streams[address] = self.hub.streams.get(address, 0) + 1
+        self._ended = asyncio.get_running_loop().create_future()
         self.set_header("Content-Type", "text/event-stream")
         self.set_header("Cache-Control", "no-cache")
         self.set_header("X-Accel-Buffering", "no")
+        subscribers = self.hub.wall_subscribers if ch is None else ch.subscribers
         try:
-            self.write(b"retry: 1500\n\n")
+            # what it lacks, then subscribed at once (no await between): no event falls in between
             if ch is None:
-                await self._wall()
+                first = self.hub.wall_now()
             else:
-                ch.watchers += 1
-                try:
-                    await self._game(ch)
-                finally:
-                    ch.watchers -= 1
-        except (iostream.StreamClosedError, asyncio.CancelledError):
-            pass
+                last = self.request.headers.get("Last-Event-ID", "")
+                first = ch.after(int(last) if last.isdigit() and len(last) < 10 else None)
+            subscribers.add(self)
+            self.write(b"retry: 1500\n\n" + first)
+            self.flush().add_done_callback(_quiet)  # the headers, then every event by send()
+            if not self.hub.closing.is_set():
+                await self._ended
         finally:
+            subscribers.discard(self)
             self.hub.streams[address] -= 1
 
-    async def _game(self, ch: Channel) -> None:
-        last = self.request.headers.get("Last-Event-ID", "")
-        sent = int(last) if last.isdigit() and len(last) < 10 else None
-        if sent is None:  # a new spectator: the newest state first
-            sent = max(0, ch.cursor - 1)
-        while not self.hub.closing.is_set():
-            changed = ch.changed
-            frames = ch.frames_after(sent)
-            if frames is None:
-                frames = await self.hub.events(ch.game_id, sent)
-            if frames:
-                self.write(b"".join(f"id: {s}\nevent: update\ndata: {d}\n\n".encode() for s, d in frames))
-                sent = frames[-1][0]
-                await self.flush()
-                continue
-            await self._wait(changed)
+    def send(self, blob: bytes) -> None:
+        if self._ended.done():
+            return
+        stream = self.request.connection.stream
+        if stream.closed():
+            return self.end()
+        if stream._total_write_index - stream._total_write_done_index > self.MAX_BEHIND:
+            stream.close()  # a spectator that does not read: it reconnects and resumes
+            return self.end()
+        self.request.connection.write(blob).add_done_callback(_quiet)  # straight on: the headers went first
 
-    async def _wall(self) -> None:
-        seen = 0
-        while not self.hub.closing.is_set():
-            changed = self.hub.wall_changed
-            fresh = sorted((v, f) for v, f in self.hub.wall.values() if v > seen)
-            if fresh:
-                self.write(b"".join(f for _, f in fresh))
-                seen = fresh[-1][0]
-                await self.flush()
-                continue
-            await self._wait(changed)
+    def end(self) -> None:
+        if not self._ended.done():
+            self._ended.set_result(None)
 
-    async def _wait(self, changed: asyncio.Event) -> None:
-        try:
-            await asyncio.wait_for(changed.wait(), self.hub.keepalive)
-        except asyncio.TimeoutError:
-            self.write(b": keep-alive\n\n")
-            await self.flush()
+    def on_connection_close(self):
+        if hasattr(self, "_ended"):
+            self.end()
+
+
+def _quiet(future) -> None:
+    future.exception()  # a write to a closed stream: the stream ends by on_connection_close
 
 
 class Layout(Base):

@@ -39,24 +39,58 @@ CREATE TABLE IF NOT EXISTS hub_finals (
 class Outbox:
     """What the hub has not acknowledged yet, in the board's store (its own tables, its own lock)."""
 
-    def __init__(self, store):
+    def __init__(self, store, diff=None, keyframe: int = 100):
+        """``diff(previous, frame)``: the patch from one public frame to the next (host.hub.frames.diff),
+        or None to keep every frame whole; a whole frame at least every ``keyframe`` events."""
         self.store = store
+        self.diff = diff
+        self.keyframe = keyframe
+        self._last: dict[str, tuple[str, dict]] = {}  # game uuid -> its last frame (text, parsed)
         with store._tx() as c:
             for statement in OUTBOX.split(";"):
                 if statement.strip():
                     c.execute(statement)
 
-    def add(self, game_uuid: str, data: str) -> bool:
-        """Number a public frame of a game and keep it; False if it repeats the game's last one."""
+    def add(self, game_uuid: str, frame: dict, full: bool = False) -> bool:
+        """Number a public frame of a game and keep it; False if it repeats the game's last one.
+
+        What is kept (and pushed) is the frame itself when it is the game's first, when ``full``
+        (the first this pusher sends of a game since it started), every ``keyframe`` events, or
+        when its patch would not be smaller; otherwise ``{"patch": ...}``, the changes from the
+        game's previous frame (host/hub/frames.py)."""
+        data = json.dumps(frame, separators=(",", ":"))
         with self.store._tx(durable=False) as c:
             row = c.execute("SELECT seq, data FROM hub_numbered WHERE game_uuid = ?", (game_uuid,)).fetchone()
             if row is not None and row["data"] == data:
                 return False
             seq = (row["seq"] if row else 0) + 1
-            c.execute("INSERT INTO hub_outbox(game_uuid, seq, data) VALUES (?, ?, ?)", (game_uuid, seq, data))
+            payload = data
+            if self.diff is not None and row is not None and not full and seq % self.keyframe != 1:
+                last = self._last.get(game_uuid)
+                previous = last[1] if last is not None and last[0] == row["data"] else json.loads(row["data"])
+                patch = json.dumps({"patch": self.diff(previous, frame)}, separators=(",", ":"))
+                if len(patch) < len(data):
+                    payload = patch
+            c.execute("INSERT INTO hub_outbox(game_uuid, seq, data) VALUES (?, ?, ?)", (game_uuid, seq, payload))
             c.execute("INSERT OR REPLACE INTO hub_numbered(game_uuid, seq, data) VALUES (?, ?, ?)",
                       (game_uuid, seq, data))
+        self._last.pop(game_uuid, None)
+        self._last[game_uuid] = (data, frame)
+        if len(self._last) > 8:  # the games of this table now: one or two
+            self._last.pop(next(iter(self._last)))
         return True
+
+    def realign(self, game_uuid: str, hub_last: int) -> None:
+        """The hub holds other frames than this board under some of its numbers (the board lost the
+        record of a push the hub stored, a power cut): number on after the hub's, starting afresh
+        with the whole newest frame (the frames numbered over the hub's are not sent)."""
+        with self.store._tx() as c:
+            row = c.execute("SELECT data FROM hub_numbered WHERE game_uuid = ?", (game_uuid,)).fetchone()
+            c.execute("DELETE FROM hub_outbox WHERE game_uuid = ?", (game_uuid,))
+            if row is not None:
+                c.execute("INSERT INTO hub_outbox(game_uuid, seq, data) VALUES (?, ?, ?)",
+                          (game_uuid, hub_last + 1, row["data"]))
+                c.execute("UPDATE hub_numbered SET seq = ? WHERE game_uuid = ?", (hub_last + 1, game_uuid))
 
     def add_finals(self) -> int:
         """Queue the record of every game that is over (or abandoned) and had events pushed."""

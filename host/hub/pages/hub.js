@@ -51,14 +51,33 @@ function line(state) {
   if (v.result && v.result.status !== "ongoing") return `over: ${v.result.winner || "draw"} (${v.result.reason || ""})`;
   return `${v.mode.replace("_", " ")}, turn ${v.turn}, ${v.to_move} to move`;
 }
+function applyPatch(frame, ops) {
+  // a live game's event is its frame whole, or a patch of the one before (host/hub/frames.py)
+  for (const [kind, path, value] of ops) {
+    if (!path.length) { frame = structuredClone(value); continue; }
+    let parent = frame;
+    for (const k of path.slice(0, -1)) parent = parent[k];
+    const last = path[path.length - 1];
+    if (kind === "set") parent[last] = structuredClone(value);
+    else if (kind === "del") delete parent[last];
+    else if (kind === "add") parent[last].push(...structuredClone(value));
+  }
+  return frame;
+}
 const pages = {
   wall() {
     const cards = new Map();
     const es = new EventSource("/api/stream/wall");
     es.onopen = () => (document.getElementById("status").textContent = "live");
     es.onerror = () => (document.getElementById("status").textContent = "reconnecting…");
-    es.addEventListener("board", (e) => {
-      const b = JSON.parse(e.data);
+    const last = new Map(); // table -> its card as last received (a patch applies to it)
+    es.addEventListener("patch", (e) => {
+      const p = JSON.parse(e.data);
+      if (last.has(p.table)) showCard(applyPatch(last.get(p.table), p.patch));
+    });
+    es.addEventListener("board", (e) => showCard(JSON.parse(e.data)));
+    const showCard = (b) => {
+      last.set(b.table, b);
       document.getElementById("empty").hidden = true;
       let card = cards.get(b.table);
       const state = b.data.state;
@@ -84,7 +103,7 @@ const pages = {
       card.last.classList.toggle("flashed", lastFlashed(state));
       card.svg.setAttribute("aria-label", `${b.table}: ${lastMove(state)}`);
       draw(card.board, state);
-    });
+    };
   },
   async game() {
     const uuid = location.pathname.split("/").pop();
@@ -102,7 +121,12 @@ const pages = {
     };
     if (info.status === "live") {
       const es = new EventSource("/api/stream/games/" + uuid);
-      es.addEventListener("update", (e) => show(JSON.parse(e.data).state));
+      let frame = null;
+      es.addEventListener("update", (e) => {
+        const data = JSON.parse(e.data);
+        frame = data.patch ? applyPatch(frame, data.patch) : data;
+        show(frame.state);
+      });
       es.onopen = () => (document.getElementById("status").textContent = "live");
       es.onerror = () => (document.getElementById("status").textContent = "reconnecting…");
       return;

@@ -72,8 +72,24 @@ class Cluster:
         out = subprocess.run([str(self.bin / "pg_dump"), "--data-only", "--no-owner", "-d", self.dsn(db)],
                              check=True, capture_output=True, timeout=120)
         # pg_dump brackets its output with \restrict <random token> lines (a guard for psql): not data
-        return b"\n".join(line for line in out.stdout.split(b"\n")
-                           if not line.startswith((b"\\restrict", b"\\unrestrict")))
+        lines = [line for line in out.stdout.split(b"\n") if not line.startswith((b"\\restrict", b"\\unrestrict"))]
+        # A table's rows come in the order they lie on disk, and where PostgreSQL puts a row depends
+        # on which connection inserted it (each backend keeps its own target page): a hub's pool
+        # lends its connections in no fixed order.  Each table's rows sorted: every byte of every
+        # row is still compared, and no row can hide in another's place.
+        out_lines, block = [], None
+        for line in lines:
+            if block is not None:
+                if line == b"\\.":
+                    out_lines += sorted(block) + [line]
+                    block = None
+                else:
+                    block.append(line)
+            else:
+                out_lines.append(line)
+                if line.startswith(b"COPY "):
+                    block = []
+        return b"\n".join(out_lines + (block or []))
 
     def close(self) -> None:
         self.stop("immediate")

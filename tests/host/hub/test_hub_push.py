@@ -79,11 +79,42 @@ def public_without_hub(frames):
     return out
 
 
-def hub_events(dsn, game_uuid):
+def stored_events(dsn, game_uuid):
+    """(seq, data) as the hub's table holds them: whole frames and patches."""
     with psycopg.connect(dsn) as conn:
-        rows = conn.execute("SELECT e.seq, e.data FROM hub_events e JOIN hub_games g ON g.id = e.game_id "
+        return conn.execute("SELECT e.seq, e.data FROM hub_events e JOIN hub_games g ON g.id = e.game_id "
                             "WHERE g.uuid = %s ORDER BY seq", (game_uuid,)).fetchall()
-    return rows
+
+
+def rebuild(rows):
+    """The whole frames of stored events, each patch applied to the frame before it, by the rules
+    docs/hub.md states (written here again: the hub's own code is not the oracle)."""
+    out, frame = [], None
+    for seq, data in rows:
+        data = json.loads(data)
+        if "patch" in data:
+            frame = json.loads(json.dumps(frame))
+            for op in data["patch"]:
+                *keys, last = op[1]
+                parent = frame
+                for k in keys:
+                    parent = parent[k]
+                if op[0] == "set":
+                    parent[last] = op[2]
+                elif op[0] == "del":
+                    del parent[last]
+                else:
+                    assert op[0] == "add" and isinstance(parent[last], list)
+                    parent[last] += op[2]
+        else:
+            frame = data
+        out.append((seq, json.dumps(frame)))
+    return out
+
+
+def hub_events(dsn, game_uuid):
+    """(seq, the whole frame) of each event the hub holds of the game."""
+    return rebuild(stored_events(dsn, game_uuid))
 
 
 @pytest.fixture

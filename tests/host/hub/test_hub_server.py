@@ -2,12 +2,14 @@
 pushes, several processes on one database woken by LISTEN/NOTIFY, streams resumed by
 Last-Event-ID from any process, the read formats, ratings."""
 
+import json
 import uuid
 
 import psycopg
 
 from client import SSE, request
 from hubproc import quin
+from test_hub_push import rebuild
 
 
 def event(seq, turn):
@@ -95,13 +97,21 @@ def test_two_processes_one_database_streams_wake_and_resume_anywhere(db, hubs):
     stream = SSE(b.url + f"/api/stream/games/{g}")
     wall = SSE(b.url + "/api/stream/wall")
     assert stream.next_event() == ("1", "update", event(1, 1)["data"])
-    assert wall.next_event()[2]["game"] == g
-    # pushed to process a; process b's spectators hear of it (NOTIFY)
+    _, name, board = wall.next_event()
+    assert name == "board" and board["game"] == g
+    # pushed to process a; process b's spectators hear of it (NOTIFY); the wall gets each card whole
+    # once, then patches of it
     for seq in (2, 3):
         request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(seq, seq)]}]}, key=key)
         assert stream.next_event() == (str(seq), "update", event(seq, seq)["data"])
-        _, name, board = wall.next_event()
-        assert name == "board" and board["seq"] == seq and board["table"] == "t"
+        while board["seq"] < seq:
+            _, name, data = wall.next_event()
+            if name == "board":
+                board = data
+            else:
+                assert name == "patch" and data["table"] == "t"
+                board = json.loads(rebuild([(1, json.dumps(board)), (2, json.dumps(data))])[1][1])
+        assert board["seq"] == seq and board["table"] == "t" and board["data"] == event(seq, seq)["data"]
     stream.close()
     b.kill()  # the spectator's process dies: it reconnects to the other with its Last-Event-ID
     request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(4, 4), event(5, 5)]}]}, key=key)
