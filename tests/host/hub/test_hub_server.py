@@ -8,7 +8,7 @@ import uuid
 import psycopg
 
 from client import SSE, request
-from hubproc import quin
+from hubproc import quin, wait_for
 from test_hub_push import rebuild
 
 
@@ -181,6 +181,8 @@ def test_open_streams_are_capped_per_address(db, hubs):
     assert b"too many streams open from this address" in third.resp.read()
     third.close()
     first.close()
+    # still healthy (its LISTEN connection may come up a moment after the process serves)
+    wait_for(lambda: request(hub.url + "/api/health")[1].get("listening") is True, "the hub to listen")
     status, health = request(hub.url + "/api/health")
     assert status == 200 and health["database"] is True and health["listening"] is True
 
