@@ -11,34 +11,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
 from refplay import Play  # noqa: E402
 
-from engine.actions import Gravity, Move, Reinforce, Resurrect, Swap, Time  # noqa: E402
+from engine.actions import Gravity, Reinforce, Resurrect, Swap, Time  # noqa: E402
 from engine.board import parse_space  # noqa: E402
 from host.referee import InputError  # noqa: E402
-from tests.engine.helpers import position  # noqa: E402
-from tests.engine.te_helpers import build  # noqa: E402
+from test_referee import classic, gravity, mv, third_eye  # noqa: E402 - the same positions as the referee's tests
 
 S = parse_space
-LIGHTS = {"w11": "L", "b11": "l"}
-
-
-def _with_lights(towers: dict) -> dict:
-    out = dict(towers)
-    for space, letter in LIGHTS.items():
-        if letter not in towers.values():
-            out.setdefault(space, letter)
-    return out
-
-
-def classic(towers, to_move="white", **kw):
-    return position(_with_lights(towers), to_move, **kw)
-
-
-def third_eye(towers, to_move="white", **kw):
-    return build(_with_lights(towers), to_move, **kw)
-
-
-def mv(a, b):
-    return Move(S(a), S(b))
 
 
 def refused(play, player=None):
@@ -355,12 +333,6 @@ def test_the_rivals_lift_at_the_very_moment_the_movers_last_tower_leaves_is_the_
 def growing():
     """White (Third Eye): Voids on w35 (an anchor), w18 and w58."""
     return third_eye({"w35": "V", "w18": "V", "w58": "V", "b35": "s"})
-
-
-def gravity(anchor, moves):
-    from engine.actions import Gravity
-
-    return Gravity(S(anchor), tuple(sorted((S(a), S(b)) for a, b in moves.items())))
 
 
 def test_a_done_said_as_the_first_void_is_lifted_does_not_end_the_gravity():

@@ -168,14 +168,11 @@ def test_bad_requests_are_one_line_and_change_nothing(make_root, capsys, argv, m
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
 
 
-def test_after_starting_it_checks_the_service_and_its_board(tmp_path, capsys, monkeypatch):
-    """The last step of a live setup, against a real `quin serve` (a simulated board: nothing to fault)."""
-    from host.commands import setup_cmds
-
-    monkeypatch.setattr(setup_cmds, "BOARD_WAIT", 0.5)
+def _serve_and_check(setup_cmds, tmp_path, *extra) -> int:
+    """Start a real `quin serve` on a simulated board, run setup's last step against it, stop it; its port."""
     proc = subprocess.Popen([sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())",
-                             "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path), "--no-qr"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path), "--no-qr",
+                             *extra], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = [proc.stdout.readline() for _ in range(3)]
         port = int(lines[2].strip().rstrip("/").rsplit(":", 1)[1])
@@ -183,6 +180,15 @@ def test_after_starting_it_checks_the_service_and_its_board(tmp_path, capsys, mo
     finally:
         proc.terminate()
         proc.communicate(timeout=15)
+    return port
+
+
+def test_after_starting_it_checks_the_service_and_its_board(tmp_path, capsys, monkeypatch):
+    """The last step of a live setup, against a real `quin serve` (a simulated board: nothing to fault)."""
+    from host.commands import setup_cmds
+
+    monkeypatch.setattr(setup_cmds, "BOARD_WAIT", 0.5)
+    port = _serve_and_check(setup_cmds, tmp_path)
     out = capsys.readouterr().out
     assert f"Status page: http://quin.local:{port}/ (or http://" in out
     assert "The board is connected and read." in out and "/seat/" not in out
@@ -272,17 +278,7 @@ def test_after_starting_it_says_whether_the_hub_is_reached(tmp_path, capsys, mon
     with __import__("socket").socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         dead = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())",
-                             "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path), "--no-qr",
-                             "--no-mdns", "--hub", f"http://127.0.0.1:{dead}", "--table-key", KEY],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        lines = [proc.stdout.readline() for _ in range(3)]
-        port = int(lines[2].strip().rstrip("/").rsplit(":", 1)[1])
-        assert setup_cmds._check_service(port) == 0
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=15)
+    _serve_and_check(setup_cmds, tmp_path, "--no-mdns", "--hub", f"http://127.0.0.1:{dead}", "--table-key", KEY)
     out = capsys.readouterr().out
     hub = [line for line in out.splitlines() if line.startswith("The hub: ")]
     assert len(hub) == 1 and f"the hub at http://127.0.0.1:{dead} is not reached" in hub[0], out
