@@ -58,6 +58,7 @@ class Pusher:
         self.backoff = backoff
         self.outbox = Outbox(table.store, diff=frames.diff, keyframe=frames.KEYFRAME)
         self._frames: deque[bytes] = deque()
+        self._draining = threading.Lock()  # one drain at a time: the pusher's thread, stop(), a caller
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._conn: http.client.HTTPConnection | None = None
@@ -116,6 +117,10 @@ class Pusher:
                 delay = self.backoff[1]
 
     def _drain_frames(self) -> None:
+        with self._draining:  # two drains at once would number one frame twice (or pop one never kept)
+            self._drain_frames_locked()
+
+    def _drain_frames_locked(self) -> None:
         while self._frames:
             frame = self._frames[0]
             for data in _frame_data(frame):

@@ -283,3 +283,42 @@ def test_postgres_restarted_the_outbox_drains_after_and_streams_go_on(db, cluste
         stream.close()
     finally:
         board.stop()
+
+
+def test_frames_drained_from_several_threads_at_once_are_each_numbered_once(tmp_path):
+    """The pusher's thread drains the table's frames into the outbox, and so does stop() (after a
+    join that may time out under load): two drains at once must not number a frame twice or lose
+    one.  No hub is needed: the frames are only numbered here, never pushed."""
+    import threading
+
+    app = create_app({"DATA_DIR": str(tmp_path), "TICK": 0, "MANUAL_CLOCK": True})
+    table = app.extensions["quin.table"]
+    pusher = Pusher(table, "http://127.0.0.1:9", "qt_key")  # not started: this test drains by hand
+    game = table.row.id
+    state = table.state(None)
+    frames = []
+    for n in range(400):
+        frame = dict(state, game=game, committed_at=n)  # each frame differs from the one before
+        frames.append(("event: state\ndata: " + json.dumps({"state": frame, "notices": []}) + "\n\n").encode())
+    pusher._frames.clear()  # the stream's opening frame: not part of this count
+    pusher._frames.extend(frames)
+    go = threading.Barrier(4)
+    errors = []
+
+    def drain():
+        go.wait()
+        try:
+            pusher._drain_frames()
+        except Exception as exc:  # noqa: BLE001 - what a racing drain raised is the failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=drain) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and not pusher._frames
+    ids, _, body = pusher.outbox.batch(1000, 1 << 30)
+    seqs = [e["seq"] for g in body["games"] for e in g["events"]]
+    assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) == pusher.outbox.numbered() == 400
+    pusher._sub.close()
