@@ -39,6 +39,10 @@ class Hubbed:
             app = create_app(config)
             if self.hub is not None:
                 self.pusher = push.Pusher(app.extensions["quin.table"], self.hub.url, KEY, backoff=(0.05, 0.2)).start()
+                # The hub's first answer changes the table's hub line (reached), which the table
+                # publishes from the pusher's thread: let that happen before anyone plays, in every
+                # run alike, rather than at a moment of the game that depends on the machine's load.
+                wait_for(lambda: self.pusher.reached is True, "the hub's first answer", timeout=60)
             return app
 
         monkeypatch.setattr(sp, "create_app", with_pusher)
