@@ -207,25 +207,7 @@ class Run:
         self.app = app
         self.table = table = app.extensions["quin.table"]
         self.client = app.test_client()
-        self.rng = random.Random(7)  # the prober's own choices: the same in both runs
-        self.seen: dict[str, list] = {a: [] for a in ("public", "host", *PLAYERS)}
-        self.frames: dict[str, list[bytes]] = {a: [] for a in ("public", *PLAYERS)}
-        for audience, frames in self.frames.items():
-            frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
-        publish = table.broker.publish
-        self.lights: list = []
-
-        def lit(states, notices=None):
-            # The board's LEDs are seen by everyone at the table: what they show is public.
-            now = ("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode())
-            if self.lights[-1:] != [now]:  # what the board shows: each change of its lights
-                self.lights.append(now)
-                self.seen["public"].append(now)
-            return publish(states, notices)
-
-        table.broker.publish = lit
-        self.driver = driver = PromptDriver(self.client, table)
-        driver.midprobe = self.probe_mid
+        driver = self._watch(table)
         for n, (_, earlier_setups, earlier_actions) in enumerate(before):
             driver.setup(earlier_setups[WHITE], earlier_setups[BLACK])
             for action in earlier_actions:
@@ -251,6 +233,30 @@ class Run:
             if i in probe_at:
                 self.probe(f"after action {i}")
         self.log = [a for _, _, a in table.game.log]
+
+    def _watch(self, table) -> PromptDriver:
+        """Everything the run watches at ``table``: each audience's stream, the board's lights (public:
+        every change of them), and the driver that plays and probes mid-action."""
+        self.rng = random.Random(7)  # the prober's own choices: the same in both runs
+        self.seen: dict[str, list] = {a: [] for a in ("public", "host", *PLAYERS)}
+        self.frames: dict[str, list[bytes]] = {a: [] for a in ("public", *PLAYERS)}
+        for audience, frames in self.frames.items():
+            frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
+        publish = table.broker.publish
+        self.lights: list = []
+
+        def lit(states, notices=None):
+            # The board's LEDs are seen by everyone at the table: what they show is public.
+            now = ("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode())
+            if self.lights[-1:] != [now]:  # what the board shows: each change of its lights
+                self.lights.append(now)
+                self.seen["public"].append(now)
+            return publish(states, notices)
+
+        table.broker.publish = lit
+        self.driver = driver = PromptDriver(self.client, table)
+        driver.midprobe = self.probe_mid
+        return driver
 
     def play_unsaved(self, action) -> None:
         """The action decided while the store refuses to save it ("the game could not be saved"),
@@ -578,24 +584,7 @@ class OpponentRun(Run):
         self.app = create_app({"TABLE": table, "DATA_DIR": str(folder), "TICK": 0})
         self.table = table
         self.client = self.app.test_client()
-        self.rng = random.Random(7)
-        self.seen = {a: [] for a in ("public", "host", *PLAYERS)}
-        self.frames = {a: [] for a in ("public", *PLAYERS)}
-        for audience, frames in self.frames.items():
-            frames.append(table.broker.stream(audience).attach(frames.append, lambda: None))
-        publish = table.broker.publish
-        self.lights: list = []
-
-        def lit(states, notices=None):
-            now = ("leds", "", "", "", 0, json.dumps(sorted((table.leds or {}).items())).encode())
-            if self.lights[-1:] != [now]:  # what the board shows: each change of its lights
-                self.lights.append(now)
-                self.seen["public"].append(now)
-            return publish(states, notices)
-
-        table.broker.publish = lit
-        self.driver = driver = PromptDriver(self.client, table)
-        driver.midprobe = self.probe_mid
+        driver = self._watch(table)
         self.probe("the opponent's lineup in")
         driver.seat_post(WHITE, "setup", setups[WHITE].to_record())
         self.setups = {p: Setup.from_record(p, table.row.setups[p]) for p in PLAYERS}
