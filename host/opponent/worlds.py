@@ -152,11 +152,11 @@ def build_game(info: InfoState, world: World) -> tuple[Game, dict[int, int]]:
 
 
 def world_game(info: InfoState, world: World, *, revealed: Iterable[int] | None = None,
-               cls: type[Game] = SearchGame) -> tuple[Game, dict[int, int]]:
+               cls: type[Game] = SearchGame, vision: bool = False) -> tuple[Game, dict[int, int]]:
     """``build_game`` with a choice: ``revealed``, the tokens whose identity both players know
     in the game built (None: every tower on the board); ``cls``, the Game class built (the
-    search's ``SearchGame`` pushes its actions unchecked).  A world that does not fit raises the
-    engine's InvalidError (a ValueError naming the field and space)."""
+    search's ``SearchGame`` pushes its actions unchecked); ``vision``, Vision Mode.  A world that
+    does not fit raises the engine's InvalidError (a ValueError naming the field and space)."""
     me, rival = info.me, info.rival
     pieces = world.piece_of()
     board: dict[int, tuple[str, str]] = {}
@@ -181,7 +181,7 @@ def world_game(info: InfoState, world: World, *, revealed: Iterable[int] | None 
     last = info.last_action
     shown = list(board) if revealed is None else [tokens[i].space for i in revealed if on_board(i)]
     game = cls.from_position(
-        board, to_move, mode=info.mode,
+        board, to_move, mode=info.mode, vision=vision,
         sets={me: (info.setup.clone, info.setup.removed), rival: (world.clone, world.removed)},
         captured=captured, turn=info.turn, passes=info.passes, time_used=info.time_used,
         totem_used=[p for p in PLAYERS if info.totem_used[p]],

@@ -99,7 +99,8 @@ def standin_game(view: dict, pieces: Mapping[str, str] | None = None, not_shadow
     world = World(clone, removed, tuple(sorted({**handed, **{i: p for i, p in given.items()
                                                               if toks[i].owner == rival}}.items())))
     try:
-        game, _ = world_game(info, world, revealed=[i for i, t in enumerate(toks) if t.public], cls=Game)
+        game, _ = world_game(info, world, revealed=[i for i, t in enumerate(toks) if t.public], cls=Game,
+                             vision=bool(view["vision"]))
     except InvalidError as exc:  # a view whose facts are not a position (not made by engine.views.view)
         raise ValueError(f"view: {exc}") from None
     return game

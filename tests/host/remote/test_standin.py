@@ -290,6 +290,29 @@ def test_a_flash_on_a_hidden_tower_needs_the_hubs_answer():
     assert differs > 30
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_in_vision_mode_the_standin_is_the_real_game(mode):
+    """Every identity is public (spec 6): nothing stands in, the reserve included."""
+    rng = random.Random(31 + MODES.index(mode))
+    game = Game(random_setup(rng, "white"), random_setup(rng, "black"), mode=mode, vision=True, first="black")
+    checked = 0
+    for _ in range(60):
+        if game.is_over():
+            break
+        for side in PLAYERS:
+            standin = standin_game(view(game, side))
+            for who in (side, None):
+                assert _shown(view(standin, who)) == _shown(view(game, who))
+            st, real = standin.state, game.state
+            assert [(standin.owner[t], standin.piece[t]) if t != EMPTY else None for t in st.board] == \
+                [(game.owner[t], game.piece[t]) if t != EMPTY else None for t in real.board]
+            if side == game.to_move:
+                assert set(standin.legal_actions()) == set(game.legal_actions())
+            checked += 1
+        game.push(rng.choice(game.legal_actions()))
+    assert checked > 60
+
+
 # --- 4: a function of the view alone --------------------------------------------------------------
 
 
