@@ -1502,8 +1502,10 @@ class Referee:
         tick and snapshot."""
         if self.state is not Phase.HUB:
             self._go(Event.CONSULT, Consulting(Consult(kind, tuple(actions)), self.current))
-            out.append(Notice(PUBLIC, "waiting", {"for": "hub", "text": wording.WAITING_FOR_HUB}))
-        return self._hub_answer(out, announce=False)
+        if self._hub_answer(out, announce=False):
+            return True
+        out.append(Notice(PUBLIC, "waiting", {"for": "hub", "text": wording.WAITING_FOR_HUB}))  # said once
+        return False
 
     def _hub_answer(self, out: list, announce: bool = True) -> bool:
         """Ask the hub again; True once it answered (the game replaced, back where the referee was)."""
