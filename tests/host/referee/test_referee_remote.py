@@ -403,3 +403,42 @@ def test_follow_refuses_a_side_this_board_reads_and_a_malformed_plan():
 def test_at_one_table_nothing_of_remote_play_shows():
     ref = Referee(white_to_move())
     assert ref.reads == frozenset({"white", "black"}) and ref.oracle is None
+
+
+def test_follow_while_the_board_is_still_being_set_up_sets_it_to_the_newest_position():
+    """The rival plays first, in a browser, while this board's player still sets up their lineup:
+    the board is then set to the position after the rival's action."""
+    def black_first():
+        return pos({"w35": "S", "b35": "s"}, "black")
+
+    play = Play(black_first(), start=False, reads={"white"})
+    after, plan = followed(black_first(), Move(S("b35"), S("b34")))
+    play.notices += play.ref.follow(after, plan)
+    assert play.ref.phase == "setup" and play.ref.expected() == after.occupied()
+    for s in sorted(after.occupied()):
+        play.place(s, then=0.05)
+    play.wait(0.5)
+    assert play.ref.phase == "play" and play.ref.game is after
+    started = [n for n in play.notices if n.kind == "started"]
+    assert started and started[-1].data["to_move"] == "white"
+    play.move("w35", "w36", then=0.6)
+    assert committed(play) == [("white", Move(S("w35"), S("w36")))]
+
+
+def test_the_rivals_flash_is_followed_with_both_towers_lifted():
+    """The rival's flash (played elsewhere, its outcome the hub's): the plan lifts both towers; done
+    once both were lifted and the board shows the outcome."""
+    def black_to_move():
+        return pos({"w35": "S", "w34": "s"}, "black", revealed=["w34"])
+
+    play = Play(black_to_move(), reads={"white"})
+    after, plan = followed(black_to_move(), Move(S("w34"), S("w35")))  # shadow on shadow: swap
+    assert plan.get("flash") and sorted(plan["lift"]) == ["w34", "w35"]
+    assert after.occupied() == black_to_move().occupied()
+    play.notices += play.ref.follow(after, plan)
+    play.lift("w34", then=0.3)
+    play.place("w34", then=0.6)
+    assert play.ref.state is Phase.FOLLOW
+    play.lift("w35", then=0.3)
+    play.place("w35", then=0.6)
+    assert play.ref.state is Phase.PLAY and play.ref.game.to_move == "white"
