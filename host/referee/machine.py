@@ -183,7 +183,7 @@ class Referee:
         word = parse_word(player, kind, fields, now) if kind != "done" else None
         out = self.tick(now)
         unsettled = self._unsettled(self.now)
-        if (player == self.game.to_move and self.state not in (Phase.SETUP, Phase.SYNC, Phase.OVER)
+        if (player == self.game.to_move and self.state not in (Phase.SETUP, Phase.SYNC, Phase.OVER, Phase.FOLLOW)
                 and (unsettled or self._held or self.state is Phase.HUB)):
             # A change before the mover's word has not settled yet (a tower still landing, a lift
             # still bouncing): the word is judged once it has, against the board as it then stands,
@@ -228,7 +228,7 @@ class Referee:
             self._releasing = False
 
     def _release_held(self, now: float, out: list) -> None:
-        while self._held:
+        while self._held and self.state is not Phase.HUB:
             player, kind, word, at, spaces = self._held[0]
             if not self._later(at + self.word_wait) and not self._settled_since(spaces, at, now):
                 # wake when the burst may have ended (a flip wakes us anyway)
@@ -334,6 +334,9 @@ class Referee:
             raise InputError("the game is over")
         if self.state in (Phase.SETUP, Phase.SYNC):
             raise InputError("the game has not started: both lineups must stand on their starting spaces")
+        if self.state is Phase.FOLLOW:
+            self._during_follow(player, kind, word, out)
+            return
         if player != game.to_move:
             self._not_my_step(player, kind, word, out)
             return
@@ -401,6 +404,21 @@ class Referee:
         if len(queue) >= MAX_WORDS:
             raise InputError(f"{len(queue)} inputs already wait for your turn: wait for it")
         queue.append(word)
+        out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
+
+    def _during_follow(self, player: str, kind: str, word: Word | None, out: list) -> None:
+        """An input while the rival's action (played elsewhere) is carried out on the board: a word
+        for the player's coming turn is kept for it, as during the rival's turn at one table."""
+        if kind == "done" and self.now - self.last_commit[player] <= LATE:
+            out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
+            return
+        if kind == "done" or word.kind == "choose":
+            raise InputError("the rival's action is still to be carried out on the board: wait for it")
+        queue = self.words[player]
+        if not any(w.to_json() == word.to_json() for w in queue):
+            if len(queue) >= MAX_WORDS:
+                raise InputError(f"{len(queue)} inputs already wait for your turn: wait for it")
+            queue.append(word)
         out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
 
     def _was_last(self, player: str, action: Action) -> bool:
@@ -716,6 +734,8 @@ class Referee:
 
     def _decide(self, now: float, out: list) -> bool:
         """Read the evidence once; True if an action was committed (then read again)."""
+        if self.state is Phase.HUB:
+            return False  # waiting for the hub (a Time announced as a step began): nothing is read
         step, ev = self.step, self.ev
         n = len(ev)
         if step.player not in self.reads:

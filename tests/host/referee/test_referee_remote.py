@@ -442,3 +442,29 @@ def test_the_rivals_flash_is_followed_with_both_towers_lifted():
     play.lift("w35", then=0.3)
     play.place("w35", then=0.6)
     assert play.ref.state is Phase.PLAY and play.ref.game.to_move == "white"
+
+
+@pytest.mark.parametrize("ready", [True, False])
+def test_a_time_said_during_the_rivals_turn_asks_the_hub_when_the_turn_begins(ready):
+    """White taps Time while Black's move (played elsewhere) is still being carried out on the
+    board: it counts when White's turn begins, and its outcome is the hub's."""
+    def black_to_move(letter):
+        return pos({"w38": "T", "w18": "M", "w28": "V", "b35": letter}, "black")
+
+    hub = Hub(lambda: after_black_moved("s"), ready=ready)
+    play = Play(black_to_move("p"), reads={"white"}, oracle=hub)
+    after, plan = followed(black_to_move("p"), Move(S("b35"), S("b33")))
+    play.notices += play.ref.follow(after, plan)
+    play.say("white", {"type": "time"})  # kept for White's turn
+    assert hub.asked == []
+    play.move("b35", "b33", then=0.6)
+    assert hub.asked and hub.asked[0] == ("time", Time(S("w38")))
+    if not ready:
+        assert play.ref.state is Phase.HUB and len(hub_waits(play)) == 1
+        assert not [n for n in play.notices if n.kind == "time"]
+        hub.ready = True
+        play.wait(0.1)
+    (time,) = [n for n in play.notices if n.kind == "time"]
+    assert time.data["outcome"] == "failed" and play.ref.state is Phase.TIME
+    play.lift("w38", then=1.0)
+    assert committed(play) == [("white", Time(S("w38")))]
