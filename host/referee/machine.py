@@ -817,7 +817,7 @@ class Referee:
                 begun, whole, _ = self._next_step(c, k)
                 if whole or begun and self._picked_up_again(c, k):
                     if self._flash_needs_hub([c]):
-                        return self._consult("flash", [c.action], out) and self._decide(now, out)
+                        return self._consult("flash", self._flash_group(c), out) and self._decide(now, out)
                     self._commit_now(c, k, out)
                     return True
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
@@ -925,8 +925,7 @@ class Referee:
             return False
         if self._flash_needs_hub(group):
             # played faster than it could be announced: its outcome is still the hub's to say
-            return self._consult("flash", [d.action for d in group if d.flash is not None], out) and self._decide(
-                self.now, out)
+            return self._consult("flash", self._flash_group(c), out) and self._decide(self.now, out)
         self._commit_now(c, k, out)
         return True
 
@@ -1475,6 +1474,11 @@ class Referee:
             return False
         defender = game.state.board[flashes[0].flash.at]
         return defender != EMPTY and not knows(game, mover, defender)
+
+    def _flash_group(self, c: Candidate) -> list[Action]:
+        """The flash actions the flash ``c`` may be (every allowed one from its tower onto its target)."""
+        group = [d for d in self.step.flashes.get((c.flash.frm, c.flash.at), ()) if self._allowed(d)]
+        return [d.action for d in sorted(group or [c], key=plain)]
 
     def _time_needs_hub(self) -> bool:
         """Must the hub say the Classic Time's outcome?  When the rival's last action moved a tower
