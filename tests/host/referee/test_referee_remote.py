@@ -468,3 +468,49 @@ def test_a_time_said_during_the_rivals_turn_asks_the_hub_when_the_turn_begins(re
     assert time.data["outcome"] == "failed" and play.ref.state is Phase.TIME
     play.lift("w38", then=1.0)
     assert committed(play) == [("white", Time(S("w38")))]
+
+
+DEFENDERS = ["p", "s", "v", "r", "m", "t", "l", "a"]
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize("attacker", ["S", "P", "R", "M", "A"])  # those that reach w33
+def test_every_lie_about_the_defender_gives_the_truths_flash(attacker, fast):
+    """Every attacker, every identity the stand-in may give the defender, every true identity: the
+    board carries out the truth's outcome (from the truth game's own board effect), and the referee
+    announces and commits exactly that, whatever the stand-in said (spec 4, the flash table)."""
+    move = Move(S("w35"), S("w33"))
+
+    def board(defender):  # the same occupancy whatever the defender (Black's Light on b11 unless on w33)
+        return pos({"w35": attacker, "w33": defender, "b11": "l" if defender != "l" else "p"})
+
+    tried = 0
+    for lie in DEFENDERS:
+        for truth in DEFENDERS:
+            if lie == truth:
+                continue
+            standin, true_game = board(lie), board(truth)
+            if move not in true_game.legal_actions():
+                continue
+            assert move in standin.legal_actions()  # legality never depends on the defender
+            effect = true_game.board_effect(move)
+            hub = Hub(lambda truth=truth: board(truth))
+            play = Play(standin, oracle=hub)
+            play.board.lift(S("w35"))
+            play.wait(0.2)
+            play.board.lift(S("w33"))
+            play.wait(0.16 if fast else 0.6)
+            after = effect.after(true_game.occupied())
+            for s in sorted(after - play.board.occupied):
+                play.board.place(s)
+                play.wait(0.2)
+            play.wait(0.6)
+            assert len(hub.asked) == 1, (lie, truth)
+            (flash,) = flash_notices(play)
+            assert (flash.data["defender"], flash.data["outcome"]) == (effect.flash.defender, effect.flash.outcome)
+            assert committed(play) == [("white", move)], (lie, truth)
+            true_game.push(move)
+            assert play.ref.game.occupied() == true_game.occupied()
+            assert play.ref.game.state.loc == true_game.state.loc
+            tried += 1
+    assert tried >= 20
