@@ -514,3 +514,28 @@ def test_every_lie_about_the_defender_gives_the_truths_flash(attacker, fast):
             assert play.ref.game.state.loc == true_game.state.loc
             tried += 1
     assert tried >= 20
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_what_happens_before_the_hub_answers_never_depends_on_the_standins_lie(fast):
+    """Until the hub answers, the notices (their bytes, their count, their timing) are the same
+    whatever identity the stand-in gave the defender: it decides nothing."""
+    runs = []
+    for lie in DEFENDERS:
+        if lie == "l":
+            continue
+        standin = pos({"w35": "S", "w33": lie})
+        hub = Hub(lambda: pos({"w35": "S", "w33": "v"}), ready=False)
+        play = Play(standin, oracle=hub)
+        trace = []
+        play.board.lift(S("w35"))
+        play.wait(0.2)
+        play.board.lift(S("w33"))
+        for _ in range(16 if fast else 60):
+            trace.append([n.to_json() for n in play.wait(0.01)])
+        play.board.place(S("w33"))  # (a capture, as the truth is not: nothing may come of it yet)
+        for _ in range(100):
+            trace.append([n.to_json() for n in play.wait(0.01)])
+        runs.append((trace, len(hub.asked) > 0, play.ref.state))
+    assert all(r == runs[0] for r in runs)
+    assert runs[0][1] and runs[0][2] is Phase.HUB
