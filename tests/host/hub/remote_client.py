@@ -49,7 +49,7 @@ class Stream:
                     lines = []
                 elif not line.startswith(b":"):
                     lines.append(line)
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):  # closed by close() meanwhile
             pass
         with self.cond:
             self.ended = True
@@ -233,3 +233,19 @@ def start(base: str, mode: str, white_setup: dict, black_setup: dict, first: str
     for s in (sa, sb):
         s.wait(lambda x: x["phase"] == "playing", "play")
     return {"white": a, "black": b}, {"white": sa, "black": sb}
+
+
+def advance(seats: dict, streams: dict, rng, until, limit: int = 600):
+    """Play random legal actions (no reveals) until ``until(state)`` holds for the mover's state;
+    that state (the other side's stream at the same seq)."""
+    seq = max(streams[s].last["seq"] for s in SIDES)
+    for _ in range(limit):
+        states = {s: streams[s].wait(lambda x, q=seq: x["seq"] >= q, f"{s} at seq {seq}") for s in SIDES}
+        assert states["white"]["phase"] == "playing", "the game ended first"
+        me = next(s for s in SIDES if states[s]["legal"] is not None)
+        if until(states[me]):
+            return states[me]
+        status, done = seats[me].post("action", {"seq": seq, "action": rng.choice(states[me]["legal"])})
+        assert status == 200, done
+        seq = done["seq"]
+    raise AssertionError("no such state was reached")
