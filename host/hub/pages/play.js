@@ -457,7 +457,7 @@ document.addEventListener("DOMContentLoaded", () => {
       if (!c) return marks;
       if (c.kind === "time") {
         const times = L.filter((a) => a.type === "time");
-        if (c.step === "at") for (const a of times) marks[a.at] = "time";
+        if (c.step === "at") for (const a of times) marks[a.at] = "dest";
         else if (c.step === "target") {
           marks[c.at] = "selected";
           for (const a of times) if (a.at === c.at && a.target) marks[a.target] = "dest";
@@ -496,7 +496,7 @@ document.addEventListener("DOMContentLoaded", () => {
 
     function composeTap(space) {
       const c = compose, marks = composeMarks(), L = legal();
-      const lit = marks[space] === "dest" || marks[space] === "time";
+      const lit = marks[space] === "dest";
       if (c.kind === "time") {
         if (c.step === "at" && lit) {
           const mine = L.filter((a) => a.type === "time" && a.at === space);
