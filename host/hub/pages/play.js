@@ -174,14 +174,19 @@ document.addEventListener("DOMContentLoaded", () => {
     // --- each state ------------------------------------------------------------------------------
 
     async function onState(s) {
+      if (state && state.phase === "over" && s.phase !== "over") {
+        // A rematch: the sides are swapped under the same token.  A new stream asks the hub which
+        // side this seat holds now (the hub resolves a stream's side when it opens it).
+        state = null;
+        open();
+        return;
+      }
       const moved = !state || state.seq !== s.seq || state.phase !== s.phase;
       state = s;
       me = s.side;
       rival = Quin.other(me);
-      document.body.dataset.seq = String(s.seq);
-      document.body.dataset.phase = s.phase;
-      document.body.dataset.side = me;
       if (moved) { selected = null; compose = null; choices = null; $("act-error").textContent = ""; }
+      if (waitingFor !== null && s.seq >= waitingFor) { waitingFor = null; setBusy(false); }
       if (boardSide !== me) {
         boardSide = me;
         boardReady = Quin.board($("board"), { onTap, flip: me === "black" });
@@ -191,6 +196,10 @@ document.addEventListener("DOMContentLoaded", () => {
       board = await boardReady;
       if (state !== s) return;  // a newer state came meanwhile: it draws
       render();
+      // what the page shows now (after drawing it): tests and assistive tools may rely on it
+      document.body.dataset.seq = String(s.seq);
+      document.body.dataset.phase = s.phase;
+      document.body.dataset.side = me;
     }
 
     function nameOf(p) {
@@ -346,7 +355,7 @@ document.addEventListener("DOMContentLoaded", () => {
 
     // --- playing: what may be tapped ----------------------------------------------------------------
 
-    const myTurn = () => state && state.phase === "playing" && state.view && !state.paused &&
+    const myTurn = () => state && !busy && state.phase === "playing" && state.view && !state.paused &&
       state.view.to_move === me && Array.isArray(state.legal);
     const legal = () => (myTurn() ? state.legal : []);
     /* The tower an action is played from, and the space it goes to, where it is one tap then another. */
@@ -369,7 +378,7 @@ document.addEventListener("DOMContentLoaded", () => {
         renderSetup();
         return;
       }
-      if (!myTurn() || busy) return;
+      if (!myTurn()) return;
       $("act-error").textContent = "";
       if (compose) { composeTap(space); return; }
       choices = null;
@@ -392,21 +401,32 @@ document.addEventListener("DOMContentLoaded", () => {
       return towerAt(a.to) ? "flash" : "dest";
     }
 
+    /* Busy from a request until its answer, and after an action until the stream brings the state
+       after it: no second tap meanwhile (aria-busy says so to assistive technology). */
+    function setBusy(on) {
+      busy = on;
+      if (on) document.body.setAttribute("aria-busy", "true");
+      else document.body.removeAttribute("aria-busy");
+    }
     async function act(action) {
       if (busy) return;
-      busy = true;
+      setBusy(true);
       $("act-error").textContent = "";
       const seq = state.seq;
+      selected = null; compose = null; choices = null;
+      renderPlay();
       const { status, data } = await post(api("action"), { seq, action }, token);
-      busy = false;
       if (status !== 200) {
+        setBusy(false);
         $("act-error").textContent = sentence(data.error);
         if (status === 409 || status === 423) refresh();
+        else renderPlay();
         return;
       }
-      selected = null; compose = null; choices = null;
-      if (state.seq === seq) renderPlay();  // the stream brings the new state
+      if (state.seq > seq) setBusy(false);  // the stream was first
+      else waitingFor = data.seq;
     }
+    let waitingFor = null;
 
     async function check(action) {
       const { status, data } = await post(api("check"), { action }, token);
@@ -540,7 +560,9 @@ document.addEventListener("DOMContentLoaded", () => {
     /* A composed action (Void Gravity, several Artificial Lights): checked by the hub, then sent. */
     async function checkAndSend(action, sendIt) {
       const c = compose;
+      setBusy(true);
       const r = await check(action);
+      setBusy(false);
       if (compose !== c) return;
       c.checked = r.legal ? "ok" : sentence(r.reason || "not legal");
       if (!r.legal) { $("act-error").textContent = c.checked; renderPlay(); return; }

@@ -76,6 +76,8 @@ class Opponent:
         self.open()
 
     def open(self):
+        with self.cond:
+            self.state = None  # only what the new stream says
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         conn.request("GET", f"/api/remote/{self.code}/stream?token={self.token}")
         resp = conn.getresponse()
@@ -144,8 +146,10 @@ class Opponent:
         return self.rng.choice(legal)
 
     def act(self, state):
-        status, data = self.post(f"/api/remote/{self.code}/action", {"seq": state["seq"], "action": self.choose(state)})
-        assert status == 200, data
+        action = self.choose(state)
+        status, data = self.post(f"/api/remote/{self.code}/action", {"seq": state["seq"], "action": action})
+        assert status == 200, (data, state["seq"], action)
+        self.wait(lambda s: s["seq"] >= data["seq"], f"seq {data['seq']} on its own stream")
         return data["seq"]
 
 
@@ -168,14 +172,21 @@ def wait_seq_after(page, seq, timeout=STEP):
     page.wait_for_function("(n) => Number(document.body.dataset.seq) > n", arg=seq, timeout=timeout)
 
 
+def settled(page):
+    """The page has no request on its way (after an action: until the state after it arrived)."""
+    page.wait_for_selector("body:not([aria-busy])")
+
+
 def play_power(page, kind, rng, used):
-    """Use a power through the buttons and lit spaces; False if it came to nothing (cancelled)."""
+    """Use a power through the buttons and lit spaces; False if it came to nothing."""
+    seq = seq_of(page)
     page.click(f'#powers button[data-power="{kind}"]')
-    if kind == "pass":
-        return True
-    for _ in range(8):
+    for _ in range(10):
+        settled(page)
+        if seq_of(page) > seq:
+            return True
         if page.locator("#compose").is_hidden():
-            return True  # sent: the compose box closes
+            return False  # refused: the error line says why
         pieces = page.eval_on_selector_all("#compose button[data-piece]", "els => els.map(e => e.dataset.piece)")
         if pieces:
             piece = "artificial_lights" if "artificial_lights" in pieces and "lights" not in used else rng.choice(pieces)
@@ -189,19 +200,24 @@ def play_power(page, kind, rng, used):
             for sp in spots[:2]:
                 tap(page, sp)
             sendable.click()
-            return True
+            continue
         if kind == "gravity" and sendable.count() and sendable.is_enabled():
             sendable.click()
-            return True
+            continue
         if not spots:
             break
         tap(page, rng.choice(spots))
-    page.click('#compose button[data-compose="cancel"]')
+    settled(page)
+    if seq_of(page) > seq:
+        return True
+    if page.locator("#compose").is_visible():
+        page.click('#compose button[data-compose="cancel"]')
     return False
 
 
 def page_turn(page, rng, used, log):
     """One action of the remote player, by tapping."""
+    settled(page)
     seq = seq_of(page)
     powers = page.eval_on_selector_all("#powers button[data-power]", "els => els.map(e => e.dataset.power)")
     fresh = [k for k in powers if k not in used and k != "pass"]
@@ -211,7 +227,6 @@ def page_turn(page, rng, used, log):
         used.add(kind)
         if play_power(page, kind, rng, used):
             log.append(kind)
-            wait_seq_after(page, seq)
             return
         page.wait_for_selector("#compose", state="hidden")
     if sources:
@@ -237,7 +252,6 @@ def page_turn(page, rng, used, log):
     for kind in powers:
         if play_power(page, kind, rng, used):
             log.append(kind)
-            wait_seq_after(page, seq)
             return
     raise AssertionError(f"nothing to tap at seq {seq}: powers {powers}, sources {sources}")
 
@@ -259,17 +273,9 @@ def check_privacy(page, opp_state, me):
 
 
 @pytest.fixture
-def remote_hub():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from remote_double import RemoteDouble
-
-    d = RemoteDouble()
-    url = d.start()
-    yield url
-    d.stop()
+def remote_hub(hubs):
+    """A real `quin hub serve` process on its own fresh PostgreSQL database."""
+    return hubs().url
 
 
 @pytest.mark.parametrize("mode,seed", [("classic", 3), ("third_eye", 8)])
@@ -344,7 +350,8 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
                     expect(page.locator("#powers")).to_be_hidden()
                     opp.open()
                     expect(page.locator("#paused")).to_be_hidden()
-                    s = opp.wait(lambda x: not x["paused"], "the game to resume")
+                    opp.wait(lambda x: not x["paused"], "the game to resume")
+                    continue
                 opp.act(s)
         else:
             raise AssertionError(f"no end after {MAX_ACTIONS} actions")
