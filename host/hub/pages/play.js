@@ -423,7 +423,7 @@ document.addEventListener("DOMContentLoaded", () => {
         else renderPlay();
         return;
       }
-      if (state.seq > seq) setBusy(false);  // the stream was first
+      if (state.seq > seq) { setBusy(false); renderPlay(); }  // the stream was first: draw what may be tapped now
       else waitingFor = data.seq;
     }
     let waitingFor = null;
@@ -569,8 +569,25 @@ document.addEventListener("DOMContentLoaded", () => {
       if (sendIt) act(action); else renderPlay();
     }
 
+    /* The lit spaces as buttons too: big targets on a phone, and a keyboard or a screen reader can act. */
+    function spaceButtons(marks, onPick) {
+      const names = { dest: "", flash: " (flash)", swap: " (Memory swap)", reflect: " (reflection)" };
+      return Object.entries(marks).filter(([, k]) => k in names).sort()
+        .map(([sp, k]) => h("button", { type: "button", class: "space-choice " + k, "data-lit": sp, onclick: () => onPick(sp) }, sp + names[k]));
+    }
+
     function renderCompose() {
       const box = $("compose"), c = compose;
+      if (!c && !choices && selected && myTurn()) {
+        const marks = {};
+        for (const a of legal()) { const t = tapOf(a); if (t && t[0] === selected) marks[t[1]] = destKind(a); }
+        const t = towerAt(selected);
+        box.classList.remove("hidden");
+        box.replaceChildren(h("p", {}, `Your ${Quin.pieceName(t && t.piece)} on ${selected}: tap a lit space.`),
+          ...spaceButtons(marks, onTap),
+          h("button", { type: "button", "data-compose": "cancel", onclick: () => { selected = null; renderPlay(); } }, "Cancel"));
+        return;
+      }
       box.classList.toggle("hidden", !c && !choices);
       if (choices) {
         box.replaceChildren(h("p", {}, "Which one?"), ...choices.map((a, i) => h("button", {
@@ -613,6 +630,7 @@ document.addEventListener("DOMContentLoaded", () => {
                                 onclick: () => checkAndSend(gravityAction(), true) }, "Play"));
         if (c.checked === "ok") kids.push(h("p", { class: "small ok", "data-checked": "ok" }, "The hub says this is legal."));
       }
+      kids.push(...spaceButtons(composeMarks(), composeTap));
       kids.push(cancel);
       box.replaceChildren(...kids);
     }
@@ -656,25 +674,37 @@ document.addEventListener("DOMContentLoaded", () => {
 
     function renderPowers() {
       const box = $("powers");
-      const list = state.phase === "playing" && myTurn() && !compose && !choices ? powers() : [];
-      box.classList.toggle("hidden", !list.length);
+      const on = state.phase === "playing" && myTurn() && !compose && !choices && !selected;
+      const list = on ? powers() : [];
+      box.classList.toggle("hidden", !on);
+      const sources = [...new Set(legal().map(tapOf).filter(Boolean).map((t) => t[0]))].sort();
       box.replaceChildren(...list.map(([kind, label]) => h("button", { type: "button", "data-power": kind,
-        class: kind === "pass" ? "" : "primary", onclick: () => startPower(kind) }, label)));
+        class: kind === "pass" ? "" : "primary", onclick: () => startPower(kind) }, label)),
+        sources.length ? h("details", { class: "by-list" }, h("summary", {}, "Your towers that can act, as a list"),
+          ...sources.map((sp) => { const t = towerAt(sp);
+            return h("button", { type: "button", "data-source": sp, onclick: () => onTap(sp) }, `${Quin.pieceName(t && t.piece)} on ${sp}`); })) : "");
     }
 
-    /* A flash or a Time announced by a board side, before it is carried out. */
+    /* A flash or a Time announced by a board side, before it is carried out there (the hub's
+       `reveal`: {"flash": {by, from, to, pieces}} or {"time": {by, at, outcome, pieces}}). */
     function renderReveal() {
       const r = state.reveal, box = $("reveal");
       box.classList.toggle("hidden", !r);
       if (!r) { box.replaceChildren(); return; }
       const f = r.flash, t = r.time;
-      let text = "";
-      if (f && f.attacker) text = Quin.flashText(f, me) + " (being carried out on the board)";
-      else if (f) text = `A flash is announced${f.at ? " on " + f.at : ""}: it is being carried out on the board.`;
-      else if (t && t.outcome) text = Quin.timeText(t, me) + " (being carried out on the board)";
-      else if (t) text = "The Power of Time is declared: it is being carried out on the board.";
       const pieces = (f || t || {}).pieces || {};
+      let text = "";
+      if (f) {
+        const by = f.by || state.view.to_move, other = Quin.other(by);
+        const a = pieces[f.from], d = pieces[f.to];
+        text = `Flash! ${cap(Quin.whose(by, me))} ${Quin.pieceName(a)} from ${f.from} flashes ` +
+               `${Quin.whose(other, me)} ${Quin.pieceName(d)} on ${f.to}: it is being carried out on the board.`;
+      } else if (t) {
+        text = (t.outcome ? Quin.timeText({ player: t.by, outcome: t.outcome }, me) : `${cap(Quin.whose(t.by, me))} Power of Time`) +
+               ` (from ${t.at}): it is being carried out on the board.`;
+      }
       const shown = Object.entries(pieces).map(([sp, p]) => `${Quin.pieceName(p)} on ${sp}`);
+      box.dataset.reveal = f ? "flash" : "time";
       box.replaceChildren(h("p", {}, text), shown.length ? h("p", { class: "small" }, "Revealed: " + shown.join(", ")) : "");
     }
 
@@ -693,10 +723,8 @@ document.addEventListener("DOMContentLoaded", () => {
       const times = turn ? v.events.filter((e) => e.type === "time" && e.turn === turn.turn) : [];
       for (const e of times) lines.push(h("p", {}, Quin.timeText(Object.assign({ player: turn.player }, e), me)));
       const pieces = Object.entries(l.pieces || {});
-      if (pieces.length) lines.push(h("p", { class: "small" }, "Revealed: " + pieces.map(([sp, p]) => {
-        const t = towerAt(sp);
-        return `${t ? Quin.whose(t.owner, me) + " " : ""}${Quin.pieceName(p)} on ${sp}`;
-      }).join(", ")));
+      // each revealed tower named by where it stood when the action began
+      if (pieces.length) lines.push(h("p", { class: "small" }, "Revealed: " + pieces.map(([sp, p]) => `${Quin.pieceName(p)} (${sp})`).join(", ")));
       box.className = "now" + (flashes.length ? " flash" : times.length ? " time" : "");
       box.replaceChildren(...lines);
     }

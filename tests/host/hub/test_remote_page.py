@@ -47,6 +47,18 @@ def _distances():
 TO_FS = _distances()
 
 
+def _distances_to(spaces):
+    dist = {SPACE_IDS[s]: 0 for s in spaces}
+    todo = deque(dist)
+    while todo:
+        s = todo.popleft()
+        for n, _ in NEIGHBORS[s]:
+            if n not in dist:
+                dist[n] = dist[s] + 1
+                todo.append(n)
+    return {SPACE_NAMES[s]: d for s, d in dist.items()}
+
+
 class Opponent:
     """The other side, speaking the hub's API directly: its state stream, its setup, its actions."""
 
@@ -55,6 +67,7 @@ class Opponent:
         u = urlparse(base)
         self.host, self.port = u.hostname, u.port
         self.state = None
+        self.flashed = False
         self.cond = threading.Condition()
         self.conn = None
         self.reader = None
@@ -70,7 +83,7 @@ class Opponent:
 
     def join(self, code, name="Bob"):
         self.token = ""
-        status, data = self.post(f"/api/remote/{code}/join", {"name": name, "kind": "browser"})
+        status, data = self.post(f"/api/remote/{code}/join", {"name": name, "kind": "board"})
         assert status == 200, data
         self.code, self.token, self.side = data["code"], data["token"], data["side"]
         self.open()
@@ -140,13 +153,31 @@ class Opponent:
                 and TO_FS[a["to"]] < TO_FS[a["from"]]]
         if rush and self.turns > 12:
             return min(rush, key=lambda a: TO_FS[a["to"]])
+        if not self.flashed:
+            # seek contact (so a flash comes up), with anything but the Light
+            theirs = [t["space"] for t in state["view"]["board"] if t["owner"] != self.side]
+            near = _distances_to(theirs) if theirs else {}
+            moves = [a for a in legal if a["type"] == "move" and mine.get(a["from"]) != "light"]
+            if moves and near:
+                return min(moves, key=lambda a: (near.get(a["to"], 99), self.rng.random()))
         ending = [a for a in legal if a["type"] in ("move", "reflect", "reinforce")]
         if ending:
             return self.rng.choice(ending)
         return self.rng.choice(legal)
 
-    def act(self, state):
-        action = self.choose(state)
+    def flash_now(self, state):
+        """A flash the opponent may make now (a move onto a rival tower), or None."""
+        theirs = {t["space"] for t in state["view"]["board"] if t["owner"] != self.side}
+        return next((a for a in state["legal"] if a["type"] == "move" and a["to"] in theirs), None)
+
+    def reveal(self, state, action):
+        """As a board does before its referee announces a flash: the hub answers both identities."""
+        status, data = self.post(f"/api/remote/{self.code}/reveal", {"seq": state["seq"], "flash": [action]})
+        assert status == 200, data
+        return self.wait(lambda s: s["seq"] >= data["seq"], "the reveal on its own stream"), data
+
+    def act(self, state, action=None):
+        action = action or self.choose(state)
         status, data = self.post(f"/api/remote/{self.code}/action", {"seq": state["seq"], "action": action})
         assert status == 200, (data, state["seq"], action)
         self.wait(lambda s: s["seq"] >= data["seq"], f"seq {data['seq']} on its own stream")
@@ -253,7 +284,8 @@ def page_turn(page, rng, used, log):
         if play_power(page, kind, rng, used):
             log.append(kind)
             return
-    raise AssertionError(f"nothing to tap at seq {seq}: powers {powers}, sources {sources}")
+    raise AssertionError(f"nothing to tap at seq {seq}: powers {powers}, sources {sources}; the page says: "
+                         f"{page.inner_text('#turn')!r} {page.inner_text('#act-error')!r} {page.inner_text('#compose')!r}")
 
 
 def check_privacy(page, opp_state, me):
@@ -283,6 +315,8 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
     rng = random.Random(seed)
     errors = []
     ctx = browser.new_context(viewport={"width": 412, "height": 915}, has_touch=True)  # a phone
+    # the page's own random lineup, seeded: a failing game can be played again
+    ctx.add_init_script("(() => { let s = %d; Math.random = () => (s = (s * 1103515245 + 12345) %% 2147483648) / 2147483648; })()" % seed)
     page = ctx.new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(STEP)
@@ -321,7 +355,7 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
         opp.wait(lambda s: s["phase"] == "playing", "play")
 
         used, log = set(), []
-        reloaded = paused = False
+        reloaded = paused = revealed = False
         for n in range(MAX_ACTIONS):
             s = opp.wait(lambda s: s["phase"] in ("playing", "over"), "play")
             page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
@@ -346,16 +380,32 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
                     paused = True
                     opp.close()
                     expect(page.locator("#paused")).to_be_visible()
-                    expect(page.locator("#paused")).to_contain_text("Bob")
+                    expect(page.locator("#paused")).to_contain_text("Bob's board is away")
                     expect(page.locator("#powers")).to_be_hidden()
                     opp.open()
                     expect(page.locator("#paused")).to_be_hidden()
                     opp.wait(lambda x: not x["paused"], "the game to resume")
                     continue
+                flash = opp.flash_now(s) if not revealed else None
+                if flash:
+                    # a board's flash, announced before it is carried out: the page says so at once,
+                    # with both faces the hub revealed, and its board shows no face until it is played
+                    revealed = opp.flashed = True
+                    s, answer = opp.reveal(s, flash)
+                    page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
+                    expect(page.locator("#reveal")).to_be_visible()
+                    expect(page.locator("#reveal")).to_contain_text(f"flashes your")
+                    for space, piece in answer["pieces"].items():
+                        expect(page.locator("#reveal")).to_contain_text(f"on {space}")
+                    check_privacy(page, s, "white")
+                    opp.act(s, flash)
+                    expect(page.locator("#reveal")).to_be_hidden()
+                    expect(page.locator("#news")).to_contain_text("Flash!")
+                    continue
                 opp.act(s)
         else:
             raise AssertionError(f"no end after {MAX_ACTIONS} actions")
-        assert reloaded and paused, (reloaded, paused, len(log))
+        assert reloaded and paused and revealed, (reloaded, paused, revealed, len(log))
         assert any(k != "tap" for k in log), log  # more than plain moves were tapped
 
         # the end: every identity open, the record, a rematch
