@@ -1065,6 +1065,8 @@ def make_app(hub: Hub) -> web.Application:
         (r"/archive", Page, {"name": "archive"}),
         (r"/leaderboard", Page, {"name": "leaderboard"}),
         (rf"/games/{g}", Page, {"name": "game"}),
+        (r"/play", Page, {"name": "play"}),  # remote play in a browser (docs/remote-play.md)
+        (r"/play/([0-9A-Za-z-]{6,7})", Page, {"name": "play"}),
         (r"/api/push", Push),
         (r"/api/health", Health),
         (r"/api/games", Index),

@@ -1,0 +1,430 @@
+"""The remote-play page (/play, /play/<code>) in a real Chromium: a scripted remote player starts a
+game and plays it WHOLE by tapping the page (it reads the page's marks and buttons to decide what
+to tap, and acts only through clicks), against a scripted opponent speaking the hub's HTTP API.
+
+Checked on the way: the page never shows a rival tower's face the opponent's own state does not
+say was revealed (the opponent's view marks its revealed towers), its own towers always show
+theirs; a reload mid-game resumes the same seat; the pause banner appears when the opponent's
+stream closes and goes when it is back; the end shows both lineups open and a rematch starts a
+new setup with the sides swapped."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import deque
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from engine.board import NEIGHBORS, SPACE_IDS, SPACE_NAMES
+from engine.randplay import random_setup
+
+MAX_ACTIONS = 400   # a bound on a game: the opponent rushes its Light, so games end long before
+STEP = 15_000       # ms: the page's answer to one tap
+
+
+def _distances():
+    """Steps from each space to First Sight (the opponent's compass)."""
+    dist = {0: 0}
+    todo = deque([0])
+    while todo:
+        s = todo.popleft()
+        for n, _ in NEIGHBORS[s]:
+            if n not in dist:
+                dist[n] = dist[s] + 1
+                todo.append(n)
+    return {SPACE_NAMES[s]: d for s, d in dist.items()}
+
+
+TO_FS = _distances()
+
+
+def _distances_to(spaces):
+    dist = {SPACE_IDS[s]: 0 for s in spaces}
+    todo = deque(dist)
+    while todo:
+        s = todo.popleft()
+        for n, _ in NEIGHBORS[s]:
+            if n not in dist:
+                dist[n] = dist[s] + 1
+                todo.append(n)
+    return {SPACE_NAMES[s]: d for s, d in dist.items()}
+
+
+class Opponent:
+    """The other side, speaking the hub's API directly: its state stream, its setup, its actions."""
+
+    def __init__(self, base: str, rng: random.Random):
+        self.base, self.rng = base, rng
+        u = urlparse(base)
+        self.host, self.port = u.hostname, u.port
+        self.state = None
+        self.flashed = False
+        self.cond = threading.Condition()
+        self.conn = None
+        self.reader = None
+
+    def post(self, path, body):
+        req = urllib.request.Request(self.base + path, json.dumps(body).encode(),
+                                     {"Content-Type": "application/json", "Authorization": "Bearer " + self.token})
+        try:
+            with urllib.request.urlopen(req, timeout=20) as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"{}")
+
+    def join(self, code, name="Bob"):
+        self.token = ""
+        status, data = self.post(f"/api/remote/{code}/join", {"name": name, "kind": "board"})
+        assert status == 200, data
+        self.code, self.token, self.side = data["code"], data["token"], data["side"]
+        self.open()
+
+    def open(self):
+        with self.cond:
+            self.state = None  # only what the new stream says
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        conn.request("GET", f"/api/remote/{self.code}/stream?token={self.token}")
+        resp = conn.getresponse()
+        assert resp.status == 200, resp.read()
+        self.conn = conn
+
+        def read():
+            data = []
+            try:
+                while True:
+                    line = resp.fp.readline()
+                    if not line:
+                        return
+                    line = line.decode().rstrip("\n")
+                    if line.startswith("data:"):
+                        data.append(line[5:].lstrip())
+                    elif not line and data:
+                        s = json.loads("\n".join(data))
+                        data = []
+                        with self.cond:
+                            self.state = s
+                            self.cond.notify_all()
+            except (OSError, ValueError):
+                return
+
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
+
+    def close(self):
+        """The opponent's stream goes away (its tab closed, its line cut)."""
+        try:
+            self.conn.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.conn.close()
+        self.reader.join(10)
+
+    def wait(self, pred, what, timeout=30):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not (self.state and pred(self.state)):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"the opponent waited in vain for {what}; last state: {self.state and {k: self.state[k] for k in ('seq', 'phase', 'paused')}}")
+                self.cond.wait(left)
+            return self.state
+
+    def setup(self):
+        s = random_setup(self.rng, self.side)
+        self.lineup = s.to_record()
+        status, data = self.post(f"/api/remote/{self.code}/setup", {"setup": self.lineup})
+        assert status == 200, data
+
+    def choose(self, state):
+        """After a few turns, rush the Light to First Sight (so a game ends soon); else anything legal."""
+        legal = state["legal"]
+        self.turns = getattr(self, "turns", 0) + 1
+        mine = {t["space"]: t["piece"] for t in state["view"]["board"] if t["owner"] == self.side}
+        rush = [a for a in legal if a["type"] == "move" and mine.get(a["from"]) == "light"
+                and TO_FS[a["to"]] < TO_FS[a["from"]]]
+        if rush and self.turns > 12:
+            return min(rush, key=lambda a: TO_FS[a["to"]])
+        if not self.flashed:
+            # seek contact (so a flash comes up), with anything but the Light
+            theirs = [t["space"] for t in state["view"]["board"] if t["owner"] != self.side]
+            near = _distances_to(theirs) if theirs else {}
+            moves = [a for a in legal if a["type"] == "move" and mine.get(a["from"]) != "light"]
+            if moves and near:
+                return min(moves, key=lambda a: (near.get(a["to"], 99), self.rng.random()))
+        ending = [a for a in legal if a["type"] in ("move", "reflect", "reinforce")]
+        if ending:
+            return self.rng.choice(ending)
+        return self.rng.choice(legal)
+
+    def flash_now(self, state):
+        """A flash the opponent may make now (a move onto a rival tower), or None."""
+        theirs = {t["space"] for t in state["view"]["board"] if t["owner"] != self.side}
+        return next((a for a in state["legal"] if a["type"] == "move" and a["to"] in theirs), None)
+
+    def reveal(self, state, action):
+        """As a board does before its referee announces a flash: the hub answers both identities."""
+        status, data = self.post(f"/api/remote/{self.code}/reveal", {"seq": state["seq"], "flash": [action]})
+        assert status == 200, data
+        return self.wait(lambda s: s["seq"] >= data["seq"], "the reveal on its own stream"), data
+
+    def act(self, state, action=None):
+        action = action or self.choose(state)
+        status, data = self.post(f"/api/remote/{self.code}/action", {"seq": state["seq"], "action": action})
+        assert status == 200, (data, state["seq"], action)
+        self.wait(lambda s: s["seq"] >= data["seq"], f"seq {data['seq']} on its own stream")
+        return data["seq"]
+
+
+# --- the remote player's hands: only clicks on the page ---------------------------------------------
+
+def seq_of(page) -> int:
+    return int(page.get_attribute("body", "data-seq") or -1)
+
+
+def tap(page, space):
+    page.click(f'#board circle.hit[data-space="{space}"]')
+
+
+def lit(page, kinds=("dest", "flash", "swap", "reflect")):
+    sel = ", ".join(f"#board circle.mark-{k}" for k in kinds)
+    return page.eval_on_selector_all(sel, "els => els.map(e => e.getAttribute('data-mark'))")
+
+
+def wait_seq_after(page, seq, timeout=STEP):
+    page.wait_for_function("(n) => Number(document.body.dataset.seq) > n", arg=seq, timeout=timeout)
+
+
+def settled(page):
+    """The page has no request on its way (after an action: until the state after it arrived)."""
+    page.wait_for_selector("body:not([aria-busy])")
+
+
+def play_power(page, kind, rng, used):
+    """Use a power through the buttons and lit spaces; False if it came to nothing."""
+    seq = seq_of(page)
+    page.click(f'#powers button[data-power="{kind}"]')
+    for _ in range(10):
+        settled(page)
+        if seq_of(page) > seq:
+            return True
+        if page.locator("#compose").is_hidden():
+            return False  # refused: the error line says why
+        pieces = page.eval_on_selector_all("#compose button[data-piece]", "els => els.map(e => e.dataset.piece)")
+        if pieces:
+            piece = "artificial_lights" if "artificial_lights" in pieces and "lights" not in used else rng.choice(pieces)
+            used.add("lights" if piece == "artificial_lights" else piece)
+            page.click(f'#compose button[data-piece="{piece}"]')
+            continue
+        spots = lit(page)
+        sendable = page.locator('#compose button[data-compose="send"]')
+        if kind == "reinforce" and sendable.count():
+            # several Artificial Lights: tap two Gateways, then send
+            for sp in spots[:2]:
+                tap(page, sp)
+            sendable.click()
+            continue
+        if kind == "gravity" and sendable.count() and sendable.is_enabled():
+            sendable.click()
+            continue
+        if not spots:
+            break
+        tap(page, rng.choice(spots))
+    settled(page)
+    if seq_of(page) > seq:
+        return True
+    if page.locator("#compose").is_visible():
+        page.click('#compose button[data-compose="cancel"]')
+    return False
+
+
+def page_turn(page, rng, used, log):
+    """One action of the remote player, by tapping."""
+    settled(page)
+    seq = seq_of(page)
+    powers = page.eval_on_selector_all("#powers button[data-power]", "els => els.map(e => e.dataset.power)")
+    fresh = [k for k in powers if k not in used and k != "pass"]
+    sources = (page.get_attribute("#board", "data-sources") or "").split()
+    if fresh and rng.random() < 0.7:
+        kind = fresh[0]
+        used.add(kind)
+        if play_power(page, kind, rng, used):
+            log.append(kind)
+            return
+        page.wait_for_selector("#compose", state="hidden")
+    if sources:
+        for frm in rng.sample(sources, len(sources)):
+            tap(page, frm)
+            flashes = lit(page, ("flash",))
+            dests = lit(page)
+            if not dests:
+                tap(page, frm)
+                continue
+            to = rng.choice(flashes) if flashes and rng.random() < 0.6 else rng.choice(dests)
+            tap(page, to)
+            if page.locator("#compose button[data-choice]").count():
+                page.click("#compose button[data-choice]")
+            log.append("flash" if to in flashes else "tap")
+            wait_seq_after(page, seq)
+            return
+    if "pass" in powers:
+        page.click('#powers button[data-power="pass"]')
+        log.append("pass")
+        wait_seq_after(page, seq)
+        return
+    for kind in powers:
+        if play_power(page, kind, rng, used):
+            log.append(kind)
+            return
+    raise AssertionError(f"nothing to tap at seq {seq}: powers {powers}, sources {sources}; the page says: "
+                         f"{page.inner_text('#turn')!r} {page.inner_text('#act-error')!r} {page.inner_text('#compose')!r}")
+
+
+def check_privacy(page, opp_state, me):
+    """Every tower the page draws, against the opponent's own view of the same moment."""
+    towers = page.eval_on_selector_all("#board g.tower", """els => els.map(e => [e.getAttribute('data-tower'),
+        e.classList.contains('white') ? 'white' : 'black', (e.querySelector('use.face') || {getAttribute: () => null}).getAttribute('data-piece')])""")
+    truth = {t["space"]: t for t in opp_state["view"]["board"]}
+    assert sorted(t[0] for t in towers) == sorted(truth), "the page draws the towers where the game has them"
+    for space, owner, piece in towers:
+        t = truth[space]
+        assert owner == t["owner"], space
+        if owner == me:
+            assert piece, f"your own tower on {space} shows its face"
+        elif piece is not None:
+            assert t["revealed"] and t["piece"] == piece, \
+                f"the page shows the rival's {piece} on {space}, which the game never revealed to it"
+
+
+@pytest.fixture
+def remote_hub(hubs):
+    """A real `quin hub serve` process on its own fresh PostgreSQL database."""
+    return hubs().url
+
+
+@pytest.mark.parametrize("mode,seed", [("classic", 3), ("third_eye", 8)])
+def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
+    rng = random.Random(seed)
+    errors = []
+    ctx = browser.new_context(viewport={"width": 412, "height": 915}, has_touch=True)  # a phone
+    # the page's own random lineup, seeded: a failing game can be played again
+    ctx.add_init_script("(() => { let s = %d; Math.random = () => (s = (s * 1103515245 + 12345) %% 2147483648) / 2147483648; })()" % seed)
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(STEP)
+    try:
+        page.goto(remote_hub + "/play")
+        page.fill("#new-game input[name=name]", "Ann")
+        page.select_option("#new-game select[name=mode]", mode)
+        page.select_option("#new-game select[name=side]", "white")
+        page.select_option("#new-game select[name=first]", "white" if seed % 2 else "black")
+        page.click("#create")
+        page.wait_for_url("**/play/*-*")
+        code = page.url.rsplit("/", 1)[1]
+        expect(page.locator("#share-code")).to_have_text(code)
+        expect(page.locator("#turn")).to_have_text("Waiting for your friend to join")
+
+        opp = Opponent(remote_hub, rng)
+        opp.join(code)
+        assert opp.side == "black"
+        expect(page.locator("#turn")).to_have_text("Choose your lineup")
+        expect(page.locator("#names")).to_contain_text("Bob")
+        # the lineup: a tap on a space that is not a starting space is refused in one line
+        tap(page, "fs")
+        expect(page.locator("#setup-error")).to_contain_text("fs is not one of your starting spaces")
+        page.click("#random-lineup")
+        expect(page.locator("#spaces button.empty")).to_have_count(0)
+        # the editor: empty a space, put a piece back on it
+        page.click('#spaces button[data-space="w18"]')
+        piece = page.get_attribute('#spaces button[data-space="w18"]', "data-piece")
+        page.click('#palette button[data-piece=""]')
+        expect(page.locator("#send-setup")).to_be_disabled()
+        page.click(f'#palette button[data-piece="{piece}"]')
+        expect(page.locator("#send-setup")).to_be_enabled()
+        page.click("#send-setup")
+        expect(page.locator("#turn")).to_have_text("Waiting for Bob's lineup")
+        opp.setup()
+        opp.wait(lambda s: s["phase"] == "playing", "play")
+
+        used, log = set(), []
+        reloaded = paused = revealed = False
+        for n in range(MAX_ACTIONS):
+            s = opp.wait(lambda s: s["phase"] in ("playing", "over"), "play")
+            page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
+            s = opp.state
+            if s["phase"] == "over" and seq_of(page) == s["seq"]:
+                break
+            if seq_of(page) != s["seq"]:
+                continue
+            check_privacy(page, s, "white")
+            if s["view"]["to_move"] == "white":
+                if n >= 3 and not reloaded:
+                    # a reload mid-game: the seat is kept on this device, the game resumes
+                    reloaded = True
+                    page.reload()
+                    page.wait_for_function("(n) => Number(document.body.dataset.seq) === n", arg=s["seq"])
+                    expect(page.locator("#turn")).to_have_text("Your move")
+                    expect(page.locator("#side-pill")).to_have_text("White")
+                page_turn(page, rng, used, log)
+            else:
+                if n >= 4 and not paused:
+                    # the opponent's stream closes: the game pauses for both, and resumes
+                    paused = True
+                    opp.close()
+                    expect(page.locator("#paused")).to_be_visible()
+                    expect(page.locator("#paused")).to_contain_text("Bob's board is away")
+                    expect(page.locator("#powers")).to_be_hidden()
+                    opp.open()
+                    expect(page.locator("#paused")).to_be_hidden()
+                    opp.wait(lambda x: not x["paused"], "the game to resume")
+                    continue
+                flash = opp.flash_now(s) if not revealed else None
+                if flash:
+                    # a board's flash, announced before it is carried out: the page says so at once,
+                    # with both faces the hub revealed, and its board shows no face until it is played
+                    revealed = opp.flashed = True
+                    s, answer = opp.reveal(s, flash)
+                    page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
+                    expect(page.locator("#reveal")).to_be_visible()
+                    expect(page.locator("#reveal")).to_contain_text(f"flashes your")
+                    for space, piece in answer["pieces"].items():
+                        expect(page.locator("#reveal")).to_contain_text(f"on {space}")
+                    check_privacy(page, s, "white")
+                    opp.act(s, flash)
+                    expect(page.locator("#reveal")).to_be_hidden()
+                    expect(page.locator("#news")).to_contain_text("Flash!")
+                    continue
+                opp.act(s)
+        else:
+            raise AssertionError(f"no end after {MAX_ACTIONS} actions")
+        assert reloaded and paused and revealed, (reloaded, paused, revealed, len(log))
+        assert any(k != "tap" for k in log), log  # more than plain moves were tapped
+
+        # the end: every identity open, the record, a rematch
+        final = opp.state
+        expect(page.locator("#end")).to_be_visible()
+        assert final["record"] is not None
+        for side, setup in final["record"]["setup"].items():
+            for space, piece in setup["lineup"].items():
+                expect(page.locator(f'#lineups [data-lineup="{side}"] [data-space="{space}"]')).to_have_attribute("data-piece", piece)
+        assert final["record"]["setup"]["black"] == opp.lineup
+        expect(page.locator("#record-moves li")).to_have_count(len(final["record"]["turns"]))
+        page.click("#rematch")
+        expect(page.locator("#rematch-status")).to_contain_text("waiting for Bob")
+        status, _ = opp.post(f"/api/remote/{code.replace('-', '')}/rematch", {})
+        assert status == 200
+        expect(page.locator("#turn")).to_have_text("Choose your lineup")
+        expect(page.locator("#side-pill")).to_have_text("Black")  # sides swapped, same seat
+        expect(page.locator("#spaces button").first).to_have_attribute("data-space", "b18")
+        assert not errors, errors
+        print(f"{mode}: {len(final['record']['turns'])} turns, the page used {sorted(set(log))}")
+    finally:
+        ctx.close()
