@@ -153,10 +153,22 @@ def info_state(view: dict) -> InfoState:
         seen = seen_game(view)
     except ValueError:  # (SeenMismatch: never expected) without the history: the board as the view shows it
         seen = seen_board(view)
-    tokens, pairs, my_last = _tokens(seen)
+    return info_from_seen(view, seen)
+
+
+def info_from_seen(view: dict, seen: SeenGame, *, infer: bool = True) -> InfoState:
+    """The information state of ``view`` from its seen game (``engine.seen``).  ``infer`` False
+    takes the seen towers as they are: a rival token may be anything it is not known to be (no
+    deductions from what it did, no Memory pairs)."""
+    if infer:
+        tokens, pairs, my_last = _tokens(seen)
+    else:
+        tokens = [Token(t.owner, t.piece, frozenset((t.piece,)) if t.piece else ALL_PIECES, t.where, t.space,
+                        t.captured_turn, t.swaps, t.acted_swaps, t.public) for t in seen.towers]
+        pairs, my_last = [], None
     result = view["result"]
     return InfoState(
-        me=me,
+        me=seen.viewer,
         mode=view["mode"],
         turn=view["turn"],
         to_move=view["to_move"],
@@ -176,4 +188,4 @@ def info_state(view: dict) -> InfoState:
     )
 
 
-__all__ = ["InfoState", "Token", "LastAction", "info_state", "BOARD", "CAPTURED", "GONE"]
+__all__ = ["InfoState", "Token", "LastAction", "info_from_seen", "info_state", "BOARD", "CAPTURED", "GONE"]

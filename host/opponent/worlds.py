@@ -12,13 +12,16 @@ clone, removed piece and reserve.  It is drawn so that:
 
 :func:`build_game` turns (information state, world) into an ``engine.game.Game``
 the search may push and pop, through the engine's ``Game.from_position`` (it
-never writes a Game's state); nothing here reads a real game.
+never writes a Game's state); nothing here reads a real game.  :func:`world_game`
+is the same with the revealed towers and the Game class chosen (the remote
+board's stand-in game, ``host/remote/standin.py``, builds on it).
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from math import comb
 
@@ -138,7 +141,22 @@ class SearchGame(Game):
 
 def build_game(info: InfoState, world: World) -> tuple[Game, dict[int, int]]:
     """A Game holding ``world``'s identities in ``info``'s position (``Game.from_position``: the
-    engine checks and builds it); also token -> tower."""
+    engine checks and builds it); also token -> tower.
+
+    Every tower on the board is marked revealed (the search sees them all).  A world that does
+    not fit raises ValueError."""
+    try:
+        return world_game(info, world)
+    except InvalidError as exc:
+        raise ValueError(f"the world does not fit the player's towers: {exc}") from None
+
+
+def world_game(info: InfoState, world: World, *, revealed: Iterable[int] | None = None,
+               cls: type[Game] = SearchGame) -> tuple[Game, dict[int, int]]:
+    """``build_game`` with a choice: ``revealed``, the tokens whose identity both players know
+    in the game built (None: every tower on the board); ``cls``, the Game class built (the
+    search's ``SearchGame`` pushes its actions unchecked).  A world that does not fit raises the
+    engine's InvalidError (a ValueError naming the field and space)."""
     me, rival = info.me, info.rival
     pieces = world.piece_of()
     board: dict[int, tuple[str, str]] = {}
@@ -161,22 +179,20 @@ def build_game(info: InfoState, world: World) -> tuple[Game, dict[int, int]]:
     on_board = lambda i: i is not None and tokens[i].where == BOARD  # noqa: E731
     ban = info.flash_ban
     last = info.last_action
-    try:
-        game = SearchGame.from_position(
-            board, to_move, mode=info.mode,
-            sets={me: (info.setup.clone, info.setup.removed), rival: (world.clone, world.removed)},
-            captured=captured, turn=info.turn, passes=info.passes, time_used=info.time_used,
-            totem_used=[p for p in PLAYERS if info.totem_used[p]],
-            revealed=list(board),  # every identity is known in a world (the search sees them all)
-            swaps_left=swaps,
-            frozen=[tokens[i].space for i in info.frozen if on_board(i)],
-            flash_ban=(tokens[ban[1]].space, tokens[ban[2]].space) if ban and on_board(ban[1]) and on_board(ban[2]) else None,
-            last_action=None if last is None else {
-                "moves": [(a, b) for i, a, b in last.moved if on_board(i) and tokens[i].space == b],
-                "captured": last.captured, "on_iris": last.on_iris},
-        )
-    except InvalidError as exc:
-        raise ValueError(f"the world does not fit the player's towers: {exc}") from None
+    shown = list(board) if revealed is None else [tokens[i].space for i in revealed if on_board(i)]
+    game = cls.from_position(
+        board, to_move, mode=info.mode,
+        sets={me: (info.setup.clone, info.setup.removed), rival: (world.clone, world.removed)},
+        captured=captured, turn=info.turn, passes=info.passes, time_used=info.time_used,
+        totem_used=[p for p in PLAYERS if info.totem_used[p]],
+        revealed=shown,
+        swaps_left=swaps,
+        frozen=[tokens[i].space for i in info.frozen if on_board(i)],
+        flash_ban=(tokens[ban[1]].space, tokens[ban[2]].space) if ban and on_board(ban[1]) and on_board(ban[2]) else None,
+        last_action=None if last is None else {
+            "moves": [(a, b) for i, a, b in last.moved if on_board(i) and tokens[i].space == b],
+            "captured": last.captured, "on_iris": last.on_iris},
+    )
     tower_of: dict[int, int] = {}
     st = game.state
     for i, tok in enumerate(tokens):
