@@ -29,7 +29,7 @@ from typing import Any, Callable
 from engine.actions import PASS, Action, Time
 from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
 from engine.game import EMPTY, Game, TimeEvent
-from engine.views import action_seen_by
+from engine.views import action_seen_by, knows
 from engine.words import time_forecast
 from host.referee.debounce import BURST_GAP, EPS, Debouncer
 from host.board.sensing import Snapshot
@@ -40,8 +40,8 @@ from .evidence import Evidence, Flip
 from .inputs import Word, check_input, parse_word, why_not
 from .matching import Candidate, Step, could_grow, maybe_void, plain
 from .notices import PUBLIC, InputError, Notice
-from .states import (TRANSITIONS, Asking, Event, Flashing, FlashHeld, Over, Phase, Playing, Question, Setup, State,
-                     Sync, TimeAnnounced, Timing, change, waiting)
+from .states import (TRANSITIONS, Asking, Consult, Consulting, Event, Flashing, FlashHeld, Following, FollowPlan, Over,
+                     Phase, Playing, Question, Setup, State, Sync, TimeAnnounced, Timing, change, waiting)
 
 N = SPACE_NAMES
 INF = float("inf")
@@ -64,6 +64,13 @@ class Referee:
     be only lifted before it is a mistake.  ``on_commit(turn, player, action)`` runs after the
     engine applied an action and before any notice about it is returned (the store makes it
     durable); if it raises, the action is undone and the error propagates.
+
+    Remote play (docs/remote-play.md; inert at one table): ``reads`` -- the players whose actions
+    this board reads (on another's turn a board change is only a board that fits nothing, until
+    :meth:`follow` gives the position after the action played elsewhere); ``oracle`` -- asked for
+    the identities a flash's or a Classic Time's outcome depends on when the reader does not know
+    them (``oracle.flash(actions)``, ``oracle.time(action)``: a game in the same position with them
+    true, or None for not yet).  :meth:`replace_game` takes a game with more identities known.
     """
 
     def __init__(
@@ -79,9 +86,17 @@ class Referee:
         multi_settle: float = 1.5,
         hold: float = 4.0,
         stats: bool = False,
+        reads: frozenset[str] | set[str] | tuple[str, ...] = frozenset(PLAYERS),
+        oracle: Any = None,
     ):
         if min(settle, quiet, multi_settle, word_wait, hold) < 0:
             raise ValueError("settle windows must not be negative")
+        reads = frozenset(reads)
+        if not reads <= set(PLAYERS):
+            raise ValueError(f"reads: expected players out of {', '.join(PLAYERS)}, got {sorted(reads)}")
+        self.reads = reads
+        self.oracle = oracle
+        self._answered: set[tuple] = set()  # what the hub answered this step (never asked twice)
         self.game = game
         self.on_commit = on_commit
         self.settle = settle
@@ -163,11 +178,13 @@ class Referee:
     def input(self, player: str, data: object, now: float) -> list[Notice]:
         """A player's input (schema in docs/referee.md).  InputError if malformed or impossible."""
         kind, fields = check_input(player, data)
+        if player not in self.reads:
+            raise InputError(f"{player} plays elsewhere: this board does not read {player}'s actions")
         word = parse_word(player, kind, fields, now) if kind != "done" else None
         out = self.tick(now)
         unsettled = self._unsettled(self.now)
         if (player == self.game.to_move and self.state not in (Phase.SETUP, Phase.SYNC, Phase.OVER)
-                and (unsettled or self._held)):
+                and (unsettled or self._held or self.state is Phase.HUB)):
             # A change before the mover's word has not settled yet (a tower still landing, a lift
             # still bouncing): the word is judged once it has, against the board as it then stands,
             # and nothing is committed meanwhile.  (The other player's words wait for their turn
@@ -275,6 +292,8 @@ class Referee:
     def expected(self) -> frozenset[int]:
         """The occupancy the board should show once the pending step is done."""
         cur = self.current
+        if cur.phase is Phase.FOLLOW:
+            return cur.follow.expected
         if cur.flash is not None:
             return cur.flash.result
         if cur.time is not None:
@@ -295,7 +314,7 @@ class Referee:
             return True
         if self.state in (Phase.SETUP, Phase.SYNC) or self.deb.pending or self._held:
             return False
-        if self.state in (Phase.FLASH, Phase.TIME):
+        if self.state in (Phase.FLASH, Phase.TIME, Phase.HUB, Phase.FOLLOW):
             return False
         if self.current.question is not None and self.current.question.options != (PASS,):
             return False
@@ -459,6 +478,7 @@ class Referee:
         self.public_instructions = []
         self.private_instructions = {p: [] for p in PLAYERS}
         self._said = {}
+        self._answered = set()
 
     def _cut(self, k: int, base: frozenset[int]) -> None:
         """Drop the first ``k`` flips of the evidence (they were nothing: the board is back at ``base``)."""
@@ -483,9 +503,13 @@ class Referee:
             for s in sorted(flipped, key=lambda s: (times[s][1], s not in cont, s)):
                 self.ev.add(Flip(now, s, s in deb.stable and s not in meta, times[s][0], times[s][1]))
             self._dirty = True
+        if self.state is Phase.FOLLOW and flipped:
+            self._follow_read(flipped)
         if self.state is Phase.OVER or not self.seen_snapshot:
             return out
         self._watch_unsettled(now, out)
+        if self.state is Phase.HUB:
+            self._dirty = True  # the hub is asked again at every tick and snapshot until it answers
         if self._dirty or now + EPS >= self._wake:
             self._dirty = False
             if self.stats is not None and self.state not in (Phase.SETUP, Phase.SYNC):
@@ -537,6 +561,9 @@ class Referee:
 
     def _evaluate(self, now: float, out: list) -> None:
         self._wake = INF
+        if self.state is Phase.FOLLOW:
+            self._evaluate_follow(now, out)
+            return
         if self.game.is_over():
             if self.state is not Phase.OVER:
                 self._go(Event.GAME_OVER, Over(self.current.time))
@@ -545,6 +572,8 @@ class Referee:
             self._evaluate_sync(now, out)
             return
         try:
+            if self.state is Phase.HUB and not self._hub_answer(out):
+                return  # nothing is announced or committed before the hub answers
             if self._held:
                 self._release(now, out)
                 if self._holds_mover():
@@ -689,6 +718,14 @@ class Referee:
         """Read the evidence once; True if an action was committed (then read again)."""
         step, ev = self.step, self.ev
         n = len(ev)
+        if step.player not in self.reads:
+            self._unread(n, out)  # remote play: this side's actions are played elsewhere
+            return False
+        if n and self.oracle is not None and self.current.flash is None:
+            # remote play: a flash under way whose defender the mover does not know: the hub first
+            hub = self._hub_flash(n, out)
+            if hub is not None:
+                return hub and self._decide(now, out)
         if n == 0:
             if self.state is Phase.TIME:
                 self._time_update(out)
@@ -759,6 +796,8 @@ class Referee:
             for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
                 begun, whole, _ = self._next_step(c, k)
                 if whole or begun and self._picked_up_again(c, k):
+                    if self._flash_needs_hub([c]):
+                        return self._consult("flash", [c.action], out) and self._decide(now, out)
                     self._commit_now(c, k, out)
                     return True
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
@@ -787,6 +826,10 @@ class Referee:
         if hit is not None:
             return hit
         game = self.game
+        if c.ends and other(game.to_move) not in self.reads:
+            # remote play: the next player plays elsewhere; nothing on this board is their action
+            self._after_cache[key] = (False, False, False)
+            return False, False, False
         game.push(c.action, trusted=True)  # one of this state's legal actions: pop gives them back
         try:
             nxt = Step(game)
@@ -860,6 +903,10 @@ class Referee:
         over = self._over(c, k, len(self.ev))
         if over is None or not self._later(over):
             return False
+        if self._flash_needs_hub(group):
+            # played faster than it could be announced: its outcome is still the hub's to say
+            return self._consult("flash", [d.action for d in group if d.flash is not None], out) and self._decide(
+                self.now, out)
         self._commit_now(c, k, out)
         return True
 
@@ -918,7 +965,12 @@ class Referee:
                 self._ask([g[0] for g in pairs], n, wording.ASK_FLASH, "choose", out)
                 return True
             pairs = picked
-        self._start_flash(sorted(pairs[0], key=plain), out)
+        group = sorted(pairs[0], key=plain)
+        if self._flash_needs_hub(group):
+            if not self._consult("flash", [c.action for c in group], out):
+                return True  # waiting for the hub
+            return self._flash_seen(n, self._blocking(), out)  # the same flash, its true outcome
+        self._start_flash(group, out)
         return True
 
     def _nothing_fits(self, n: int, blocking: set[int], out: list, forget: bool = True) -> None:
@@ -1006,6 +1058,10 @@ class Referee:
                                                 "text": say_list(todo)})
 
     def _announce_time(self, out: list) -> None:
+        if self._time_needs_hub():
+            time = next(c.action for c in self.step.cands if type(c.action) is Time)
+            if not self._consult("time", [time], out):
+                return  # announced once the hub answers
         game = self.game
         step = self.step
         mover = step.player
@@ -1220,6 +1276,9 @@ class Referee:
 
     def _begin_step(self, out: list) -> None:
         step = self.step
+        if step.player not in self.reads:
+            self._dirty = True  # played elsewhere: nothing is read or committed for this side
+            return
         if step.pass_only:
             self._commit_now(step.of(PASS), 0, out)
             return
@@ -1241,6 +1300,229 @@ class Referee:
         if self.current.time is None and any(w.kind == "time" and not why_not(self.step, w) for w in kept):
             self._announce_time(out)
         self._dirty = True
+
+    # --- remote play: the hub, a game with more known, the rival's actions played elsewhere ---------
+
+    def replace_game(self, game: Game) -> list[Notice]:
+        """The same position and mover with more identities known (the hub's answer, a refreshed
+        stand-in): the referee goes on with the same evidence, its step's candidates rebuilt from
+        ``game``.  ValueError (nothing changed) if the occupancy or the mover differs."""
+        old = self.game
+        if game.occupied() != old.occupied():
+            differ = sorted(N[s] for s in game.occupied() ^ old.occupied())
+            raise ValueError(f"replace_game: the position differs on {', '.join(differ)}")
+        if game.to_move != old.to_move or game.is_over() != old.is_over():
+            raise ValueError(f"replace_game: {game.to_move} to move, not {old.to_move}")
+        self.game = game
+        if self.step is not None:
+            self.step = Step(game)  # the same evidence: its flips are kept as they are
+            self._after_cache = {}
+        cur = self.current
+        if cur.phase is not Phase.OVER:
+            new = cur
+            if cur.flash is not None:  # the flash held: its candidates (and outcome) from the new game
+                group = tuple(self.step.of(c.action) for c in cur.flash.group)
+                new = Flashing(replace(cur.flash, group=group, result=group[0].result(self.step.base)))
+            self._go(Event.REPLACED, new)
+        self._dirty = True
+        return []
+
+    def follow(self, game: Game, plan: dict) -> list[Notice]:
+        """An action of a side this board does not read was played elsewhere: ``game`` is the
+        position after it, ``plan`` the public plan (``do``, ``lift``, ``place``, ``text``, as
+        ``host.opponent.driver.plan_of`` makes it).  The plan is told to everyone; the referee goes
+        on from ``game`` once every space in ``plan["lift"]`` was seen lifted and the board shows
+        ``game``'s occupancy.  Called again before that (the rival played several actions), the
+        newest position is the one expected.  ValueError (nothing changed) on a malformed plan or
+        when this board reads the side to move."""
+        mover = self.game.to_move
+        if self.state is Phase.OVER:
+            raise ValueError("follow: the game is over")
+        if mover in self.reads:
+            raise ValueError(f"follow: it is {mover}'s turn, and this board reads {mover}'s actions")
+        if not isinstance(plan, dict) or not isinstance(plan.get("text"), str):
+            raise ValueError("follow: plan must be a dict with a text")
+        spaces = {}
+        for field in ("lift", "place"):
+            names = plan.get(field, [])
+            if not isinstance(names, list):
+                raise ValueError(f"follow: plan.{field} must be a list of spaces")
+            try:
+                spaces[field] = frozenset(S_(x) for x in names)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ValueError(f"follow: plan.{field}: {exc}") from None
+        out: list[Notice] = []
+        cur = self.current
+        before = cur.follow.expected if cur.phase is Phase.FOLLOW else self.game.occupied()
+        self.game = game
+        if cur.phase in (Phase.SETUP, Phase.SYNC):
+            # the board is still being set: it is set to the newest position
+            self._go(Event.FOLLOW, cur)
+            self._new_step()
+        else:
+            stable = self.deb.stable
+            # a tower already off its space now counts as lifted; a space that held no tower before
+            # this plan (a tower an earlier plan of the turn brought in) is not waited for
+            lifts = frozenset(s for s in spaces["lift"] if s in before and s in stable)
+            if cur.phase is Phase.FOLLOW:
+                f = cur.follow
+                lifts = (f.lifts & before) | lifts
+                held = FollowPlan(dict(plan), game.occupied(), lifts, f.since, f.changed)
+            else:
+                held = FollowPlan(dict(plan), game.occupied(), lifts, self.now)
+            self._go(Event.FOLLOW, Following(held))
+        instruction = dict(plan)
+        instruction.setdefault("do", "follow")
+        self.public_instructions = [instruction]
+        self._said[(PUBLIC, "instruction")] = None
+        self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(plan),
+                                                "instructions": [instruction], "text": plan["text"]})
+        self._dirty = True
+        if self.seen_snapshot:
+            self._evaluate(self.now, out)
+        return out
+
+    def _follow_read(self, flipped: frozenset[int]) -> None:
+        """Flips while a plan is carried out: a lift it needs is seen; the board changed."""
+        f = self.current.follow
+        lifted = {s for s in flipped if s not in self.deb.stable}
+        self._go(Event.FOLLOW_READ, Following(replace(f, lifts=f.lifts - lifted, changed=True)))
+
+    def _evaluate_follow(self, now: float, out: list) -> None:
+        f = self.current.follow
+        deb = self.deb
+        deb.expect = f.lifts  # a lift the plan needs counts on the shorter reading
+        S = deb.stable
+        if deb.pending:
+            return
+        if S == f.expected and not f.lifts:
+            if not self._later(max(deb.last_change, f.since) + self.quiet):
+                return
+            game = self.game
+            self.public_instructions = []
+            self._new_step()
+            if game.is_over():
+                self._go(Event.GAME_OVER, Over())
+                out.append(Notice(PUBLIC, "result", game.result.to_json()))
+                return
+            self._go(Event.FOLLOWED, Playing())
+            out.append(Notice(PUBLIC, "instruction", {"for": "follow", "done": True, "instructions": [],
+                                                      "text": wording.followed(game.to_move)}))
+            self._begin_step(out)
+            self._evaluate(now, out)
+            return
+        if f.changed and S != f.expected and self._later(deb.last_change + self.settle):
+            todo = corrections(S, f.expected)
+            self.public_instructions = todo
+            self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(f.plan), "instructions": todo,
+                                                    "text": wording.follow_fix(say_list(todo))})
+
+    def _unread(self, n: int, out: list) -> None:
+        """The turn of a side this board does not read, before the plan of its action comes: a board
+        change is a board that fits nothing; after ``settle``, corrections to everyone (they are the
+        rival's towers, or a tower knocked over)."""
+        step, ev = self.step, self.ev
+        if not n or self.deb.pending:
+            return
+        S, B = ev.board(), step.base
+        last = ev.flips[-1].at
+        if S == B:
+            if self._later(last + self.quiet):
+                self._cut(n, B)
+                if self._said.get((PUBLIC, "instruction")) not in (None, "back"):
+                    self.public_instructions = []
+                    self._said[(PUBLIC, "instruction")] = "back"
+                    out.append(Notice(PUBLIC, "instruction", {"for": "board", "instructions": [],
+                                                              "text": wording.AS_IT_WAS}))
+            return
+        if self._later(last + self.settle):
+            todo = corrections(S, B)
+            self.public_instructions = todo
+            self._say(out, PUBLIC, "instruction", {"for": "board", "instructions": todo,
+                                                    "text": wording.board_back(say_list(todo))})
+
+    def _flash_needs_hub(self, group: list[Candidate]) -> bool:
+        """Must the hub say this flash's outcome?  Only in remote play, for a player this board reads,
+        when the defender is a tower the mover does not know, and not answered already."""
+        if self.oracle is None or not group:
+            return False
+        game = self.game
+        mover = game.to_move
+        flashes = [c for c in group if c.flash is not None]
+        if mover not in self.reads or not flashes:
+            return False
+        if ("flash", flashes[0].flash.at) in self._answered:
+            return False
+        defender = game.state.board[flashes[0].flash.at]
+        return defender != EMPTY and not knows(game, mover, defender)
+
+    def _time_needs_hub(self) -> bool:
+        """Must the hub say the Classic Time's outcome?  When the rival's last action moved a tower
+        of theirs the mover does not know (it could be a Shadow)."""
+        game = self.game
+        mover = game.to_move
+        if self.oracle is None or game.third_eye or mover not in self.reads:
+            return False
+        if ("time", game.turn) in self._answered:
+            return False
+        last = game.state.last_action
+        if last is None:
+            return False
+        return any(a != b and game.owner[t] != mover and not knows(game, mover, t) for t, a, b in last.moved)
+
+    def _hub_flash(self, n: int, out: list) -> bool | None:
+        """A flash by the mover whose defender they do not know, under way or done on the board,
+        whatever its outcome turns out to be (the stand-in's may be wrong): the mover's tower was
+        lifted, a rival tower it may flash was lifted, nothing else changed.  Asked of the hub once
+        its spaces rested.  None: no such flash; True: answered (read again); False: waiting."""
+        step, ev = self.step, self.ev
+        rem, add = ev.change()
+        if add or self.state is Phase.TIME:
+            return None
+        touched = ev.touched()
+        pairs = []
+        for (f, t), group in step.flashes.items():
+            if f in touched and t in touched and rem <= {f, t}:
+                group = [c for c in group if self._allowed(c) and c.action not in self._declined]
+                if group and self._flash_needs_hub(group):
+                    pairs.append(group)
+        if len(pairs) != 1:
+            return None  # none, or several: which one is asked first (as at one table)
+        group = pairs[0]
+        if not rem and any(c.flash is None and self._allowed(c) for c in step.complete(ev, n)):
+            return None  # both towers back: a Memory Swap, not a flash
+        spaces = set().union(*(c.touched for c in group))
+        if spaces & self._blocking() or not self._later(max(self.deb.since.get(s, -INF) for s in spaces) + self.quiet):
+            return False
+        return self._consult("flash", [c.action for c in sorted(group, key=plain)], out)
+
+    def _consult(self, kind: str, actions: list[Action], out: list) -> bool:
+        """Ask the hub (``oracle.flash`` or ``oracle.time``).  True if it answered (the game is
+        replaced); else the referee waits in ``Consulting``, says so once, and asks again at every
+        tick and snapshot."""
+        if self.state is not Phase.HUB:
+            self._go(Event.CONSULT, Consulting(Consult(kind, tuple(actions)), self.current))
+        if self._hub_answer(out, announce=False):
+            return True
+        out.append(Notice(PUBLIC, "waiting", {"for": "hub", "text": wording.WAITING_FOR_HUB}))  # said once
+        return False
+
+    def _hub_answer(self, out: list, announce: bool = True) -> bool:
+        """Ask the hub again; True once it answered (the game replaced, back where the referee was)."""
+        consult = self.current.consult
+        ask = self.oracle.flash if consult.kind == "flash" else self.oracle.time
+        answer = ask(list(consult.actions)) if consult.kind == "flash" else ask(consult.actions[0])
+        if answer is None:
+            return False
+        self.replace_game(answer)
+        if consult.kind == "flash":
+            self._answered.add(("flash", self.game.board_effect(consult.actions[0]).flash.at))
+        else:
+            self._answered.add(("time", self.game.turn))
+        self._go(Event.ANSWERED, self.current.back)
+        if consult.kind == "time" and announce and self.current.time is None:
+            self._announce_time(out)
+        return True
 
     # --- sync, mismatch, text --------------------------------------------------------------------
 

@@ -15,8 +15,13 @@ state                     phase    holds
 :class:`Timing`           time     the Time announced (pending); perhaps the pass offer
 :class:`Asking`           asked    the question; the Time still pending, if any
 :class:`Flashing`         flash    the flash held until its outcome is on the board
+:class:`Consulting`       hub      what the hub is asked (a flash, a Time) and the state to go back to
+:class:`Following`        follow   the rival's action played elsewhere, as a plan to carry out
 :class:`Over`             over     the Time pending when the game ended, if any
 ========================  =======  ====================================================
+
+The last two exist only in remote play (``Referee(reads=..., oracle=...)``, docs/remote-play.md);
+at one table the referee never enters them.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ class Phase(str, Enum):
     FLASH = "flash"  # a flash announced: its outcome on the board
     TIME = "time"  # the Power of Time announced: carried out on the board
     ASKED = "asked"  # the mover's answer to a private question
+    HUB = "hub"  # remote play: the hub's answer (the identities a flash or Classic Time depends on)
+    FOLLOW = "follow"  # remote play: the rival's action, played elsewhere, carried out on this board
     OVER = "over"
 
 
@@ -55,6 +62,12 @@ class Event(str, Enum):
     ASK = "ask"
     LAPSE = "question lapsed"
     GAME_OVER = "game over"
+    CONSULT = "hub asked"  # remote play: an outcome depends on a rival identity the mover does not know
+    ANSWERED = "hub answered"  # the hub's answer came: back to what the referee was doing
+    REPLACED = "game replaced"  # the same position with more identities known: the held flash rebuilt
+    FOLLOW = "rival played"  # remote play: a plan of the rival's action to carry out on the board
+    FOLLOW_READ = "plan read"  # a lift the plan needs was seen
+    FOLLOWED = "plan done"  # the board shows the rival's action done
 
 
 # --- what a state holds ---------------------------------------------------------------------------
@@ -106,6 +119,32 @@ class FlashHeld:
     @property
     def flash(self) -> Flash:
         return self.group[0].flash
+
+
+@dataclass(frozen=True)
+class Consult:
+    """What the hub is asked before the referee may go on (remote play): ``kind`` ``"flash"`` (the
+    flash actions it may be) or ``"time"`` (the Classic Time declared)."""
+
+    kind: str
+    actions: tuple[Action, ...]
+
+
+@dataclass(frozen=True)
+class FollowPlan:
+    """The rival's action played elsewhere (remote play), to carry out on this board.
+
+    ``plan``: the public plan (``do``, ``lift``, ``place``, ``text``, as
+    ``host.opponent.driver.plan_of`` makes it; the newest, when the rival played several actions);
+    ``expected``: the occupancy once done; ``lifts``: spaces still to be seen lifted; ``since``:
+    when the first plan came; ``changed``: the board changed since then (only then are corrections
+    said: before, the plan itself says what to do)."""
+
+    plan: dict
+    expected: frozenset[int]
+    lifts: frozenset[int]
+    since: float
+    changed: bool = False
 
 
 # --- the states -----------------------------------------------------------------------------------
@@ -196,6 +235,45 @@ class Flashing(State):
 
 
 @dataclass(frozen=True)
+class Consulting(State):
+    """Remote play: the hub is asked for the identities an outcome depends on; nothing is announced
+    or committed until it answers.  ``back``: the state to go back to (``Playing`` or ``Asking``),
+    whose question and Time the status still shows."""
+
+    consult: Consult
+    back: State
+    phase: ClassVar[Phase] = Phase.HUB
+    flash: ClassVar[None] = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.consult, Consult) or type(self.back) not in (Playing, Asking):
+            raise TypeError("Consulting holds what the hub is asked and a Playing or Asking state to go back to")
+
+    @property
+    def question(self) -> Question | None:  # type: ignore[override]
+        return self.back.question
+
+    @property
+    def time(self) -> TimeAnnounced | None:  # type: ignore[override]
+        return self.back.time
+
+
+@dataclass(frozen=True)
+class Following(State):
+    """Remote play: the rival's action, played elsewhere, to be carried out on this board."""
+
+    follow: FollowPlan
+    phase: ClassVar[Phase] = Phase.FOLLOW
+    question: ClassVar[None] = None
+    time: ClassVar[None] = None
+    flash: ClassVar[None] = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.follow, FollowPlan):
+            raise TypeError("Following holds the plan")
+
+
+@dataclass(frozen=True)
 class Over(State):
     """The game is over.  ``time``: a Time announced and never played when it ended (the status
     still shows it)."""
@@ -221,15 +299,19 @@ E = Event
 #: every change of state: TRANSITIONS[kind of state][event] -> the kinds it may become (two where a
 #: Time announced and not played yet keeps the referee waiting for it: see :func:`waiting`)
 TRANSITIONS: dict[type[State], dict[Event, tuple[type[State], ...]]] = {
-    Setup: {E.BOARD_SET: (Playing,), E.GAME_OVER: (Over,)},
-    Sync: {E.BOARD_SET: (Playing,), E.GAME_OVER: (Over,)},
+    Setup: {E.BOARD_SET: (Playing,), E.GAME_OVER: (Over,), E.REPLACED: (Setup,), E.FOLLOW: (Setup,)},
+    Sync: {E.BOARD_SET: (Playing,), E.GAME_OVER: (Over,), E.REPLACED: (Sync,), E.FOLLOW: (Sync,)},
     Playing: {E.STEP: (Playing,), E.FLASH_SEEN: (Flashing,), E.TIME_DECLARED: (Timing,), E.OFFER_PASS: (Playing,),
-              E.ASK: (Asking,), E.LAPSE: (Playing,), E.GAME_OVER: (Over,)},
+              E.ASK: (Asking,), E.LAPSE: (Playing,), E.GAME_OVER: (Over,),
+              E.CONSULT: (Consulting,), E.REPLACED: (Playing,), E.FOLLOW: (Following,)},
     Timing: {E.STEP: (Playing, Timing), E.TIME_READ: (Timing,), E.OFFER_PASS: (Timing,), E.ASK: (Asking,),
-             E.GAME_OVER: (Over,)},
+             E.GAME_OVER: (Over,), E.REPLACED: (Timing,)},
     Asking: {E.STEP: (Playing, Timing), E.ASK: (Asking,), E.TIME_DECLARED: (Asking,), E.LAPSE: (Playing, Timing),
-             E.GAME_OVER: (Over,)},
-    Flashing: {E.STEP: (Playing,), E.GAME_OVER: (Over,)},
+             E.GAME_OVER: (Over,), E.CONSULT: (Consulting,), E.REPLACED: (Asking,)},
+    Flashing: {E.STEP: (Playing,), E.GAME_OVER: (Over,), E.REPLACED: (Flashing,)},
+    Consulting: {E.ANSWERED: (Playing, Asking), E.REPLACED: (Consulting,), E.GAME_OVER: (Over,)},
+    Following: {E.FOLLOW: (Following,), E.FOLLOW_READ: (Following,), E.FOLLOWED: (Playing,), E.GAME_OVER: (Over,),
+                E.REPLACED: (Following,)},
     Over: {E.GAME_OVER: (Over,)},
 }
 
@@ -242,5 +324,5 @@ def change(state: State, event: Event, new: State) -> State:
     return new
 
 
-__all__ = ["Phase", "Event", "State", "Setup", "Sync", "Playing", "Timing", "Asking", "Flashing", "Over",
-           "Question", "TimeAnnounced", "FlashHeld", "TRANSITIONS", "change", "waiting"]
+__all__ = ["Phase", "Event", "State", "Setup", "Sync", "Playing", "Timing", "Asking", "Flashing", "Consulting",
+           "Following", "Over", "Question", "TimeAnnounced", "FlashHeld", "Consult", "FollowPlan", "TRANSITIONS", "change", "waiting"]

@@ -69,7 +69,7 @@ def waiting_for(ref: Referee) -> str:
         return wording.waiting_for("over", "", None, False)
     flash = ref.current.flash
     flash_at = N[flash.flash.at] if flash else None
-    return wording.waiting_for(ref.phase, game.to_move, flash_at, ref.state is Phase.TIME)
+    return wording.waiting_for(ref.phase, game.to_move, flash_at, ref.state is Phase.TIME, ref.state.value)
 
 
 def stuck_reason(ref: Referee) -> str:
@@ -86,6 +86,11 @@ def stuck_reason(ref: Referee) -> str:
         return "the board to settle (sensors " + ", ".join(N[s] for s in sorted(deb.pending)) + " still changing)"
     if cur.phase is Phase.FLASH:
         return f"{waiting_for(ref)}: {say_list(corrections(S, cur.flash.result))}"
+    if cur.phase is Phase.HUB:
+        return f"{waiting_for(ref)} (about the {cur.consult.kind} of {game.to_move})"
+    if cur.phase is Phase.FOLLOW:
+        todo = say_list(corrections(S, cur.follow.expected))
+        return f"{waiting_for(ref)}: {cur.follow.plan.get('text', '')}" + (f" ({todo})" if todo else "")
     player = game.to_move
     asked = cur.question
     if asked is not None and asked.options != (PASS,):

@@ -88,6 +88,21 @@ LAPSED = "the question lapsed: the board now shows something else"
 NOT_FINISHED = "the board does not show a finished action yet"
 SETTLED = "the board has settled"
 AS_IT_WAS = "the board is as it was"
+WAITING_FOR_HUB = "waiting for the hub: it holds the rival's towers and says what this reveals"
+
+
+def board_back(todo_text: str) -> str:
+    """The board changed on the turn of a player this board does not read (remote play)."""
+    return f"the board does not match the game: {todo_text}"
+
+
+def follow_fix(todo_text: str) -> str:
+    """The rival's action (played elsewhere) carried out wrong on this board."""
+    return f"the board does not show the rival's action yet: {todo_text}"
+
+
+def followed(to_move: str) -> str:
+    return f"done: the board shows the rival's action; {to_move} to play"
 
 
 def unsettled(spaces: list[str]) -> str:
@@ -110,7 +125,11 @@ def setup_text(phase: str, todo_text: str) -> str:
     return f"{what}: {todo_text}"
 
 
-def waiting_for(phase: str, to_move: str, flash_at: str | None, timing: bool) -> str:
+def waiting_for(phase: str, to_move: str, flash_at: str | None, timing: bool, state: str = "") -> str:
+    if state == "hub":
+        return "the hub's answer"
+    if state == "follow":
+        return "the rival's action to be carried out on the board"
     if phase == "over":
         return "the game is over"
     if phase in ("setup", "sync"):
