@@ -1,0 +1,172 @@
+"""A remote game at a table (host/remote/session.py, mind.py, service.py): the simulated board and
+the local player's phone on one side, a scripted remote player speaking the hub's HTTP API on the
+other, through a hub speaking the protocol of docs/remote-play.md."""
+
+import random
+import time
+
+import pytest
+
+from engine.board import SPACE_IDS
+from engine.randplay import random_setup
+from host.board.simboard import SimulatedBoard
+from host.compose import Service
+from host.remote.service import RemoteSeat
+from host.store import Store
+from player import RemotePlayer
+
+
+def wait_for(pred, timeout=20.0, what="a condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def plain_move(legal, occupied_names):
+    """A legal move of a tower to an empty space (no flash), first in the hub's order."""
+    for a in legal:
+        if a["type"] == "move" and a["to"] not in occupied_names:
+            return a
+    raise AssertionError("no plain move")
+
+
+class Board:
+    """This board's side: the service on the simulated board, the local player's hands and phone."""
+
+    def __init__(self, folder, hub_url, remote="new", **kw):
+        self.folder = folder
+        self.seat = RemoteSeat(folder, remote, hub_url, name="Ann", backoff=(0.05, 0.3), **kw)
+        self.board = SimulatedBoard(clock=time.monotonic)
+        self.service = Service(Store(folder / "quin.sqlite3"), board=self.board, settle=0.05,
+                               **self.seat.service_kwargs())
+        self.table = self.service.table
+        self.seat.attach(self.service, wait=5.0)
+        self.service.start(0.02)
+
+    @property
+    def side(self):
+        return self.seat.local
+
+    def state(self, viewer=None):
+        return self.table.state(viewer)
+
+    def feed(self, snap):
+        self.table.feed(snap)
+
+    def set_up(self, seed=1):
+        setup = random_setup(random.Random(seed), self.side)
+        self.table.submit_setup(self.side, setup.to_record())
+
+    def place_start(self):
+        """The local player puts the towers on their starting spaces (the referee says which)."""
+        want = self.table.ref.expected()
+        self.feed(self.board.set(want))
+
+    def move(self, frm, to):
+        self.feed(self.board.lift(frm))
+        time.sleep(0.08)
+        self.feed(self.board.place(to))
+
+    def stop(self):
+        self.service.stop()
+
+
+@pytest.fixture
+def game(tmp_path, scripthub):
+    ann = Board(tmp_path, scripthub.url, side="white")
+    bob = RemotePlayer(scripthub.url)
+    bob.join(ann.seat.link.code)
+    bob.listen()
+    yield ann, bob, scripthub
+    bob.close()
+    ann.stop()
+
+
+def start(ann, bob):
+    ann.set_up(1)
+    bob.post("setup", {"setup": random_setup(random.Random(2), bob.side).to_record()})
+    wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+    ann.place_start()
+    wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+
+
+def test_who_and_code_before_play(game):
+    ann, bob, hub = game
+    wait_for(lambda: (ann.state()["remote"]["names"] or {}).get("black") == "Bob"
+             and ann.state()["remote"]["paused"] is None, what="Bob's name")
+    st = ann.state()
+    assert st["opponent"]["who"] == "Bob, playing from afar"
+    assert st["remote"]["code"] == ann.seat.link.shown
+    assert st["phase"] == "setup"
+    assert st["remote"]["paused"] is None
+    assert "black" not in ann.table.phone_seats() and "white" in ann.table.phone_seats()
+
+
+def test_moves_both_ways(game):
+    ann, bob, hub = game
+    start(ann, bob)
+    true_game = hub.games[ann.seat.link.code].game
+    for rnd in range(3):
+        # the local player's move, read from the board, reaches the hub
+        st = ann.seat.link.state
+        assert st["legal"], st
+        occupied = {t["space"] for t in st["view"]["board"]}
+        a = plain_move(st["legal"], occupied)
+        n = len(true_game.log)
+        ann.move(a["from"], a["to"])
+        wait_for(lambda: len(true_game.log) == n + 1, what="the hub to have the local move")
+        assert true_game.log[-1][2].to_record() == a
+        # the remote player's move appears at the board as a plan
+        bs = bob.wait(lambda s: s["legal"])
+        occupied = {t["space"] for t in bs["view"]["board"]}
+        b = plain_move(bs["legal"], occupied)
+        assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
+        wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+        plan = ann.state()["opponent"]["plan"]
+        assert plan["lift"] == [b["from"]] and plan["place"] == [b["to"]]
+        assert ann.state()["opponent"]["text"].startswith("Bob, playing from afar: move Black's tower")
+        leds = ann.table.leds
+        assert SPACE_IDS[b["from"]] in leds and SPACE_IDS[b["to"]] in leds
+        ann.move(b["from"], b["to"])
+        wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == ann.side
+                 and (ann.state()["opponent"] or {}).get("plan") is None, what="the plan carried out")
+
+
+def test_restart_resumes(game, tmp_path):
+    ann, bob, hub = game
+    start(ann, bob)
+    st = ann.seat.link.state
+    a = plain_move(st["legal"], {t["space"] for t in st["view"]["board"]})
+    ann.move(a["from"], a["to"])
+    code = ann.seat.link.code
+    wait_for(lambda: len(hub.games[code].game.log) == 1, what="the move at the hub")
+    occupied = ann.board.occupied
+    ann.stop()
+    # quin serve starts again on the same data folder: no --remote, the link's file names the game
+    again = Board.__new__(Board)
+    again.folder = tmp_path
+    again.seat = RemoteSeat(tmp_path, None, None, backoff=(0.05, 0.3))
+    again.board = SimulatedBoard(clock=time.monotonic)
+    again.board.set(occupied)
+    again.service = Service(Store(tmp_path / "quin.sqlite3"), board=again.board, settle=0.05,
+                            **again.seat.service_kwargs())
+    again.table = again.service.table
+    again.table.occupied = again.board.occupied
+    again.seat.attach(again.service, wait=5.0)
+    again.service.start(0.02)
+    try:
+        assert again.seat.link.code == code and again.side == "white"
+        wait_for(lambda: again.table.ref is not None and again.table.ref.phase == "play", what="the resume")
+        assert again.table.game.to_move == "black"
+        bs = bob.wait(lambda s: s["legal"])
+        b = plain_move(bs["legal"], {t["space"] for t in bs["view"]["board"]})
+        assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
+        wait_for(lambda: (again.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+        again.move(b["from"], b["to"])
+        wait_for(lambda: again.table.game.to_move == "white" and again.table.ref.phase == "play", what="followed")
+    finally:
+        again.stop()
+        ann.stop = lambda: None
