@@ -223,6 +223,7 @@ class Link:
         self.side: str = data["side"]
         self._token: str = data["token"]
         self._outbox: list[dict] = list(data["outbox"])
+        self.over: bool = bool(data.get("over"))  # the game was last seen over (``--remote new`` starts another)
         self.on_state = on_state
         self.on_status = on_status
         self.backoff = backoff
@@ -293,7 +294,7 @@ class Link:
 
     def _save(self) -> None:
         self.file.save({"hub": self.hub, "code": self.code, "side": self.side, "token": self._token,
-                        "outbox": self._outbox})
+                        "outbox": self._outbox, "over": self.over})
 
     def _enqueue(self, message: dict) -> None:
         with self._lock:
@@ -458,6 +459,10 @@ class Link:
         with self._lock:
             self.state = state
             self.received += 1
+            over = state.get("phase") == "over"
+            if over != self.over:
+                self.over = over
+                self._save()
         self._wake.set()  # the outbox may be settled, or the pause over
         if self.on_state:
             self.on_state(state)

@@ -47,13 +47,18 @@ class RemoteSeat:
             url = check_url(hub)
             if remote != "new":
                 normalize_code(remote)  # before anything is asked of the hub
-            if saved is not None and remote != "new" and normalize_code(remote) == saved["code"] \
-                    and url == saved["hub"]:
-                self.link = Link(file, **kw)  # this board's seat in that game already
+            same = saved is not None and url == saved["hub"] and (
+                normalize_code(remote) == saved["code"] if remote != "new" else not saved.get("over"))
+            if same:
+                # this board's seat in that game already (a restart of the same command resumes it;
+                # ``--remote new`` starts another only once the saved game is over)
+                self.link = Link(file, **kw)
+                self.resumed = True
             else:
                 opened = open_game(url, remote, side=side, mode=mode, name=name, first=first, vision=vision)
                 self.link = Link.create(file, opened, **kw)
         self.local = self.link.side
+        self.resumed = getattr(self, "resumed", remote is None)
         self.mind = RemoteMind(other(self.local))
         self.play: RemotePlay | None = None
 
