@@ -7,6 +7,7 @@ import time
 from engine.randplay import random_setup
 from host.remote.link import Link, LinkFile, RemoteError, open_game
 from player import RemotePlayer
+from engine.board import SPACE_IDS
 from test_remote_table import Board, plain_move, wait_for
 
 import pytest
@@ -70,6 +71,57 @@ def test_a_game_against_a_remote_player(tmp_path, realhub):
             ann.move(b["from"], b["to"])
             wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
                      and ann.state()["opponent"].get("plan") is None, what="the plan carried out")
+    finally:
+        bob.close()
+        ann.stop()
+
+
+def test_a_flash_by_the_board_asks_the_hub(tmp_path, realhub):
+    """The local player's flash onto a tower they do not know: the referee waits for the hub's
+    reveal, then commits the true outcome; both sides see the same result."""
+    from test_remote_table import a_flash, carry_out_flash, towards
+
+    ann = Board(tmp_path, realhub.url, side="white")
+    bob = RemotePlayer(realhub.url)
+    try:
+        bob.join(ann.seat.link.code)
+        bob.listen()
+        ann.set_up(3)
+        bob.post("setup", {"setup": random_setup(random.Random(4), bob.side).to_record()})
+        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+        ann.place_start()
+        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        for _ in range(30):
+            st = ann.seat.link.state
+            wait_for(lambda: ann.seat.link.state["legal"], what="white's turn at the hub")
+            st = ann.seat.link.state
+            flash = a_flash(st["legal"], st["view"], "white")
+            if flash is not None:
+                break
+            a = towards(st["legal"], st["view"], "white")
+            ann.move(a["from"], a["to"])
+            bs = bob.wait(lambda s: s["legal"] is not None)
+            b = towards(bs["legal"], bs["view"], "black")
+            flash_b = a_flash(bs["legal"], bs["view"], "black")
+            if flash_b is not None:  # Bob must not flash first: any other move
+                b = next(x for x in bs["legal"] if x["type"] == "move"
+                         and x["to"] not in {t["space"] for t in bs["view"]["board"]})
+            assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
+            wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+            ann.move(b["from"], b["to"])
+            wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+                     and ann.state()["opponent"].get("plan") is None, what="the plan carried out")
+        else:
+            pytest.skip("the sides did not meet in 30 rounds")
+        n = len(ann.seat.link.state["view"]["history"])
+        carry_out_flash(ann, flash)
+        hub_state = bob.wait(lambda s: len(s["view"]["history"]) > n)
+        seen = hub_state["view"]["history"][-1]["actions"][-1]
+        assert seen["from"] == flash["from"] and seen["to"] == flash["to"]
+        # the board's board now shows what the hub's does
+        wait_for(lambda: ann.seat.link.state["view"]["board"] == ann.state("white")["view"]["board"],
+                 what="the board's view to agree with the hub's")
+        assert ann.board.occupied == frozenset(SPACE_IDS[t["space"]] for t in hub_state["view"]["board"])
     finally:
         bob.close()
         ann.stop()

@@ -170,3 +170,52 @@ def test_restart_resumes(game, tmp_path):
     finally:
         again.stop()
         ann.stop = lambda: None
+
+
+def distance_to(targets):
+    """Steps from every space to the nearest of ``targets`` (space names), over the board's edges."""
+    from collections import deque
+
+    from engine.board import NEIGHBORS, SPACE_NAMES
+
+    dist = {SPACE_IDS[t]: 0 for t in targets}
+    queue = deque(dist)
+    while queue:
+        s = queue.popleft()
+        for t, _ in NEIGHBORS[s]:
+            if t not in dist:
+                dist[t] = dist[s] + 1
+                queue.append(t)
+    return {SPACE_NAMES[s]: d for s, d in dist.items()}
+
+
+def towards(legal, view, side):
+    """A plain move bringing one of ``side``'s towers nearest the rival's (the two sides meet)."""
+    rivals = [t["space"] for t in view["board"] if t["owner"] != side]
+    occupied = {t["space"] for t in view["board"]}
+    dist = distance_to(rivals)
+    moves = [a for a in legal if a["type"] == "move" and a["to"] not in occupied]
+    return min(moves, key=lambda a: (dist.get(a["to"], 99), a["from"], a["to"]))
+
+
+def a_flash(legal, view, side):
+    rivals = {t["space"] for t in view["board"] if t["owner"] != side}
+    return next((a for a in legal if a["type"] == "move" and a["to"] in rivals), None)
+
+
+def carry_out_flash(ann, a):
+    """The local player flashes: both towers up, then the board as the referee says."""
+    ann.feed(ann.board.lift(a["from"]))
+    time.sleep(0.05)
+    ann.feed(ann.board.lift(a["to"]))
+    wait_for(lambda: ann.table.ref.public_status().get("flash") is not None or ann.table.game.to_move != ann.side,
+             what="the flash announced")
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        want = ann.table.ref.expected()
+        if want != ann.board.occupied:
+            ann.feed(ann.board.set(want))
+        if ann.table.ref.phase == "play" and ann.table.game.to_move != ann.side:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the flash was not taken: {ann.table.ref.public_status()}")
