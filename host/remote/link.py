@@ -427,7 +427,7 @@ class Link:
                 raise HubAnswer(resp.status, message or f"the hub answered {resp.status}")
             event: dict = {"data": []}
             while not self._stop.is_set():
-                line = resp.fp.readline(1 << 22)
+                line = resp.readline(1 << 22)  # the body, chunked or not
                 if not line:
                     return got
                 if self.record_raw:

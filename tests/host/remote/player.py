@@ -80,7 +80,7 @@ class RemotePlayer:
         data = []
         try:
             while True:
-                line = resp.fp.readline()
+                line = resp.readline()
                 if not line or self._closed:
                     return
                 text = line.decode().rstrip("\n")
