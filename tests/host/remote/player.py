@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+import time
 import urllib.parse
 
 
@@ -87,8 +88,10 @@ class RemotePlayer:
                 if text.startswith("data:"):
                     data.append(text[5:].lstrip())
                 elif text == "" and data:
+                    state = json.loads("\n".join(data))
+                    state["_t"] = time.perf_counter()  # when it arrived (the bench reads it)
                     with self.cond:
-                        self.states.append(json.loads("\n".join(data)))
+                        self.states.append(state)
                         self.cond.notify_all()
                     data = []
         except OSError:
