@@ -74,15 +74,24 @@ class Board:
         self.service.stop()
 
 
-@pytest.fixture
-def game(tmp_path, scripthub):
-    ann = Board(tmp_path, scripthub.url, side="white")
-    bob = RemotePlayer(scripthub.url)
+@pytest.fixture(params=["scripted hub", "real hub"])
+def game(request, tmp_path):
+    """The board (Ann, White) and the remote player (Bob) on a hub: the protocol's document as a
+    small hub (tests/host/remote/scripthub.py), or a real `quin hub serve` on PostgreSQL."""
+    if request.param == "scripted hub":
+        hub = request.getfixturevalue("scripthub")
+    else:
+        hub = request.getfixturevalue("realhub")
+    ann = Board(tmp_path, hub.url, side="white")
+    bob = RemotePlayer(hub.url)
     bob.join(ann.seat.link.code)
     bob.listen()
-    yield ann, bob, scripthub
+    yield ann, bob, hub
     bob.close()
     ann.stop()
+
+
+
 
 
 def start(ann, bob):
@@ -105,20 +114,38 @@ def test_who_and_code_before_play(game):
     assert "black" not in ann.table.phone_seats() and "white" in ann.table.phone_seats()
 
 
+def test_the_pause_is_shown(game):
+    ann, bob, hub = game
+    wait_for(lambda: ann.state()["remote"]["paused"] is None, what="both present")
+    bob.close()  # the remote player's page goes away: the hub pauses the game for both
+    wait_for(lambda: "Bob's browser is away" in (ann.state()["remote"]["paused"] or ""), what="the pause")
+    assert ann.state()["opponent"]["waiting"] == ann.state()["remote"]["paused"]
+    bob.listen()
+    wait_for(lambda: ann.state()["remote"]["paused"] is None, what="the resume")
+    if hasattr(hub, "drop"):  # the scripted hub can stop answering: the board says the hub is not reached
+        hub.down = True
+        hub.drop()
+        wait_for(lambda: ann.state()["remote"]["paused"] == "the hub is not reached: the game waits",
+                 what="the hub not reached")
+        hub.down = False
+        wait_for(lambda: ann.state()["remote"]["paused"] is None, what="the hub back")
+
+
 def test_moves_both_ways(game):
     ann, bob, hub = game
     start(ann, bob)
-    true_game = hub.games[ann.seat.link.code].game
     for rnd in range(3):
         # the local player's move, read from the board, reaches the hub
         st = ann.seat.link.state
         assert st["legal"], st
         occupied = {t["space"] for t in st["view"]["board"]}
         a = plain_move(st["legal"], occupied)
-        n = len(true_game.log)
+        n = len(bob.states[-1]["view"]["history"]) if bob.states and bob.states[-1]["view"] else 0
         ann.move(a["from"], a["to"])
-        wait_for(lambda: len(true_game.log) == n + 1, what="the hub to have the local move")
-        assert true_game.log[-1][2].to_record() == a
+        # the hub has the local move: the remote player's stream shows it
+        seen = bob.wait(lambda s: s["view"] and sum(len(t["actions"]) for t in s["view"]["history"]) > 2 * rnd)
+        assert seen["view"]["history"][-1] == {"turn": seen["view"]["history"][-1]["turn"], "player": "white",
+                                               "actions": [a]}
         # the remote player's move appears at the board as a plan
         bs = bob.wait(lambda s: s["legal"])
         occupied = {t["space"] for t in bs["view"]["board"]}
@@ -142,7 +169,7 @@ def test_restart_resumes(game, tmp_path):
     a = plain_move(st["legal"], {t["space"] for t in st["view"]["board"]})
     ann.move(a["from"], a["to"])
     code = ann.seat.link.code
-    wait_for(lambda: len(hub.games[code].game.log) == 1, what="the move at the hub")
+    bob.wait(lambda s: s["view"] and len(s["view"]["history"]) == 1)
     occupied = ann.board.occupied
     ann.stop()
     # quin serve starts again on the same data folder: no --remote, the link's file names the game
