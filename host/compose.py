@@ -114,7 +114,11 @@ class Service:
         keepalive: float = 15.0,
         manual_clock: bool = False,
         referee_factory: Callable | None = None,
+        seats=None,
+        session_factory: Callable | None = None,
     ):
+        """``seats`` and ``session_factory`` seat a remote game (``host.remote.service``): the
+        local player's phone seat, the rival's off-board seat, and the remote session."""
         from host.web.events import Broker
 
         self.store = store
@@ -128,7 +132,7 @@ class Service:
         elif board is not None:
             clocks = {"clock": board.clock}
         self.table = Table(store, self.broker, board=board, settle=settle, opponent=opponent,
-                           referee_factory=referee_factory, **clocks)
+                           referee_factory=referee_factory, seats=seats, session_factory=session_factory, **clocks)
         if board is not None:
             self.table.occupied = board.occupied
         self.app = None
@@ -192,6 +196,9 @@ class Service:
             self._ticker.set()
         if self.pusher is not None:
             self.pusher.stop()
+        remote = getattr(self, "remote", None)
+        if remote is not None:
+            remote.stop()
         self.broker.close()
         if self._loop is not None:
             self._loop.join(1)

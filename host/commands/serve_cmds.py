@@ -56,6 +56,12 @@ def add_parser(sub) -> None:
                    help="push this table's games to the club's hub at URL (docs/hub.md; default $QUIN_HUB)")
     p.add_argument("--table-key", metavar="K", default=os.environ.get("QUIN_TABLE_KEY"),
                    help="the key `quin hub add-table` printed for this table (default $QUIN_TABLE_KEY)")
+    p.add_argument("--remote", metavar="new|CODE",
+                   help="play a friend far away through the hub at --hub (docs/remote-play.md): 'new' starts a game "
+                        "and prints its code, CODE joins theirs; run again as it was, it resumes the game")
+    p.add_argument("--side", choices=("white", "black", "random"), default="random",
+                   help="with --remote new: the side you play (default random)")
+    p.add_argument("--name", metavar="NAME", help="with --remote: your name as your friend sees it")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
@@ -436,13 +442,27 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     else:  # the board first: a board that cannot be opened leaves no store behind
         source = open_source(args.board, Path(args.data_dir) if args.data_dir else None,
                              getattr(args, "serial_port", None))
+    remote = None
+    if getattr(args, "remote", None) is not None:
+        # before the store is opened: a bad code or hub leaves nothing behind
+        if args.opponent:
+            raise UserError("--remote and --opponent: the rival is your friend far away, not the practice opponent")
+        from host.remote.link import RemoteError
+        from host.remote.service import RemoteSeat
+
+        try:
+            remote = RemoteSeat(folder, args.remote, args.hub, side=args.side, mode=args.mode, name=args.name,
+                                first=args.first, vision=args.vision)
+        except RemoteError as exc:
+            raise UserError(str(exc)) from None
     store = _serving_store(folder, out)
     opponent = None
     if args.opponent:
         from host.opponent.driver import TableOpponent
 
         opponent = TableOpponent(args.opponent, args.level)
-    service = Service(store, board=board, source=source, opponent=opponent)
+    service = Service(store, board=board, source=source, opponent=opponent,
+                      **(remote.service_kwargs() if remote is not None else {}))
     table = service.table
 
     take_over = args.take_over
@@ -461,13 +481,16 @@ def _serve(args, folder: Path, lock, started: float) -> int:
                 raise UserError(f"{taken}: add --take-over to hand it over, or start a new game from the host "
                                 "page (or `quin serve` without --opponent) first")
     try:
-        service.open(args.mode, args.vision, args.first, take_over=take_over)
+        if remote is not None:
+            remote.attach(service)
+        else:
+            service.open(args.mode, args.vision, args.first, take_over=take_over)
     except ImportError as exc:
         raise UserError(f"the referee is not available: {exc}") from None
     except TableError as exc:
         raise UserError(str(exc)) from None
     pusher = None
-    if args.hub:
+    if args.hub and remote is None:
         if not args.table_key:
             raise UserError("--hub needs --table-key (the key `quin hub add-table` printed for this table)")
         try:
@@ -520,6 +543,11 @@ def _serve(args, folder: Path, lock, started: float) -> int:
               f"(this process may open {files} files; raise LimitNOFILE or `ulimit -n` for more)", file=out)
     if pusher is not None:
         print(f"  hub:           {args.hub} (games are pushed there; the status page says whether it is reached)", file=out)
+    if remote is not None:
+        link = remote.link
+        print(f"  remote game:   {link.shown} on {link.hub}: you play {remote.local.capitalize()}"
+              f"{' (resumed)' if remote.resumed else ''}; your friend joins with the code {link.shown} "
+              "(`quin serve --remote CODE` at their board, or the hub's /play page)", file=out)
     if opponent is not None:
         print(f"  opponent:      level {args.level} plays {args.opponent.capitalize()}; its moves show on the status page, "
               "the virtual board and your phone", file=out)

@@ -45,7 +45,7 @@ def state(table, viewer: str | None = None) -> dict:
         "mode": row.mode if row else None,
         "vision": row.vision if row else False,
         "first": row.first if row else None,
-        "setup_done": {p: bool(row and row.setups[p] is not None) for p in PLAYERS},
+        "setup_done": session.setup_done() if session is not None else {p: False for p in PLAYERS},
         "simulated": table.board is not None,
         "board": board_state(table),
         "source": table.source_status,
@@ -68,6 +68,9 @@ def state(table, viewer: str | None = None) -> dict:
         data["unsaved"] = unsaved
     if table.hub is not None:
         data["hub"] = table.hub
+    remote = getattr(session, "remote_status", None)
+    if remote is not None:  # a remote game (host.remote.session): its code, the names, the pause
+        data["remote"] = remote()
     if viewer is not None:
         ref = session.ref if session is not None else None
         data["seat"] = {

@@ -102,6 +102,10 @@ class Session:
 
     # --- from setup to play ----------------------------------------------------------------------
 
+    def setup_done(self) -> dict[str, bool]:
+        """Whose lineup is in (a remote session: as the hub says)."""
+        return {p: self.row.setups[p] is not None for p in PLAYERS}
+
     def both_setups(self) -> bool:
         return all(self.row.setups[p] is not None for p in PLAYERS)
 

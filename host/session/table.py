@@ -103,6 +103,7 @@ class Table:
         wall: Callable[[], float] = time.time,
         opponent=None,
         seats: Seats | None = None,
+        session_factory: Callable | None = None,
     ):
         self.store = store
         self.broker = broker
@@ -111,6 +112,9 @@ class Table:
         self.clock = clock
         self.wall = wall  # server time shown as committed_at (tests: a manual clock, so runs compare byte for byte)
         self._referee_factory = referee_factory
+        # A session of another kind (host.remote.session: a game whose rival plays through the hub):
+        # session_factory(table, store, row, **Session's keywords); None: a game at this table.
+        self._session_factory = session_factory
         self.lock = threading.RLock()
         # Who plays each side: a phone, or a mind off the board (``opponent``: the practice opponent).
         self.seats = seats if seats is not None else Seats.of([opponent])
@@ -238,8 +242,11 @@ class Table:
         self.store.set_meta(f"opponent:{game_id}", ",".join(off) or "none")
 
     def _session(self, row: GameRow, committed_at: float | None = None) -> Session:
-        return Session(self.store, row, referee_factory=self._referee_factory, settle=self.settle,
-                       clock=self.clock, wall=self.wall, committed_at=committed_at)
+        kw = dict(referee_factory=self._referee_factory, settle=self.settle, clock=self.clock, wall=self.wall,
+                  committed_at=committed_at)
+        if self._session_factory is not None:
+            return self._session_factory(self, self.store, row, **kw)
+        return Session(self.store, row, **kw)
 
     def _resume(self, row: GameRow) -> list:
         """Rebuild the open game from its stored actions, then check the board against it."""
@@ -255,7 +262,7 @@ class Table:
         if row.status != "playing":
             return []
         session.load()
-        if self.occupied is None:
+        if self.occupied is None or session.ref is None:  # a remote game's referee waits for the hub
             return []
         # The referee waits for the board to match the game, with corrections if it does not.
         return list(session.ref.feed(Snapshot(self.clock(), self.occupied)))
@@ -303,6 +310,10 @@ class Table:
         with self.lock:
             if self.phase != "over":
                 raise TableError("the game is not over: play again once it has ended")
+            if getattr(self.session, "remote", False):  # the hub starts the rematch when both asked
+                self.session.ask_rematch(player)
+                self._publish({})
+                return None
             self.rematch.add(player)
             waiting = [p for p in self.phone_seats() if p not in self.rematch]
             if waiting:

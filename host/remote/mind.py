@@ -1,0 +1,110 @@
+"""The rival's mind at this board: a remote player whose decisions arrive from the hub.
+
+:class:`RemoteMind` is the mind of the rival's ``OffBoardSeat`` (``host.session.seats``).  It
+decides nothing: the remote session (``host.remote.session``) hands it each action the rival
+committed elsewhere, in the form this side sees it (the hub's ``last`` or the view's history:
+a Reflection as a move, a Memory Swap as two spaces, Void Gravity as moves, a single reinforcement
+without its piece), and it shows it as a *plan* for the person at the board, in public words and
+spaces only (``host.opponent.driver.plan_of``): lift here, place there; a flash is announced
+before anyone touches a tower (both towers come up, and where the winner stands is lit).
+
+Its ``who`` names the remote player: "Bob, playing from afar".
+"""
+
+from __future__ import annotations
+
+from engine.actions import Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
+from engine.board import PLAYERS
+from host.opponent.driver import plan_of
+
+# The record types of an action as a side that did not play it sees it (engine.views.action_seen_by),
+# and the full forms Vision Mode shows.
+KINDS = {"move": Move, "reflect": Reflect, "swap": Swap, "moves": Gravity, "gravity": Gravity,
+         "reinforce": Reinforce, "resurrect": Resurrect, "time": Time, "pass": Pass}
+
+
+def plan_of_seen(seen: dict, side: str, rival_spaces=frozenset(), after: frozenset[str] | None = None) -> dict:
+    """The plan for the rival's action ``seen`` (its record as this side sees it), in public words.
+
+    ``rival_spaces``: spaces holding towers of the side that did not play it (this board's player)
+    before the action, so a move onto one is announced as a flash.  ``after``: the occupied spaces
+    after the action (the hub's view); a flash then also says where its winner stands."""
+    kind = KINDS.get(seen.get("type")) if isinstance(seen, dict) else None
+    if kind is None:
+        raise ValueError(f"seen: unknown action type {seen.get('type') if isinstance(seen, dict) else seen!r}")
+    if kind is Swap and "memory" in seen:  # the full form (Vision Mode)
+        seen = {"type": "swap", "spaces": sorted([seen["memory"], seen["with"]])}
+    if kind is Gravity and "void" in seen:
+        seen = {"type": "moves", "moves": seen["moves"]}
+    stand_in = object.__new__(kind)  # plan_of reads only the action's type; the rest is in ``seen``
+    plan = plan_of(stand_in, seen, side, rival_spaces)
+    if plan.get("flash") and after is not None:
+        a, b = plan["from"], plan["to"]
+        stays = sorted(s for s in (b,) if s in after)
+        if stays:
+            plan["place"] = stays
+            plan["text"] += f"; then put the winning tower on {b}"
+        else:
+            plan["text"] += "; both towers leave the board"
+    return plan
+
+
+class RemoteMind:
+    """The rival's mind: its plan is the hub's, shown for the person who moves its towers."""
+
+    def __init__(self, side: str, name: str | None = None):
+        if side not in PLAYERS:
+            raise ValueError(f"side: expected 'white' or 'black', got {side!r}")
+        self.side = side
+        self.name = name
+        self.plans: list[dict] = []  # the rival's actions still to be carried out on this board
+        self.waiting: str | None = None  # why the rival's moves cannot come now (the game paused)
+
+    @property
+    def who(self) -> str:
+        return f"{self.name or self.side.capitalize()}, playing from afar"
+
+    def show(self, plans: list[dict]) -> None:
+        """The plans the referee now follows (the newest actions of the rival), in order."""
+        self.plans = [dict(p) for p in plans]
+
+    def done(self) -> None:
+        self.plans = []
+
+    # --- what the table asks of a mind -----------------------------------------------------------
+
+    def step(self, table) -> None:
+        """Nothing: the rival's decisions arrive from the hub (the remote session hands them over)."""
+
+    def _following(self, table) -> bool:
+        ref = table.ref
+        state = getattr(ref, "state", None)
+        return bool(self.plans) and getattr(state, "value", None) == "follow"
+
+    def public_status(self, table) -> dict:
+        out: dict = {"side": self.side, "remote": True, "who": self.who, "thinking": False}
+        game = table.game
+        if self._following(table):
+            steps = [p["text"] for p in self.plans]
+            out["plan"] = dict(self.plans[-1]) if len(self.plans) == 1 else {"steps": [dict(p) for p in self.plans]}
+            out["text"] = f"{self.who}: " + "; then ".join(steps)
+        elif (game is not None and table.phase == "playing" and game.to_move == self.side
+              and table.ref is not None and table.ref.phase == "play"):
+            out["thinking"] = True
+            out["text"] = f"{self.who}: it is their turn"
+        if self.waiting:
+            out["waiting"] = self.waiting
+        return out
+
+    def led_items(self, table) -> list[dict]:
+        """The plans' lifts (red) and places (green), while the referee waits for them."""
+        if not self._following(table):
+            return []
+        lift = sorted({s for p in self.plans for s in p.get("lift", [])})
+        place = sorted({s for p in self.plans for s in p.get("place", [])})
+        items = []
+        if lift:
+            items.append({"kind": "remove", "spaces": lift})
+        if place:
+            items.append({"kind": "place", "spaces": place})
+        return items

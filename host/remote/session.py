@@ -1,0 +1,398 @@
+"""A remote game at this table: a session whose other side plays far away, through the hub.
+
+:class:`RemoteSession` is a kind of :class:`host.session.session.Session` (docs/remote-play.md,
+"Inside the Pi"):
+
+- the local player sits at a normal ``PhoneSeat``: their phone sends the lineup, which the session
+  keeps (the store holds this side's lineup only) and forwards to the hub through the link;
+- the rival sits at an ``OffBoardSeat`` whose mind (:class:`host.remote.mind.RemoteMind`) shows the
+  rival's committed actions as plans;
+- the game the referee reads the board with is ``standin_game(view)`` (``host.remote.standin``),
+  rebuilt from each new state of the hub: ``replace_game`` when the hub confirms this side's own
+  actions, ``follow`` (with the rival's plan) when the rival played; the referee reads only the
+  local side (``reads``) and asks the hub (:class:`HubOracle`) for what a flash or a Classic Time
+  of the local player reveals;
+- each local commit goes to the hub as an action (the link's durable outbox, with its ``seq``)
+  instead of the store's actions: the hub is the system of record.  Once the game is over the
+  hub's record (every identity open) is written to the store as a finished game, so the history,
+  replay and export read it as any other game.
+
+Nothing here ever holds the rival's unrevealed identities: everything comes from this side's
+states (its ``view``, ``last``, ``reveal``), and the stand-ins are chosen from the view alone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from typing import Callable
+
+from engine.board import PLAYERS, SPACE_NAMES, other
+from engine.pieces import Setup
+from engine.record import load_record, replay
+from host.board.sensing import Snapshot
+from host.session.session import Session
+
+from .link import HubAnswer, Unreached
+from .mind import plan_of_seen
+from .standin import rival_moved, standin_game
+
+log = logging.getLogger("quin.remote")
+N = SPACE_NAMES
+ASK_AGAIN = 1.0  # seconds before the hub is asked again for a reveal it could not answer
+
+
+def history_count(view: dict | None) -> int:
+    if not view:
+        return 0
+    return sum(len(t["actions"]) for t in view.get("history", []))
+
+
+def flat_history(view: dict) -> list[tuple[str, dict]]:
+    return [(t["player"], a) for t in view.get("history", []) for a in t["actions"]]
+
+
+class HubOracle:
+    """The referee's oracle (``oracle.flash``, ``oracle.time``): asks the hub's reveal route in a
+    background thread; None until it answered, then a stand-in game with the revealed identities."""
+
+    def __init__(self, session: "RemoteSession"):
+        self.session = session
+        self.answers: dict[str, dict] = {}  # request key -> (the hub's answer)
+        self._asking: set[str] = set()
+        self._lock = threading.Lock()
+
+    def flash(self, actions) -> object:
+        body = {"flash": [a.to_record() for a in actions]}
+        return self._ask(body)
+
+    def time(self, action) -> object:
+        return self._ask({"time": action.to_record()})
+
+    def _ask(self, body: dict):
+        s = self.session
+        key = json.dumps([s.base, body], sort_keys=True)
+        with self._lock:
+            answer = self.answers.get(key)
+        if answer is not None:
+            return s.game_with(answer.get("pieces") or {}, answer.get("not_shadow") or ())
+        if not s.in_sync():
+            return None  # this side's last action is not at the hub yet: asked once it is
+        with self._lock:
+            if key in self._asking:
+                return None
+            self._asking.add(key)
+        view = s.hub["view"]
+        seq = s.next_seq
+        threading.Thread(target=self._run, args=(key, {"seq": seq, **body}, view), name="quin-remote-reveal",
+                         daemon=True).start()
+        return None
+
+    def _run(self, key: str, body: dict, view: dict) -> None:
+        s = self.session
+        try:
+            answer = s.link.reveal(body)
+        except (HubAnswer, Unreached) as exc:
+            log.warning("the hub could not answer a reveal now: %s", exc)
+            time.sleep(ASK_AGAIN)
+            with self._lock:
+                self._asking.discard(key)
+            return
+        pieces = dict(answer.get("pieces") or {})
+        not_shadow: list[str] = []
+        if "time" in body:
+            moved = rival_moved(view)
+            if answer.get("outcome") == "rewound":
+                not_shadow = moved
+            else:
+                not_shadow = [sp for sp in moved if sp not in pieces]
+        table = s.table
+        with table.lock:
+            with self._lock:
+                self.answers[key] = {"pieces": pieces, "not_shadow": not_shadow}
+                self._asking.discard(key)
+            if isinstance(answer.get("seq"), int):
+                s.next_seq = max(s.next_seq, answer["seq"])
+            s.known = (s.base, pieces, not_shadow)
+        table.tick()  # the referee asks again at once
+
+
+class RemoteSession(Session):
+    """One remote game at this table (a Session whose rival plays through the hub)."""
+
+    remote = True
+
+    def __init__(self, store, row, *, link, table, mind, local: str, **kw):
+        self._game = None
+        super().__init__(store, row, **kw)
+        self.link = link
+        self.table = table
+        self.mind = mind
+        self.local = local
+        self.rival = other(local)
+        self.hub: dict | None = None  # the newest state of the hub applied
+        self.base = 0  # actions in the history of the view the referee's game was built from
+        self.next_seq = 0  # the hub's seq this side's next action is sent at
+        self.known: tuple | None = None  # (base, pieces, not_shadow) the hub revealed at this base
+        self.oracle = HubOracle(self)
+        self._final = None  # the hub's record replayed, once the game is over
+        self.problem: str | None = None
+
+    # The referee's game moves on (follow, replace_game): the session's game is the referee's.
+    @property
+    def game(self):
+        if self.ref is not None:
+            return self.ref.game
+        return self._game
+
+    @game.setter
+    def game(self, value) -> None:
+        self._game = value
+
+    @property
+    def phase(self) -> str:
+        if self._final is not None:
+            return "over"
+        game = self.game
+        if game is None:
+            return "setup"
+        return "over" if game.is_over() else "playing"
+
+    def setup_done(self) -> dict[str, bool]:
+        hub = self.hub or {}
+        given = hub.get("setups_in") or {}
+        return {p: bool(given.get(p)) or (p == self.local and self.row.setups[p] is not None) for p in PLAYERS}
+
+    def remote_status(self) -> dict:
+        """What every audience may know of the remote game: its code, the players' names, the pause."""
+        hub = self.hub or {}
+        return {"code": self.link.shown, "side": self.local, "phase": hub.get("phase"),
+                "names": hub.get("names"), "paused": self.link.paused(),
+                "problem": self.problem or self.link.problem}
+
+    def revealed(self):
+        return self._final if self._final is not None else self.game
+
+    def both_setups(self) -> bool:
+        return False  # play starts when the hub says both lineups are in
+
+    def save_setup(self, player: str, setup: Setup) -> None:
+        if player != self.local:
+            raise ValueError(f"setup: {player} plays from afar")
+        self.store.save_setup(self.row.id, player, setup)
+        self.row = self.store.game(self.row.id)
+        self.link.send_setup(setup.to_record())
+
+    def start(self) -> None:  # pragma: no cover - the hub starts a remote game (apply)
+        raise RuntimeError("a remote game starts when the hub says so")
+
+    def load(self) -> None:
+        """A resumed remote game waits for the hub's state (the hub is the system of record)."""
+        self.ref = None
+        self._game = None
+
+    def ask_rematch(self, player: str) -> None:
+        self.rematch.add(player)
+        self.link.send_rematch()
+
+    def _make_referee(self):
+        factory = self._referee_factory
+        if factory is None:
+            from host.referee import Referee
+
+            factory = Referee
+        return factory(self._game, on_commit=self._on_commit, settle=self.settle,
+                       reads=frozenset({self.local}), oracle=self.oracle)
+
+    # --- the referee's commits go to the hub ------------------------------------------------------
+
+    def _on_commit(self, turn, player, action) -> None:
+        """This side's committed action, durable in the link's outbox before anyone hears of it."""
+        self.link.send_action(self.next_seq, action.to_record())
+        self.next_seq += 1
+        self.committed_at = self.wall()
+
+    def in_sync(self) -> bool:
+        """Does the hub have every action this board committed (the oracle may ask now)?"""
+        if self.hub is None or self.ref is None:
+            return False
+        return history_count(self.hub.get("view")) == self.base + len(self.ref.game.log) and not any(
+            m["route"] == "action" for m in self.link.pending())
+
+    def game_with(self, pieces: dict, not_shadow=()) -> object:
+        return standin_game(self.hub["view"], pieces=pieces, not_shadow=not_shadow)
+
+    # --- the hub's states -------------------------------------------------------------------------
+
+    def apply(self, state: dict) -> list:
+        """A new state of the hub for this side: the referee's game follows it.  Returns notices."""
+        self.hub = state
+        names = state.get("names") or {}
+        self.mind.name = names.get(self.rival)
+        self.mind.waiting = self.link.paused()
+        phase = state.get("phase")
+        if phase == "over" and state.get("record") is not None:
+            return self._over(state)
+        if phase != "playing" or not state.get("view"):
+            return []
+        view = state["view"]
+        count = history_count(view)
+        ref = self.ref
+        if ref is None:
+            return self._build(state)
+        local_total = self.base + len(ref.game.log)
+        if count < local_total:
+            return []  # this side's actions are on their way to the hub
+        if count == local_total:
+            self.next_seq = state["seq"]
+            if count > self.base:  # the hub confirmed this side's actions: the referee's game re-based on it
+                try:
+                    out = ref.replace_game(self._standin(view, count))
+                except ValueError:
+                    return self._build(state)
+                self.base = count
+                return list(out)
+            return []
+        new = flat_history(view)[local_total:]
+        if any(player == self.local for player, _ in new):
+            return self._build(state)  # actions of this side this board did not see (a restart): set again
+        return self._follow(state, new)
+
+    def _standin(self, view: dict, count: int):
+        pieces, not_shadow = {}, ()
+        if self.known is not None and self.known[0] == count:
+            pieces, not_shadow = self.known[1], self.known[2]
+        return standin_game(view, pieces=pieces, not_shadow=not_shadow)
+
+    def _build(self, state: dict) -> list:
+        """The referee from the hub's state: a new game, or a resume (the board is checked against it)."""
+        view = state["view"]
+        if self.row.status == "setup":
+            self.store.start_game(self.row.id)
+            self.row = self.store.game(self.row.id)
+        self._game = standin_game(view)
+        self.base = history_count(view)
+        self.next_seq = state["seq"]
+        self.known = None
+        self.ref = self._make_referee()
+        self.mind.done()
+        occupied = self.table.occupied
+        if occupied is None:
+            return []
+        return list(self.ref.feed(Snapshot(self.clock(), occupied)))
+
+    def _follow(self, state: dict, new: list) -> list:
+        view = state["view"]
+        ref = self.ref
+        before = ref.game
+        mine = {N[before.state.loc[t]] for t in before.towers_of(self.local) if before.state.loc[t] >= 0}
+        after = frozenset(t["space"] for t in view["board"])
+        plans = []
+        for i, (_, seen) in enumerate(new):
+            last = i == len(new) - 1
+            plans.append(plan_of_seen(seen, self.rival, frozenset(mine), after if last else None))
+        if view["result"]["status"] != "ongoing":
+            return []  # an ended game is followed from its record (the "over" state)
+        game = self._standin(view, history_count(view))
+        out: list = []
+        # the rival's earlier plans still shown if the board has not carried them out yet
+        shown = self.mind.plans if getattr(ref.state, "value", None) == "follow" else []
+        try:
+            for plan in plans:
+                out += ref.follow(game, plan)
+        except ValueError as exc:
+            log.warning("the rival's action could not be followed: %s", exc)
+            return self._build(state)
+        self.mind.show(shown + plans)
+        self.base = history_count(view)
+        self.next_seq = state["seq"]
+        self.known = None
+        return out
+
+    def _over(self, state: dict) -> list:
+        """The hub's record, every identity open: kept in the store as a finished game."""
+        if self._final is not None:
+            return []
+        try:
+            record = load_record(state["record"])
+            final = replay(record)
+        except ValueError as exc:
+            self.problem = f"the hub's record of the game does not replay: {exc}"
+            return []
+        out: list = []
+        ref = self.ref
+        if ref is not None and not ref.game.is_over():
+            # the rival's last action ended the game: carried out on the board as a plan
+            view = state["view"]
+            new = flat_history(view)[self.base + len(ref.game.log):]
+            if new and all(p == self.rival for p, _ in new):
+                before = ref.game
+                mine = {N[before.state.loc[t]] for t in before.towers_of(self.local) if before.state.loc[t] >= 0}
+                after = frozenset(t["space"] for t in view["board"])
+                plans = [plan_of_seen(seen, self.rival, frozenset(mine), after if i == len(new) - 1 else None)
+                         for i, (_, seen) in enumerate(new)]
+                try:
+                    for plan in plans:
+                        out += ref.follow(final, plan)
+                    self.mind.show(plans)
+                except ValueError as exc:
+                    log.warning("the rival's last action could not be followed: %s", exc)
+        self._final = final
+        try:
+            self.store.save_setup(self.row.id, self.rival, record.setups[self.rival])
+            if self.row.status == "setup":
+                self.store.start_game(self.row.id)
+            self.store.commit_action(self.row.id, final)
+            self.row = self.store.game(self.row.id)
+        except Exception as exc:  # noqa: BLE001 - the game stands on the hub; the store says why not
+            log.error("the finished remote game could not be stored: %s", exc)
+        return out
+
+
+class RemotePlay:
+    """Puts a remote game on a table: the link's states, under the table's lock, into its session."""
+
+    def __init__(self, table, link, mind):
+        self.table = table
+        self.link = link
+        self.mind = mind
+        self.states = 0
+        self.applied_at: list[tuple[int, float]] = []  # (seq, monotonic time) each state was applied (bench)
+
+    def on_state(self, state: dict) -> None:
+        table = self.table
+        with table.lock:
+            session = table.session
+            if not isinstance(session, RemoteSession):
+                return
+            if state.get("side") != session.local:
+                log.warning("the hub's state is for %s, not %s: a rematch swapped sides", state.get("side"),
+                            session.local)
+                return
+            try:
+                notices = session.apply(state)
+            except Exception:  # noqa: BLE001 - a state that cannot be applied must not stop the link
+                log.exception("the hub's state could not be applied")
+                notices = []
+            self.states += 1
+            self.applied_at.append((state.get("seq", -1), time.monotonic()))
+            table._publish(table._split(notices))
+
+    def on_status(self) -> None:
+        table = self.table
+        with table.lock:
+            session = table.session
+            if isinstance(session, RemoteSession):
+                self.mind.waiting = self.link.paused()
+            table._publish({})
+
+
+def session_factory(link, mind, local: str) -> Callable:
+    """The table's session factory for a remote game (``Table(session_factory=...)``)."""
+
+    def make(table, store, row, **kw):
+        return RemoteSession(store, row, link=link, table=table, mind=mind, local=local, **kw)
+
+    return make

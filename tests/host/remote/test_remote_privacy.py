@@ -1,0 +1,159 @@
+"""Hidden information at the board side of a remote game: the same game played twice, the remote
+player's unrevealed identities permuted, leaves everything this board's Pi receives (the stream's
+bytes), stores (its SQLite dump and the link's file), logs and serves (the status page's and the
+local seat's states, the public and seat streams) byte-identical.
+
+What differs between two runs for reasons that are not identities is masked, and only that: the
+hub's address (its port), the game's code, the seat tokens and the game's UUID (random), clock readings (floats: times of rows, snapshots,
+commits), and the stream's keep-alive comments (sent by the clock)."""
+
+import json
+import logging
+import random
+import re
+import sqlite3
+import time
+
+import pytest
+
+from engine.actions import action_from_record
+from engine.game import Game
+from engine.pieces import Setup
+from engine.randplay import random_setup
+from player import RemotePlayer
+from test_remote_table import Board, wait_for
+
+ROUNDS = 5
+
+
+def permuted(setup: Setup) -> Setup:
+    """The same lineup with two towers of different pieces swapped (both stay unrevealed)."""
+    record = setup.to_record()
+    lineup = record["lineup"]
+    spaces = sorted(lineup)
+    a = spaces[0]
+    b = next(s for s in spaces if lineup[s] != lineup[a])
+    lineup[a], lineup[b] = lineup[b], lineup[a]
+    return Setup.from_record(setup.player, record)
+
+
+def script(white: Setup, blacks: list[Setup]) -> list[dict]:
+    """ROUNDS rounds of plain moves (onto empty spaces, no flash) legal whatever Black's lineup is."""
+    games = [Game(white, b) for b in blacks]
+    out = []
+    for _ in range(2 * ROUNDS):
+        g0 = games[0]
+        occupied = {s for s in g0.occupied()}
+        common = None
+        for g in games:
+            recs = {json.dumps(a.to_record(), sort_keys=True) for a in g.legal_actions()
+                    if type(a).__name__ == "Move" and a.to not in occupied}
+            common = recs if common is None else common & recs
+        choice = json.loads(sorted(common)[0])
+        for g in games:
+            g.push(action_from_record(choice))
+        out.append(choice)
+    return out
+
+
+def mask(text: str, secrets: list[str]) -> str:
+    for s in secrets:
+        if s:
+            text = text.replace(s, "<secret>")
+    text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>", text)
+    text = re.sub(r"\d+\.\d+(e-?\d+)?", "<float>", text)
+    return text
+
+
+def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
+    caplog.clear()
+    ann = Board(tmp_path, hub_url, side="white")
+    frames = {"public": [], "white": []}
+    subs = []
+    states = []
+    bob = RemotePlayer(hub_url)
+    try:
+        bob.join(ann.seat.link.code)
+        bob.listen()
+        # one thing at a time, in the same order in both runs (which lineup reaches the hub first
+        # is otherwise a race, and shows in the states)
+        wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        time.sleep(0.5)
+        # recorded from here: before, how many states say who is present yet comes with the clock
+        ann.seat.link.record_raw = True
+        for audience in frames:
+            sub = ann.service.broker.stream(audience)
+            frames[audience].append(sub.attach(frames[audience].append, lambda: None))
+            subs.append(sub)
+        ann.set_up(11)
+        wait_for(lambda: ann.seat.link.state["setups_in"]["white"], what="Ann's lineup at the hub")
+        bob.post("setup", {"setup": black.to_record()})
+        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+        ann.place_start()
+        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        for i in range(0, len(moves), 2):
+            a, b = moves[i], moves[i + 1]
+            ann.move(a["from"], a["to"])
+            bs = bob.wait(lambda s: s["legal"] is not None)
+            assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
+            wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+            states.append((ann.state(), ann.state("white")))
+            ann.move(b["from"], b["to"])
+            wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+                     and ann.state()["opponent"].get("plan") is None, what="the plan carried out")
+            time.sleep(0.3)  # the board settles (the same in both runs)
+            states.append((ann.state(), ann.state("white")))
+        link = ann.seat.link
+        secret = [link.hub, link.code, link.shown, link._token, ann.table.host_key, *ann.table.tokens.values()]
+    finally:
+        bob.close()
+        for sub in subs:
+            sub.close()
+        ann.stop()
+    dump = "\n".join(sqlite3.connect(tmp_path / "quin.sqlite3").iterdump())
+    linkfile = (tmp_path / "remote.json").read_text()
+    logs = "\n".join(f"{r.name} {r.levelname} {r.getMessage()}" for r in caplog.records
+                     if r.name.startswith("quin"))
+
+    def dedup(items):
+        out = []
+        for x in items:
+            if not out or out[-1] != x:
+                out.append(x)
+        return out
+
+    return {
+        # keep-alive comments come with the clock, not the game: left out
+        "received": mask("\n\n".join(block for block in b"".join(link.raw).decode().split("\n\n")
+                                      if not block.startswith(":")), secret),
+        "stored": mask(dump, secret),
+        "link file": mask(linkfile, secret),
+        "logs": mask(logs, secret),
+        "served": mask(json.dumps(states, sort_keys=True), secret),
+        "public stream": mask(json.dumps(dedup([f.decode() for f in frames["public"]])), secret),
+        "seat stream": mask(json.dumps(dedup([f.decode() for f in frames["white"]])), secret),
+    }
+
+
+def test_permuted_rival_identities_leave_the_board_side_byte_identical(tmp_path, cluster, caplog):
+    from conftest import RealHub
+
+    caplog.set_level(logging.INFO)
+    white = random_setup(random.Random(11), "white")
+    black = random_setup(random.Random(12), "black")
+    other = permuted(black)
+    assert other.to_record() != black.to_record()
+    moves = script(white, [black, other])
+    runs = []
+    for i, setup in enumerate((black, other)):
+        hub = RealHub(cluster)
+        try:
+            folder = tmp_path / f"run{i}"
+            folder.mkdir()
+            runs.append(play(folder, hub.url, setup, moves, caplog))
+        finally:
+            hub.close()
+    for what in runs[0]:
+        assert runs[0][what] == runs[1][what], f"{what} differs when the rival's hidden identities are permuted"
+    # and the runs saw the game: the rival's moves reached the board as plans
+    assert runs[0]["served"].count("playing from afar: move Black") >= ROUNDS

@@ -1,0 +1,248 @@
+"""A remote game at a table (host/remote/session.py, mind.py, service.py): the simulated board and
+the local player's phone on one side, a scripted remote player speaking the hub's HTTP API on the
+other, through a hub speaking the protocol of docs/remote-play.md."""
+
+import random
+import time
+
+import pytest
+
+from engine.board import SPACE_IDS
+from engine.randplay import random_setup
+from host.board.simboard import SimulatedBoard
+from host.compose import Service
+from host.remote.service import RemoteSeat
+from host.store import Store
+from player import RemotePlayer
+
+
+def wait_for(pred, timeout=20.0, what="a condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def plain_move(legal, occupied_names):
+    """A legal move of a tower to an empty space (no flash), first in the hub's order."""
+    for a in legal:
+        if a["type"] == "move" and a["to"] not in occupied_names:
+            return a
+    raise AssertionError("no plain move")
+
+
+class Board:
+    """This board's side: the service on the simulated board, the local player's hands and phone."""
+
+    def __init__(self, folder, hub_url, remote="new", **kw):
+        self.folder = folder
+        self.seat = RemoteSeat(folder, remote, hub_url, name="Ann", backoff=(0.05, 0.3), **kw)
+        self.board = SimulatedBoard(clock=time.monotonic)
+        self.service = Service(Store(folder / "quin.sqlite3"), board=self.board, settle=0.05,
+                               **self.seat.service_kwargs())
+        self.table = self.service.table
+        self.seat.attach(self.service, wait=5.0)
+        self.service.start(0.02)
+
+    @property
+    def side(self):
+        return self.seat.local
+
+    def state(self, viewer=None):
+        return self.table.state(viewer)
+
+    def feed(self, snap):
+        self.table.feed(snap)
+
+    def set_up(self, seed=1):
+        setup = random_setup(random.Random(seed), self.side)
+        self.table.submit_setup(self.side, setup.to_record())
+
+    def place_start(self):
+        """The local player puts the towers on their starting spaces (the referee says which)."""
+        want = self.table.ref.expected()
+        self.feed(self.board.set(want))
+
+    def move(self, frm, to):
+        self.feed(self.board.lift(frm))
+        time.sleep(0.08)
+        self.feed(self.board.place(to))
+
+    def stop(self):
+        self.service.stop()
+
+
+@pytest.fixture(params=["scripted hub", "real hub"])
+def game(request, tmp_path):
+    """The board (Ann, White) and the remote player (Bob) on a hub: the protocol's document as a
+    small hub (tests/host/remote/scripthub.py), or a real `quin hub serve` on PostgreSQL."""
+    if request.param == "scripted hub":
+        hub = request.getfixturevalue("scripthub")
+    else:
+        hub = request.getfixturevalue("realhub")
+    ann = Board(tmp_path, hub.url, side="white")
+    bob = RemotePlayer(hub.url)
+    bob.join(ann.seat.link.code)
+    bob.listen()
+    yield ann, bob, hub
+    bob.close()
+    ann.stop()
+
+
+
+
+
+def start(ann, bob):
+    ann.set_up(1)
+    bob.post("setup", {"setup": random_setup(random.Random(2), bob.side).to_record()})
+    wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+    ann.place_start()
+    wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+
+
+def test_who_and_code_before_play(game):
+    ann, bob, hub = game
+    wait_for(lambda: (ann.state()["remote"]["names"] or {}).get("black") == "Bob"
+             and ann.state()["remote"]["paused"] is None, what="Bob's name")
+    st = ann.state()
+    assert st["opponent"]["who"] == "Bob, playing from afar"
+    assert st["remote"]["code"] == ann.seat.link.shown
+    assert st["phase"] == "setup"
+    assert st["remote"]["paused"] is None
+    assert "black" not in ann.table.phone_seats() and "white" in ann.table.phone_seats()
+
+
+def test_the_pause_is_shown(game):
+    ann, bob, hub = game
+    wait_for(lambda: ann.state()["remote"]["paused"] is None, what="both present")
+    bob.close()  # the remote player's page goes away: the hub pauses the game for both
+    wait_for(lambda: "Bob's browser is away" in (ann.state()["remote"]["paused"] or ""), what="the pause")
+    assert ann.state()["opponent"]["waiting"] == ann.state()["remote"]["paused"]
+    bob.listen()
+    wait_for(lambda: ann.state()["remote"]["paused"] is None, what="the resume")
+    if hasattr(hub, "drop"):  # the scripted hub can stop answering: the board says the hub is not reached
+        hub.down = True
+        hub.drop()
+        wait_for(lambda: ann.state()["remote"]["paused"] == "the hub is not reached: the game waits",
+                 what="the hub not reached")
+        hub.down = False
+        wait_for(lambda: ann.state()["remote"]["paused"] is None, what="the hub back")
+
+
+def test_moves_both_ways(game):
+    ann, bob, hub = game
+    start(ann, bob)
+    for rnd in range(3):
+        # the local player's move, read from the board, reaches the hub
+        st = ann.seat.link.state
+        assert st["legal"], st
+        occupied = {t["space"] for t in st["view"]["board"]}
+        a = plain_move(st["legal"], occupied)
+        n = len(bob.states[-1]["view"]["history"]) if bob.states and bob.states[-1]["view"] else 0
+        ann.move(a["from"], a["to"])
+        # the hub has the local move: the remote player's stream shows it
+        seen = bob.wait(lambda s: s["view"] and sum(len(t["actions"]) for t in s["view"]["history"]) > 2 * rnd)
+        assert seen["view"]["history"][-1] == {"turn": seen["view"]["history"][-1]["turn"], "player": "white",
+                                               "actions": [a]}
+        # the remote player's move appears at the board as a plan
+        bs = bob.wait(lambda s: s["legal"])
+        occupied = {t["space"] for t in bs["view"]["board"]}
+        b = plain_move(bs["legal"], occupied)
+        assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
+        wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+        plan = ann.state()["opponent"]["plan"]
+        assert plan["lift"] == [b["from"]] and plan["place"] == [b["to"]]
+        assert ann.state()["opponent"]["text"].startswith("Bob, playing from afar: move Black's tower")
+        leds = ann.table.leds
+        assert SPACE_IDS[b["from"]] in leds and SPACE_IDS[b["to"]] in leds
+        ann.move(b["from"], b["to"])
+        wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == ann.side
+                 and (ann.state()["opponent"] or {}).get("plan") is None, what="the plan carried out")
+
+
+def test_restart_resumes(game, tmp_path):
+    ann, bob, hub = game
+    start(ann, bob)
+    st = ann.seat.link.state
+    a = plain_move(st["legal"], {t["space"] for t in st["view"]["board"]})
+    ann.move(a["from"], a["to"])
+    code = ann.seat.link.code
+    bob.wait(lambda s: s["view"] and len(s["view"]["history"]) == 1)
+    occupied = ann.board.occupied
+    ann.stop()
+    # quin serve starts again on the same data folder: no --remote, the link's file names the game
+    again = Board.__new__(Board)
+    again.folder = tmp_path
+    again.seat = RemoteSeat(tmp_path, None, None, backoff=(0.05, 0.3))
+    again.board = SimulatedBoard(clock=time.monotonic)
+    again.board.set(occupied)
+    again.service = Service(Store(tmp_path / "quin.sqlite3"), board=again.board, settle=0.05,
+                            **again.seat.service_kwargs())
+    again.table = again.service.table
+    again.table.occupied = again.board.occupied
+    again.seat.attach(again.service, wait=5.0)
+    again.service.start(0.02)
+    try:
+        assert again.seat.link.code == code and again.side == "white"
+        wait_for(lambda: again.table.ref is not None and again.table.ref.phase == "play", what="the resume")
+        assert again.table.game.to_move == "black"
+        bs = bob.wait(lambda s: s["legal"])
+        b = plain_move(bs["legal"], {t["space"] for t in bs["view"]["board"]})
+        assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
+        wait_for(lambda: (again.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+        again.move(b["from"], b["to"])
+        wait_for(lambda: again.table.game.to_move == "white" and again.table.ref.phase == "play", what="followed")
+    finally:
+        again.stop()
+        ann.stop = lambda: None
+
+
+def distance_to(targets):
+    """Steps from every space to the nearest of ``targets`` (space names), over the board's edges."""
+    from collections import deque
+
+    from engine.board import NEIGHBORS, SPACE_NAMES
+
+    dist = {SPACE_IDS[t]: 0 for t in targets}
+    queue = deque(dist)
+    while queue:
+        s = queue.popleft()
+        for t, _ in NEIGHBORS[s]:
+            if t not in dist:
+                dist[t] = dist[s] + 1
+                queue.append(t)
+    return {SPACE_NAMES[s]: d for s, d in dist.items()}
+
+
+def towards(legal, view, side):
+    """A plain move bringing one of ``side``'s towers nearest the rival's (the two sides meet)."""
+    rivals = [t["space"] for t in view["board"] if t["owner"] != side]
+    occupied = {t["space"] for t in view["board"]}
+    dist = distance_to(rivals)
+    moves = [a for a in legal if a["type"] == "move" and a["to"] not in occupied]
+    return min(moves, key=lambda a: (dist.get(a["to"], 99), a["from"], a["to"]))
+
+
+def a_flash(legal, view, side):
+    rivals = {t["space"] for t in view["board"] if t["owner"] != side}
+    return next((a for a in legal if a["type"] == "move" and a["to"] in rivals), None)
+
+
+def carry_out_flash(ann, a):
+    """The local player flashes: both towers up, then the board as the referee says."""
+    ann.feed(ann.board.lift(a["from"]))
+    time.sleep(0.05)
+    ann.feed(ann.board.lift(a["to"]))
+    wait_for(lambda: ann.table.ref.public_status().get("flash") is not None or ann.table.game.to_move != ann.side,
+             what="the flash announced")
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        want = ann.table.ref.expected()
+        if want != ann.board.occupied:
+            ann.feed(ann.board.set(want))
+        if ann.table.ref.phase == "play" and ann.table.game.to_move != ann.side:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the flash was not taken: {ann.table.ref.public_status()}")
