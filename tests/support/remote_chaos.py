@@ -80,34 +80,69 @@ class Stream:
     def __init__(self, base: str, code: str, token: str, label: str):
         self.base, self.label = base, label
         u = urllib.parse.urlsplit(base)
-        self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
-        self.conn.request("GET", f"/api/remote/{code}/stream?token={urllib.parse.quote(token)}",
-                          headers={"Accept": "text/event-stream"})
-        self.resp = self.conn.getresponse()
-        self.status = self.resp.status
-        self.opened = time.monotonic()
         self.states: list[tuple[float, str | None, dict]] = []
         self.errors: list[str] = []
         self.ended = False
         self.closed_by_us = False
+        self.stall_until = 0.0
         self.cond = threading.Condition()
+        self.sock = socket.create_connection((u.hostname, u.port), timeout=20)
+        path = f"/api/remote/{code}/stream?token={urllib.parse.quote(token)}"
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {u.hostname}:{u.port}\r\n"
+                          "Accept: text/event-stream\r\n\r\n".encode())
+        self.fp = self.sock.makefile("rb")
+        status_line = self.fp.readline().decode("latin-1")
+        self.status = int(status_line.split()[1]) if len(status_line.split()) > 1 else 0
+        self.headers = {}
+        while True:
+            line = self.fp.readline().decode("latin-1").strip()
+            if not line:
+                break
+            k, _, v = line.partition(":")
+            self.headers[k.strip().lower()] = v.strip()
+        self.opened = time.monotonic()
         if self.status != 200:
-            self.body = self.resp.read()
+            n = int(self.headers.get("content-length") or 0)
+            self.body = self.fp.read(n) if n else b""
             self.ended = True
-            self.conn.close()
+            self.sock.close()
             return
+        self.chunked = "chunked" in self.headers.get("transfer-encoding", "").lower()
         # the stream may stay quiet: no read timeout (close() unblocks the reader)
-        self.conn.sock.settimeout(None)
+        self.sock.settimeout(None)
         self.thread = threading.Thread(target=self._read, daemon=True, name=f"sse-{label}")
         self.thread.start()
+
+    def _lines(self):
+        """The body's lines, through chunked transfer encoding if the hub uses it."""
+        if not self.chunked:
+            while True:
+                line = self.fp.readline()
+                if not line:
+                    return
+                yield line
+        pending = b""
+        while True:
+            size_line = self.fp.readline()
+            if not size_line:
+                return
+            size = int(size_line.split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                return
+            data = self.fp.read(size)
+            self.fp.readline()  # the CRLF after a chunk
+            pending += data
+            *full, pending = pending.split(b"\n")
+            for line in full:
+                yield line + b"\n"
 
     def _read(self):
         eid, name, data = None, "message", []
         try:
-            while True:
-                line = self.resp.fp.readline()
-                if not line:
-                    break
+            for line in self._lines():
+                pause = self.stall_until - time.monotonic()
+                if pause > 0:
+                    time.sleep(pause)  # a slow client: what the hub writes waits in the socket
                 line = line.decode("utf-8").rstrip("\r\n")
                 if not line:
                     if data and name == "state":
@@ -131,12 +166,16 @@ class Stream:
                     name = value
                 elif field == "data":
                     data.append(value)
-        except (OSError, ValueError, http.client.HTTPException):
+        except (OSError, ValueError):
             pass
         finally:
             with self.cond:
                 self.ended = True
                 self.cond.notify_all()
+
+    def stall(self, seconds: float) -> None:
+        """Stop reading for a while (a slow phone)."""
+        self.stall_until = time.monotonic() + seconds
 
     def newest(self) -> dict | None:
         with self.cond:
@@ -157,11 +196,11 @@ class Stream:
     def close(self):
         self.closed_by_us = True
         try:
-            self.conn.sock.shutdown(socket.SHUT_RDWR)
-        except (OSError, AttributeError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
             pass
         try:
-            self.conn.close()
+            self.sock.close()
         except OSError:
             pass
         if hasattr(self, "thread"):

@@ -82,7 +82,7 @@ class Player:
 
 class Chaos:
     def __init__(self, seed: int, mode: str, start_hub, kinds=("browser", "browser"), events=EVENTS,
-                 rate=0.25):
+                 rate=0.12):
         self.seed, self.mode, self.start_hub, self.kinds = seed, mode, start_hub, kinds
         self.events, self.rate = events, rate
         self.play = random.Random(seed)  # the players' choices: the game itself
@@ -96,6 +96,8 @@ class Chaos:
         self.paused_once = False
         self.reveals = 0
         self.counts = {e: 0 for e in EVENTS}
+        # every kind of event at least once, early (games are a few dozen actions), then at random
+        self.forced = dict(zip(self.chaos.sample(range(3, 40), len(events)), events))
         self.t0 = time.monotonic()
 
     # --- bookkeeping ----------------------------------------------------------------------------
@@ -277,9 +279,11 @@ class Chaos:
         o = self.oracle
         mover = self.players[o.to_move]
         rival = self.players["black" if o.to_move == "white" else "white"]
-        event = self.chaos.choice(self.events) if self.chaos.random() < self.rate else None
+        event = self.forced.get(self.step)
+        if event is None and self.chaos.random() < self.rate:
+            event = self.chaos.choice(self.events)
         if event == "pause" and (self.paused_once or len(o.acked) < 2):
-            event = None
+            event = "delay"
         if event == "kill" and self.kills >= 2:
             event = "reconnect"
         if event:
@@ -316,6 +320,8 @@ class Chaos:
         if mover.kind == "board":
             seq = self.maybe_reveal(mover, rival, st, action, seq)
         if event == "delay":
+            if self.chaos.random() < 0.5:
+                self.players[self.chaos.choice(("white", "black"))].stream.stall(self.chaos.uniform(0.2, 1.0))
             time.sleep(self.chaos.uniform(0.05, 0.6))
         self.send(mover, action, seq, event)
 
