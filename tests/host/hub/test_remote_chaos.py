@@ -78,13 +78,15 @@ class Player:
         self.stream: Stream | None = None
         self.streams: list[Stream] = []
         self.proc = 0
+        self.sides = [side]  # the side in each game (a rematch swaps them)
 
 
 class Chaos:
     def __init__(self, seed: int, mode: str, start_hub, kinds=("browser", "browser"), events=EVENTS,
-                 rate=0.12):
+                 rate=0.12, games: int = 1):
         self.seed, self.mode, self.start_hub, self.kinds = seed, mode, start_hub, kinds
-        self.events, self.rate = events, rate
+        self.events, self.rate, self.games = events, rate, games
+        self.oracles: list[Oracle] = []
         self.play = random.Random(seed)  # the players' choices: the game itself
         self.chaos = random.Random(seed * 7919 + 17)  # the adversary's moments
         self.procs = [start_hub(), start_hub()]
@@ -129,6 +131,7 @@ class Chaos:
         if s.status != 200:
             self.fail(f"{p.side}'s stream on process {proc} answered {s.status} {getattr(s, 'body', b'')!r}",
                       fatal=True)
+        s.game_no = max(0, len(self.oracles) - 1)
         p.stream = s
         p.streams.append(s)
         if fresh:
@@ -205,10 +208,19 @@ class Chaos:
         if len({a.body["token"], b.body["token"]}) != 2 or not all(
                 re.fullmatch(r"qs_[A-Za-z0-9_-]{32}", t) for t in (a.body["token"], b.body["token"])):
             self.fail("seat tokens are not two distinct qs_ + 32 url-safe characters")
-        setups = {side: random_setup(self.play, side) for side in ("white", "black")}
-        self.oracle = Oracle(setups, self.mode, first)
         for side in ("white", "black"):
             self.open_stream(self.players[side], self.chaos.randrange(2), fresh=False)
+        for game_no in range(self.games):
+            if game_no:
+                first = self.rematch()
+            self.play_game(first)
+            self.end()
+
+    def play_game(self, first: str | None):
+        setups = {side: random_setup(self.play, side) for side in ("white", "black")}
+        self.paused_once = False
+        self.kills = 0
+        self.step = 0
         for side in ("white", "black"):
             p = self.players[side]
             ans = self.retry_paused(lambda: self.post(p, "/setup", {"setup": setups[side].to_record()},
@@ -219,13 +231,42 @@ class Chaos:
             st = p.stream.wait(lambda s: s.get("phase") == "playing" and s.get("view") is not None, WAIT)
             if st is None:
                 self.fail(f"{p.side}'s stream did not show play starting: {p.stream.newest()!r}", fatal=True)
+            if st["view"]["to_move"] != (first or st["view"]["to_move"]) or st["view"]["history"]:
+                self.fail(f"play started with {st['view']['to_move']} to move and {count_actions(st['view'])} "
+                          f"actions; {first} was to move first", fatal=True)
+            first = st["view"]["to_move"]
             self.seq = max(self.seq, st["seq"])
+        self.oracle = Oracle(setups, self.mode, first)
+        self.oracles.append(self.oracle)
+        for p in self.players.values():
+            self.check_state(p, self.wait_position(p, need_turn=p.side == first))
         while not self.oracle.game.is_over():
             self.step += 1
             if self.step > 600:
                 self.fail("the game is not over after 600 steps (the policy should end it)", fatal=True)
             self.one_step()
-        self.end()
+
+    def rematch(self) -> None:
+        """Both ask for a rematch: a new game under the same code, sides swapped, the same tokens;
+        both streams show its setup phase. Returns who moves first (the hub's choice: read it)."""
+        for p in self.players.values():
+            ans = self.post(p, "/rematch", None, self.chaos.randrange(2))
+            if ans.status != 200 or ans.body != {"ok": True}:
+                self.fail(f"{p.side}'s rematch answered {ans!r}", fatal=True)
+        swapped = {}
+        for p in self.players.values():
+            st = p.stream.wait(lambda s: s.get("phase") == "setup", WAIT)
+            if st is None:
+                self.fail(f"{p.side}'s stream did not show the rematch's setup phase", fatal=True)
+            if st["side"] == p.side:
+                self.fail(f"the rematch did not swap sides: {p.name} is still {p.side}", fatal=True)
+            p.side = st["side"]
+            p.sides.append(p.side)
+            swapped[p.side] = p
+            self.seq = max(self.seq, st["seq"])
+        self.players = swapped
+        self.note("rematch: sides swapped")
+        return None  # who moves first in a rematch the protocol leaves to the hub: play's first state says
 
     def retry_paused(self, send, timeout=PRESENCE_WAIT):
         """Send; while the hub answers 423 (a side away: a stream just reopened), wait and resend."""
@@ -533,8 +574,11 @@ class Chaos:
             for s in p.streams:
                 for err in s.errors:
                     self.fail(f"{s.label}: {err}")
-                last = -1
+                last, game_no, phase = -1, s.game_no, None
                 for _, eid, state in s.states:
+                    if phase == "over" and state.get("phase") != "over":
+                        game_no += 1  # a rematch
+                    phase = state.get("phase")
                     seq = state.get("seq")
                     if not isinstance(seq, int):
                         self.fail(f"{s.label}: a state without an integer seq")
@@ -542,14 +586,17 @@ class Chaos:
                     if eid is not None and eid != str(seq):
                         self.fail(f"{s.label}: SSE id {eid} but seq {seq}")
                     if seq < last:
-                        self.fail(f"{s.label}: seq went back from {last} to {seq} on one connection")
+                        self.fail(f"{s.label}: seq went back from {last} to {seq} on one connection"
+                                  + (" (at the rematch)" if game_no != s.game_no else ""))
                     last = seq
-                    if state.get("side") != p.side:
-                        self.fail(f"{s.label}: a state for side {state.get('side')!r}")
+                    side = p.sides[min(game_no, len(p.sides) - 1)]
+                    if state.get("side") != side:
+                        self.fail(f"{s.label}: a state for side {state.get('side')!r}, not {side}")
                     exempt = set()
                     if state.get("reveal"):
                         exempt = set(re.findall(r'"([wb][1-5][1-9]|h[we][1-5]|wi|bi)"', json.dumps(state["reveal"])))
-                    for leak in self.oracle.leaks(p.side, state, exempt) if hasattr(self, "oracle") else []:
+                    oracle = self.oracles[game_no] if game_no < len(self.oracles) else None
+                    for leak in oracle.leaks(side, state, exempt) if oracle else []:
                         self.fail(f"LEAK on {s.label} at seq {seq}: {leak}")
 
 
@@ -561,7 +608,7 @@ def run_chaos(seed, mode, hubs, **kw) -> Chaos:
         raise
     except Exception as exc:  # noqa: BLE001 - any crash is reported with the seed and step
         raise AssertionError(f"{c.where()}: {type(exc).__name__}: {exc}{c.tail()}") from exc
-    print(json.dumps({"seed": seed, "mode": mode, "actions": len(c.oracle.acked), "steps": c.step,
+    print(json.dumps({"seed": seed, "mode": mode, "actions": [len(o.acked) for o in c.oracles],
                       "reveals": c.reveals, "events": c.counts, "seconds": round(time.monotonic() - c.t0, 1)}))
     assert not c.failures, "\n".join(c.failures) + c.tail()
     return c
@@ -577,4 +624,4 @@ GAMES = [
 
 @pytest.mark.parametrize("seed,mode,kinds", GAMES)
 def test_remote_play_survives_chaos(hubs, seed, mode, kinds):
-    run_chaos(seed, mode, hubs, kinds=kinds)
+    run_chaos(seed, mode, hubs, kinds=kinds, games=2)
