@@ -37,6 +37,15 @@ def add_parser(sub) -> None:
                         "may make 4 times as many (several tables behind one router)")
     s.add_argument("--stream-rate", type=float, default=10.0, metavar="N",
                    help="spectator streams one address may open per second (bursts of 4x; default 10)")
+    s.add_argument("--presence-renew", type=float, default=5.0, metavar="S",
+                   help="remote play: seconds between renewals of a side's presence while its stream is open (default 5)")
+    s.add_argument("--presence-lapse", type=float, default=15.0, metavar="S",
+                   help="remote play: seconds after which a presence not renewed lapses (default 15)")
+    s.add_argument("--remote-rate", type=float, default=20.0, metavar="N",
+                   help="remote play: requests per second one seat may make (bursts of 4x; default 20); "
+                        "one address 4 times as many")
+    s.add_argument("--join-rate", type=float, default=1.0, metavar="N",
+                   help="remote play: games one address may start or join per second (bursts of 20x; default 1)")
     s.set_defaults(func=cmd_serve)
 
     a = actions.add_parser("add-table", help="add a table and print the key its board pushes with")
@@ -107,9 +116,13 @@ def cmd_serve(args) -> int:
     import signal
 
     for flag, value in (("--push-rate", args.push_rate), ("--stream-rate", args.stream_rate),
-                        ("--streams-per-address", args.streams_per_address)):
+                        ("--streams-per-address", args.streams_per_address),
+                        ("--presence-renew", args.presence_renew), ("--presence-lapse", args.presence_lapse),
+                        ("--remote-rate", args.remote_rate), ("--join-rate", args.join_rate)):
         if not value > 0:
             raise UserError(f"{flag}: a number above 0 is expected, not {value}")
+    if args.presence_lapse <= args.presence_renew:
+        raise UserError("--presence-lapse: more than --presence-renew is expected (a presence must outlive its renewal)")
     with _connect(args.db):  # a clear line now rather than a pool timing out later
         pass
     from host.hub import server
@@ -125,7 +138,8 @@ def cmd_serve(args) -> int:
 
         await server.serve(args.db, args.host, args.port, pool_size=args.pool, ready=ready, until=done,
                            stream_cap=args.streams_per_address, push_rate=args.push_rate,
-                           stream_rate=args.stream_rate)
+                           stream_rate=args.stream_rate, presence_renew=args.presence_renew,
+                           presence_lapse=args.presence_lapse, remote_rate=args.remote_rate, join_rate=args.join_rate)
 
     try:
         asyncio.run(run())

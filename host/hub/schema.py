@@ -12,6 +12,7 @@ import hashlib
 import secrets
 
 CHANNEL = "quin_events"  # NOTIFY channel: payload "<game id>:<seq>"
+REMOTE_CHANNEL = "quin_remote"  # NOTIFY channel of remote games: payload "<remote game id>:<seq>"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS hub_tables (
@@ -47,6 +48,50 @@ ALTER TABLE hub_games ADD COLUMN IF NOT EXISTS white_name TEXT;
 ALTER TABLE hub_games ADD COLUMN IF NOT EXISTS black_name TEXT;
 """
 
+# Remote play (docs/remote-play.md): the hub holds the true game of two players far apart.  Unlike
+# the rest of the hub, these tables hold hidden identities (both setups): they are never sent to
+# anyone but through engine.views.view for a side, and the finished record.
+REMOTE = """
+CREATE TABLE IF NOT EXISTS remote_games (
+    id BIGSERIAL PRIMARY KEY,
+    code TEXT NOT NULL UNIQUE,           -- 6 characters, without the dash
+    mode TEXT NOT NULL,
+    vision BOOLEAN NOT NULL,
+    first TEXT NOT NULL,
+    seq INTEGER NOT NULL DEFAULT 0,      -- every change but presence moves it on (actions, reveals, joins, ...)
+    round INTEGER NOT NULL DEFAULT 1,    -- the game under this code (a rematch starts the next)
+    phase TEXT NOT NULL DEFAULT 'waiting',  -- waiting, setup, playing, over
+    seats JSONB NOT NULL,                -- {side: {"token": sha-256, "name", "kind", "player"} | null}
+    setups JSONB NOT NULL DEFAULT '{}',  -- {side: the setup's record form}: hidden identities
+    reveal JSONB,                        -- an announced reveal not yet played, and the actions it binds
+    rematch JSONB NOT NULL DEFAULT '{}', -- {side: true}
+    archive BIGINT REFERENCES hub_games(id),  -- this round's game in the hub's archive (once play starts)
+    started DOUBLE PRECISION             -- when this round's play started (the archive's created)
+);
+CREATE TABLE IF NOT EXISTS remote_tokens (
+    token_hash TEXT PRIMARY KEY,         -- sha-256 of a seat token: the token itself is never stored
+    game_id BIGINT NOT NULL REFERENCES remote_games(id)
+);
+CREATE TABLE IF NOT EXISTS remote_log (
+    game_id BIGINT NOT NULL REFERENCES remote_games(id),
+    seq INTEGER NOT NULL,                -- the game's seq after this entry
+    round INTEGER NOT NULL,
+    side TEXT NOT NULL,
+    kind TEXT NOT NULL,                  -- action, reveal
+    request JSONB NOT NULL,              -- the action (record form), or the reveal asked
+    answer JSONB NOT NULL,               -- what the sender was answered (sent again to a retry)
+    revealed JSONB NOT NULL DEFAULT '{}',  -- an action's: identities it made public, {space: piece}
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS remote_presence (
+    game_id BIGINT NOT NULL REFERENCES remote_games(id),
+    side TEXT NOT NULL,
+    holder TEXT NOT NULL,                -- the hub process holding a stream of the side
+    expires TIMESTAMPTZ NOT NULL,        -- renewed while the stream is open; lapsed: away
+    PRIMARY KEY (game_id, side, holder)
+);
+"""
+
 PLAYERS = """
 CREATE TABLE IF NOT EXISTS hub_players (
     id SERIAL PRIMARY KEY,
@@ -73,6 +118,7 @@ def ensure(conn) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(7207)")  # two processes starting at once
         conn.execute(PLAYERS)
         conn.execute(SCHEMA)
+        conn.execute(REMOTE)
 
 
 async def ensure_async(conn) -> None:
@@ -80,6 +126,7 @@ async def ensure_async(conn) -> None:
         await conn.execute("SELECT pg_advisory_xact_lock(7207)")
         await conn.execute(PLAYERS)
         await conn.execute(SCHEMA)
+        await conn.execute(REMOTE)
 
 
 def add_table(conn, name: str) -> str:

@@ -197,7 +197,11 @@ def wall_card(state: dict | None) -> dict | None:
 
 class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
-                 push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0, wall_tick: float = 0.2):
+                 push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0, wall_tick: float = 0.2,
+                 presence_renew: float = 5.0, presence_lapse: float = 15.0, remote_rate: float = 20.0,
+                 join_rate: float = 1.0):
+        from .remote import Remote
+
         self.dsn = dsn
         # a connection idle for a second is checked as it is lent (after PostgreSQL restarts, a request
         # gets a dead one only if it was used in the last second; a push then fails and is retried)
@@ -231,6 +235,7 @@ class Hub:
         self._pending_set = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self.closing = asyncio.Event()
+        self.remote = Remote(self, renew=presence_renew, lapse=presence_lapse, rate=remote_rate, join_rate=join_rate)
 
     # --- life ---------------------------------------------------------------------------------
 
@@ -249,12 +254,15 @@ class Hub:
             await schema.ensure_async(conn)
         await self._load_wall()
         self._tasks = [asyncio.create_task(t) for t in (self._listen(), self._poller(), self._waker(),
-                                                         self._wall_sender(), self._keepalive())]
+                                                         self._wall_sender(), self._keepalive(),
+                                                         *self.remote.tasks())]
 
     async def stop(self) -> None:
         self.closing.set()
-        for sub in [*self.wall_subscribers, *(s for ch in self.channels.values() for s in ch.subscribers)]:
+        for sub in [*self.wall_subscribers, *(s for ch in self.channels.values() for s in ch.subscribers),
+                    *(s for subs in self.remote.subs.values() for s in subs)]:
             sub.end()
+        await self.remote.close()
         for t in self._tasks:
             t.cancel()
         await self.pool.close()
@@ -264,9 +272,15 @@ class Hub:
             try:
                 async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:
                     await conn.execute(f"LISTEN {schema.CHANNEL}")
+                    await conn.execute(f"LISTEN {schema.REMOTE_CHANNEL}")
                     self.listening = True
                     await self.catch_up()  # whatever was pushed while not listening
+                    for game_id in list(self.remote.subs):
+                        self.remote.notified(f"{game_id}:")
                     async for note in conn.notifies():
+                        if note.channel == schema.REMOTE_CHANNEL:
+                            self.remote.notified(note.payload)
+                            continue
                         head, _, data = note.payload.partition("\n")
                         game_id, _, rest = head.partition(":")
                         seq, _, status = rest.partition(":")
@@ -1043,6 +1057,8 @@ class Page(Base):
 
 
 def make_app(hub: Hub) -> web.Application:
+    from . import remote
+
     g = r"([0-9a-f-]{36})"
     return web.Application([
         (r"/", Page, {"name": "wall"}),
@@ -1063,12 +1079,14 @@ def make_app(hub: Hub) -> web.Application:
         (r"/api/layout", Layout),
         # the board's drawing and its styles, shared with the board's status page (not copied)
         (r"/board/(quin\.js|quin\.css)", web.StaticFileHandler, {"path": str(HERE.parent / "web" / "static")}),
-    ], hub=hub, compress_response=False)
+        *remote.routes(),  # remote play (docs/remote-play.md)
+    ], hub=hub, compress_response=False, log_function=remote.access_log)
 
 
 async def serve(dsn: str, host: str, port: int, pool_size: int = 8, ready=None, until: asyncio.Event | None = None,
-                stream_cap: int = 64, push_rate: float = 50.0, stream_rate: float = 10.0) -> None:
-    hub = Hub(dsn, pool_size=pool_size, stream_cap=stream_cap, push_rate=push_rate, stream_rate=stream_rate)
+                stream_cap: int = 64, push_rate: float = 50.0, stream_rate: float = 10.0, **remote) -> None:
+    """``remote``: presence_renew, presence_lapse, remote_rate, join_rate (see Hub)."""
+    hub = Hub(dsn, pool_size=pool_size, stream_cap=stream_cap, push_rate=push_rate, stream_rate=stream_rate, **remote)
     await hub.start()
     server = httpserver.HTTPServer(make_app(hub), max_body_size=MAX_PUSH, idle_connection_timeout=3600)
     sockets = __import__("tornado.netutil", fromlist=["bind_sockets"]).bind_sockets(port, host)

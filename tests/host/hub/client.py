@@ -39,7 +39,7 @@ class SSE:
         headers = {"Accept": "text/event-stream"}
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
-        self.conn.request("GET", u.path, headers=headers)
+        self.conn.request("GET", u.path + (f"?{u.query}" if u.query else ""), headers=headers)
         self.resp = self.conn.getresponse()
         self.status = self.resp.status
         self.headers = self.resp.headers

@@ -1,0 +1,970 @@
+"""Remote play on the hub: two players far apart, one true game (docs/remote-play.md, "Protocol (hub)").
+
+The hub is the only machine that holds both lineups.  A game lives in PostgreSQL (``remote_games``:
+its seats, both setups, its seq; ``remote_log``: every action and reveal with the answer given), so
+any hub process can rebuild it: each process keeps the engine's :class:`~engine.game.Game` of the
+games its streams follow, keyed by (game, round, seq), and plays the log on from where it was.
+
+Every change is one transaction on the game's row (``SELECT ... FOR UPDATE``, then the ``seq``
+check, everything validated before anything is written) that ends with
+``pg_notify('quin_remote', '<id>:<seq>')``; every process LISTENs and sends each of its streams the
+new state of its side, and also re-reads its games every ``poll`` seconds (a notification lost while
+its listening connection was down, a presence that lapsed).  A side's state is built only from
+``engine.views.view(game, side)``, the side's own legal actions, and public facts.
+
+Presence: the process holding a side's stream keeps a row in ``remote_presence`` renewed every
+``renew`` seconds; a row not renewed for ``lapse`` seconds is away (a process that died).  A joined
+side with no stream pauses the game for both (actions answer 423) until it is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import random
+import secrets
+import time
+import uuid as uuidlib
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from engine.actions import Gravity, Move, Reflect, Reinforce, Time, action_from_record
+from engine.board import GATEWAYS, GRAVITY_NEIGHBORS, IRIS, PLAYERS, SPACE_NAMES, other
+from engine.errors import InvalidError
+from engine.game import Game
+from engine.pieces import VOID, Setup
+from engine.record import to_record
+from engine.state import BOTH, EMPTY
+from engine.views import action_seen_by, view
+
+from . import frames, schema
+
+log = logging.getLogger("quin.hub.remote")
+
+N = SPACE_NAMES
+ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+KINDS = ("board", "browser")
+MAX_NAME = 40
+TABLE = "remote"  # the archive's table name for remote games
+
+
+class Refused(Exception):
+    """An answer other than 200: status and one line naming the field, space or turn."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def parse_code(text: str) -> str | None:
+    """A code as typed (any case, with or without its dash) -> its 6 characters, or None."""
+    code = text.upper().replace("-", "")
+    if len(code) == 6 and all(c in ALPHABET for c in code):
+        return code
+    return None
+
+
+def show_code(code: str) -> str:
+    return f"{code[:3]}-{code[3:]}"
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(6))
+
+
+def new_token() -> str:
+    return "qs_" + secrets.token_urlsafe(24)  # 32 url-safe characters
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+# --- reading requests ---------------------------------------------------------------------------
+
+
+def _name(body: dict) -> str:
+    name = body.get("name")
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME or not name.strip().isprintable():
+        raise Refused(400, f"name: 1 to {MAX_NAME} printable characters are expected")
+    return name.strip()
+
+
+def _kind(body: dict) -> str:
+    kind = body.get("kind", "browser")
+    if kind not in KINDS:
+        raise Refused(400, "kind: 'board' or 'browser' is expected")
+    return kind
+
+
+def _player(body: dict) -> str | None:
+    code = body.get("player")
+    if code is None or code == "":
+        return None
+    if not isinstance(code, str) or len(code) != 11 or not code.startswith("qp_") or \
+            any(c not in "0123456789abcdef" for c in code[3:]):
+        raise Refused(400, "player: a player code (qp_ and 8 hex digits) is expected")
+    return code
+
+
+def _seq(body: dict) -> int:
+    seq = body.get("seq")
+    if type(seq) is not int or not 0 <= seq < 2**31:
+        raise Refused(400, "seq: the game's sequence number (a whole number) is expected")
+    return seq
+
+
+def _action(value, field: str = "action"):
+    try:
+        return action_from_record(value)
+    except InvalidError as exc:
+        raise Refused(400, f"{field}: {exc}") from None
+
+
+# --- the game's row -----------------------------------------------------------------------------
+
+ROW = ("id, code, mode, vision, first, seq, round, phase, seats, setups, reveal, rematch, archive, started")
+
+
+class Row:
+    __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups", "reveal",
+                 "rematch", "archive", "started")
+
+    def __init__(self, values):
+        for k, v in zip(self.__slots__, values):
+            setattr(self, k, v)
+
+    def side_of(self, token_hash: str) -> str | None:
+        for side in PLAYERS:
+            seat = self.seats.get(side)
+            if seat and secrets.compare_digest(seat["token"], token_hash):
+                return side
+        return None
+
+    def names(self) -> dict:
+        return {s: (self.seats.get(s) or {}).get("name") for s in PLAYERS}
+
+    def kinds(self) -> dict:
+        return {s: (self.seats.get(s) or {}).get("kind") for s in PLAYERS}
+
+
+def paused_line(row: Row, present: set[str]) -> str | None:
+    """Who is away, in words, while the game waits for them (None: nobody)."""
+    if row.phase not in ("setup", "playing"):
+        return None
+    away = [s for s in PLAYERS if row.seats.get(s) and s not in present]
+    if not away:
+        return None
+    who = " and ".join(f"{row.seats[s]['name']}'s {row.seats[s]['kind']}" for s in away)
+    verb = "is" if len(away) == 1 else "are"
+    return f"{who} {verb} away: the game waits for {'it' if len(away) == 1 else 'them'}"
+
+
+def revealed_by(game: Game, known_before: list[int], loc_before: list[int]) -> dict:
+    """The identities the last action made public: {space: piece}, each tower by where it stood
+    before the action (on the board), else where it is now."""
+    out = {}
+    st = game.state
+    for t in game.towers:
+        if known_before[t] != BOTH and st.known[t] == BOTH:
+            space = loc_before[t] if loc_before[t] >= 0 else st.loc[t]
+            if space >= 0:
+                out[N[space]] = game.piece[t]
+    return out
+
+
+def _is_flash(game: Game, action) -> tuple[int, int] | None:
+    """(from, to) of a move or reflection onto a rival tower, else None."""
+    if type(action) not in (Move, Reflect):
+        return None
+    t = game.state.board[action.to]
+    if t == EMPTY or game.owner[t] == game.to_move:
+        return None
+    return action.frm, action.to
+
+
+def composed_hints(game: Game) -> tuple[dict, list]:
+    """What ``legal`` leaves out, for the mover to compose and ``check``: Void Gravity's anchors
+    (own Voids off the Iris) and the empty spaces around each; the empty own Gateways."""
+    st = game.state
+    me = st.to_move
+    gravity = {}
+    if game.third_eye:
+        voids = [t for t in game.towers_of(me) if game.piece[t] == VOID and st.loc[t] >= 0 and st.loc[t] not in IRIS]
+        if len(voids) >= 2:
+            for t in voids:
+                spots = [N[s] for s in GRAVITY_NEIGHBORS[st.loc[t]] if st.board[s] == EMPTY]
+                if spots:
+                    gravity[N[st.loc[t]]] = sorted(spots)
+    gateways = sorted(N[g] for g in GATEWAYS[me] if st.board[g] == EMPTY)
+    return gravity, gateways
+
+
+def listed(action) -> bool:
+    """Whether ``legal`` lists the action (Void Gravity and multi-tower reinforcements are composed)."""
+    if type(action) is Gravity:
+        return False
+    return not (type(action) is Reinforce and len(action.placements) > 1)
+
+
+# --- the hub's remote games -----------------------------------------------------------------------
+
+
+class Remote:
+    """This process's part of remote play: its streams, its games in memory, presence renewal."""
+
+    def __init__(self, hub, renew: float = 5.0, lapse: float = 15.0, rate: float = 20.0, join_rate: float = 1.0):
+        from .server import Limiter
+
+        self.hub = hub
+        self.renew, self.lapse = renew, lapse
+        self.holder = uuidlib.uuid4().hex  # this process, in remote_presence
+        self.subs: dict[int, set] = {}  # game id -> this process's open streams (RemoteStream handlers)
+        self.games: dict[int, tuple[int, int, Game]] = {}  # game id -> (round, seq, its Game at that seq)
+        self.locks: dict[int, asyncio.Lock] = {}
+        self.parts: dict[tuple[int, str], tuple[tuple, dict]] = {}  # (id, side) -> (key, the game part of its state)
+        self._pending: set[int] = set()
+        self._pending_set = asyncio.Event()
+        self.action_limit = Limiter(rate, rate * 4)  # per token
+        self.address_limit = Limiter(rate * 4, rate * 16)  # per address
+        self.join_limit = Limiter(join_rate, join_rate * 20)  # creates and joins per address
+        self._table: int | None = None
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        lk = self.locks.get(game_id)
+        if lk is None:
+            lk = self.locks[game_id] = asyncio.Lock()
+        return lk
+
+    # --- background -------------------------------------------------------------------------
+
+    def tasks(self) -> list:
+        return [self._refresher(), self._renewer(), self._poller()]
+
+    def notified(self, payload: str) -> None:
+        game_id = payload.partition(":")[0]
+        if game_id.isdigit() and int(game_id) in self.subs:
+            self._pending.add(int(game_id))
+            self._pending_set.set()
+
+    async def _refresher(self) -> None:
+        while not self.hub.closing.is_set():
+            await self._pending_set.wait()
+            self._pending_set.clear()
+            pending, self._pending = self._pending, set()
+            for game_id in pending:
+                try:
+                    await self.refresh(game_id)
+                except (psycopg.Error, OSError) as exc:
+                    log.warning("remote game %d not read: %s", game_id, exc)
+
+    async def _poller(self) -> None:
+        while not self.hub.closing.is_set():
+            await asyncio.sleep(min(self.hub.poll, self.lapse / 3))
+            for game_id in list(self.subs):
+                try:
+                    await self.refresh(game_id)
+                except (psycopg.Error, OSError):
+                    pass
+
+    async def _renewer(self) -> None:
+        while not self.hub.closing.is_set():
+            await asyncio.sleep(self.renew)
+            for subs in list(self.subs.values()):
+                for sub in list(subs):
+                    sub.send(b": keep-alive\n\n")
+            held = [(g, s) for g, subs in self.subs.items() for s in {sub.side for sub in subs}]
+            if not held:
+                continue
+            try:
+                async with self.hub.pool.connection() as conn:
+                    await conn.execute(
+                        "UPDATE remote_presence p SET expires = now() + make_interval(secs => %s) "
+                        "FROM unnest(%s::bigint[], %s::text[]) AS h(g, s) "
+                        "WHERE p.game_id = h.g AND p.side = h.s AND p.holder = %s",
+                        (self.lapse, [g for g, _ in held], [s for _, s in held], self.holder))
+            except (psycopg.Error, OSError) as exc:
+                log.warning("remote presence not renewed: %s", exc)
+
+    # --- presence ---------------------------------------------------------------------------
+
+    async def arrive(self, sub) -> None:
+        first = not any(s.side == sub.side for s in self.subs.get(sub.game_id, ()))
+        self.subs.setdefault(sub.game_id, set()).add(sub)
+        async with self.hub.pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO remote_presence(game_id, side, holder, expires) VALUES (%s, %s, %s, "
+                "now() + make_interval(secs => %s)) ON CONFLICT (game_id, side, holder) DO UPDATE SET "
+                "expires = EXCLUDED.expires", (sub.game_id, sub.side, self.holder, self.lapse))
+            if first:
+                await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
+
+    async def leave(self, sub) -> None:
+        subs = self.subs.get(sub.game_id, set())
+        subs.discard(sub)
+        if not subs:
+            self.subs.pop(sub.game_id, None)
+        if any(s.side == sub.side for s in subs) or self.hub.closing.is_set():
+            return  # closing: close() clears this process's presence at once
+        try:
+            async with self.hub.pool.connection() as conn:
+                await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND side = %s AND holder = %s",
+                                   (sub.game_id, sub.side, self.holder))
+                await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
+        except (psycopg.Error, OSError) as exc:  # the row lapses by itself
+            log.warning("remote presence not cleared: %s", exc)
+
+    async def close(self) -> None:
+        """This process stops: its sides are away now (not once their presence lapses)."""
+        held = list(self.subs)
+        self.subs.clear()
+        if not held:
+            return
+        try:
+            async with self.hub.pool.connection(timeout=2) as conn:
+                await conn.execute("DELETE FROM remote_presence WHERE holder = %s", (self.holder,))
+                await conn.execute("SELECT pg_notify(%s, g::text || ':presence') FROM unnest(%s::bigint[]) AS g",
+                                   (schema.REMOTE_CHANNEL, held))
+        except (psycopg.Error, OSError) as exc:
+            log.warning("remote presence not cleared (it lapses): %s", exc)
+
+    # --- the game in memory -------------------------------------------------------------------
+
+    async def game_at(self, conn, row: Row) -> Game | None:
+        """The game of ``row``'s round at ``row.seq`` (None before play).  Call holding ``lock(row.id)``."""
+        if row.phase not in ("playing", "over"):
+            return None
+        cached = self.games.get(row.id)
+        if cached is not None and cached[0] == row.round and cached[1] == row.seq:
+            return cached[2]
+        if cached is not None and cached[0] == row.round and cached[1] < row.seq:
+            game, after = cached[2], cached[1]
+        else:
+            game = Game(Setup.from_record("white", row.setups["white"]), Setup.from_record("black", row.setups["black"]),
+                        row.mode, row.vision, row.first)
+            after = -1
+        self.games.pop(row.id, None)
+        rows = await (await conn.execute(
+            "SELECT request FROM remote_log WHERE game_id = %s AND round = %s AND kind = 'action' AND seq > %s "
+            "AND seq <= %s ORDER BY seq", (row.id, row.round, after, row.seq))).fetchall()
+        for (request,) in rows:
+            game.push(action_from_record(request))
+        self.games[row.id] = (row.round, row.seq, game)
+        return game
+
+    # --- states -------------------------------------------------------------------------------
+
+    async def read(self, conn, game_id: int) -> tuple[Row, set[str], dict | None]:
+        r = await (await conn.execute(
+            f"SELECT {ROW}, ARRAY(SELECT DISTINCT side FROM remote_presence p WHERE p.game_id = g.id AND "
+            "p.expires > now()), (SELECT json_build_object('side', side, 'request', request, 'revealed', revealed) "
+            "FROM remote_log l WHERE l.game_id = g.id AND l.round = g.round AND l.kind = 'action' "
+            "ORDER BY seq DESC LIMIT 1) FROM remote_games g WHERE id = %s", (game_id,))).fetchone()
+        if r is None:
+            return None, set(), None
+        return Row(r[:14]), set(r[14]), r[15]
+
+    async def state(self, game_id: int, side: str) -> dict | None:
+        async with self.hub.pool.connection() as conn:
+            async with self.lock(game_id):
+                row, present, last = await self.read(conn, game_id)
+                if row is None:
+                    return None
+                part = await self._part(conn, row, side, last)
+        return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
+                "names": row.names(), "kinds": row.kinds(),
+                "present": {s: s in present for s in PLAYERS},
+                "paused": paused_line(row, present),
+                "setups_in": {s: s in row.setups for s in PLAYERS},
+                **part,
+                "rematch": {s: bool(row.rematch.get(s)) for s in PLAYERS}}
+
+    async def _part(self, conn, row: Row, side: str, last: dict | None) -> dict:
+        """The state's part that follows the game (view, legal, reveal, last, record), kept per seq."""
+        key = (row.round, row.seq, row.phase)
+        kept = self.parts.get((row.id, side))
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        game = await self.game_at(conn, row)
+        part = {"view": None, "legal": None, "gravity": None, "gateways": None, "reveal": None, "last": None,
+                "record": None}
+        if game is not None:
+            part["view"] = view(game, side)
+            if not game.is_over() and game.to_move == side:
+                bound = (row.reveal or {}).get("actions") if (row.reveal or {}).get("side") == side else None
+                if bound is not None:
+                    part["legal"] = bound
+                    part["gravity"], part["gateways"] = {}, []
+                else:
+                    part["legal"] = [a.to_record() for a in game.legal_actions() if listed(a)]
+                    part["gravity"], part["gateways"] = composed_hints(game)
+            if row.reveal:
+                shown = dict(row.reveal["public"])
+                if row.reveal["side"] == side:
+                    shown = {k: dict(v, actions=row.reveal["actions"]) if k == "flash" else v for k, v in shown.items()}
+                part["reveal"] = shown
+            if last is not None:
+                actor = last["side"]
+                action = action_from_record(last["request"])
+                part["last"] = {"player": actor, "seen": action_seen_by(game, action, actor, side),
+                                "pieces": last["revealed"]}
+            if game.is_over():
+                part["record"] = to_record(game)
+        self.parts[(row.id, side)] = (key, part)
+        return part
+
+    @staticmethod
+    def message(state: dict) -> bytes:
+        return b"event: state\nid: %d\ndata: %s\n\n" % (
+            state["seq"], json.dumps(state, separators=(",", ":")).encode())
+
+    async def refresh(self, game_id: int) -> None:
+        """Send each of this process's streams of the game its side's state, if it changed."""
+        subs = self.subs.get(game_id)
+        if not subs:
+            return
+        for side in {s.side for s in subs}:
+            state = await self.state(game_id, side)
+            if state is None:
+                continue
+            blob = self.message(state)
+            for sub in list(self.subs.get(game_id, ())):
+                if sub.side == side:
+                    sub.send_state(blob)
+
+    # --- changes --------------------------------------------------------------------------------
+
+    async def _notify(self, conn, row_id: int, seq: int) -> None:
+        await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{row_id}:{seq}"))
+
+    async def _locked(self, conn, code: str, token: str | None) -> tuple[Row, str | None]:
+        """The game's row, locked for this transaction, and the token's side (401 if a token was
+        given that is not a seat of this game)."""
+        r = await (await conn.execute(f"SELECT {ROW} FROM remote_games WHERE code = %s FOR UPDATE", (code,))).fetchone()
+        if r is None:
+            raise Refused(404, f"code: no game {show_code(code)}")
+        row = Row(r)
+        side = None
+        if token is not None:
+            side = row.side_of(hash_token(token))
+            if side is None:
+                raise Refused(401, f"token: not a seat of the game {show_code(code)}")
+        return row, side
+
+    async def _present(self, conn, game_id: int) -> set[str]:
+        rows = await (await conn.execute("SELECT DISTINCT side FROM remote_presence WHERE game_id = %s AND "
+                                         "expires > now()", (game_id,))).fetchall()
+        return {r[0] for r in rows}
+
+    async def _known_player(self, conn, code: str | None) -> None:
+        if code is None:
+            return
+        row = await (await conn.execute("SELECT 1 FROM hub_players WHERE code = %s", (code,))).fetchone()
+        if row is None:
+            raise Refused(400, f"player: the hub does not know {code}: check it, or ask the hub's admin")
+
+    async def create(self, body: dict) -> dict:
+        mode = body.get("mode", "classic")
+        if mode not in ("classic", "third_eye"):
+            raise Refused(400, "mode: 'classic' or 'third_eye' is expected")
+        vision = body.get("vision", False)
+        if not isinstance(vision, bool):
+            raise Refused(400, "vision: true or false is expected")
+        side = body.get("side", "random")
+        if side not in ("white", "black", "random"):
+            raise Refused(400, "side: 'white', 'black' or 'random' is expected")
+        first = body.get("first", "white")
+        if first not in PLAYERS:
+            raise Refused(400, "first: 'white' or 'black' is expected")
+        name, kind, player = _name(body), _kind(body), _player(body)
+        if side == "random":
+            side = random.SystemRandom().choice(PLAYERS)
+        token = new_token()
+        seats = {side: {"token": hash_token(token), "name": name, "kind": kind, "player": player},
+                 other(side): None}
+        async with self.hub.pool.connection() as conn:
+            await self._known_player(conn, player)
+            for _ in range(20):
+                code = new_code()
+                async with conn.transaction():
+                    r = await (await conn.execute(
+                        "INSERT INTO remote_games(code, mode, vision, first, seats) VALUES (%s, %s, %s, %s, %s) "
+                        "ON CONFLICT (code) DO NOTHING RETURNING id", (code, mode, vision, first, Jsonb(seats)))).fetchone()
+                    if r is None:
+                        continue
+                    await conn.execute("INSERT INTO remote_tokens(token_hash, game_id) VALUES (%s, %s)",
+                                       (hash_token(token), r[0]))
+                    await self._notify(conn, r[0], 0)
+                return {"code": show_code(code), "side": side, "token": token}
+        raise Refused(503, "code: no free game code was found; try again")
+
+    async def join(self, code: str, body: dict) -> dict:
+        name, kind, player = _name(body), _kind(body), _player(body)
+        token = new_token()
+        async with self.hub.pool.connection() as conn:
+            await self._known_player(conn, player)
+            async with conn.transaction():
+                row, _ = await self._locked(conn, code, None)
+                free = [s for s in PLAYERS if not row.seats.get(s)]
+                if not free:
+                    raise Refused(409, f"code: both seats of {show_code(code)} are taken")
+                side = free[0]
+                seats = dict(row.seats, **{side: {"token": hash_token(token), "name": name, "kind": kind,
+                                                  "player": player}})
+                await conn.execute("INSERT INTO remote_tokens(token_hash, game_id) VALUES (%s, %s)",
+                                   (hash_token(token), row.id))
+                await conn.execute("UPDATE remote_games SET seats = %s, phase = 'setup', seq = seq + 1 WHERE id = %s",
+                                   (Jsonb(seats), row.id))
+                await self._notify(conn, row.id, row.seq + 1)
+        return {"code": show_code(code), "side": side, "token": token}
+
+    async def setup(self, code: str, token: str, body: dict) -> dict:
+        async with self.hub.pool.connection() as conn:
+            async with conn.transaction():
+                row, side = await self._locked(conn, code, token)
+                if row.phase not in ("waiting", "setup"):
+                    raise Refused(409, f"phase: the game is {row.phase}: setups are sent before play")
+                try:
+                    setup = Setup.from_record(side, body.get("setup"))
+                except InvalidError as exc:
+                    raise Refused(400, str(exc)) from None
+                setups = dict(row.setups, **{side: setup.to_record()})
+                if row.setups.get(side) == setups[side]:
+                    return {"ok": True}  # sent again: nothing changes
+                phase, started, archive = row.phase, row.started, row.archive
+                if all(s in setups for s in PLAYERS) and all(row.seats.get(s) for s in PLAYERS):
+                    phase, started = "playing", time.time()
+                    game = Game(Setup.from_record("white", setups["white"]), Setup.from_record("black", setups["black"]),
+                                row.mode, row.vision, row.first)
+                    archive = await self._archive_start(conn, row, game)
+                await conn.execute("UPDATE remote_games SET setups = %s, phase = %s, started = %s, archive = %s, "
+                                   "seq = seq + 1 WHERE id = %s", (Jsonb(setups), phase, started, archive, row.id))
+                await self._notify(conn, row.id, row.seq + 1)
+        return {"ok": True}
+
+    async def _retry(self, conn, row: Row, side: str, seq: int, kind: str, request: dict) -> dict:
+        """The answer to a request at a stale ``seq``: the same answer if it is what was done then."""
+        if seq > row.seq:
+            raise Refused(409, f"seq: {seq} is ahead of the game (it is at {row.seq})")
+        r = await (await conn.execute("SELECT side, kind, request, answer FROM remote_log WHERE game_id = %s AND "
+                                      "seq = %s", (row.id, seq + 1))).fetchone()
+        if r is not None and r[0] == side and r[1] == kind and r[2] == request:
+            return r[3]
+        raise Refused(409, f"seq: {seq} is stale: the game is at {row.seq}; another change came first")
+
+    async def _playable(self, conn, row: Row, side: str) -> Game:
+        if row.phase != "playing":
+            raise Refused(409, f"phase: the game is {row.phase}, not being played")
+        paused = paused_line(row, await self._present(conn, row.id))
+        if paused:
+            raise Refused(423, f"paused: {paused}")
+        game = await self.game_at(conn, row)
+        if game.to_move != side:
+            raise Refused(409, f"turn: it is {game.to_move}'s turn (turn {game.turn})")
+        return game
+
+    async def act(self, code: str, token: str, body: dict) -> dict:
+        seq = _seq(body)
+        action = _action(body.get("action"))
+        request = action.to_record()
+        async with self.hub.pool.connection() as conn:
+            async with conn.transaction():
+                row, side = await self._locked(conn, code, token)
+                if seq != row.seq:
+                    return await self._retry(conn, row, side, seq, "action", request)
+                async with self.lock(row.id):
+                    game = await self._playable(conn, row, side)
+                    bound = row.reveal if row.reveal and row.reveal["side"] == side else None
+                    if bound is not None and request not in bound["actions"]:
+                        named = ", ".join(str(action_from_record(a)) for a in bound["actions"])
+                        raise Refused(409, f"action: the announced reveal binds this turn to {named}")
+                    why = game.why_illegal(action)
+                    if why:
+                        raise Refused(400, f"action: {action} {why}")
+                    before = self._public_frame(row, game)
+                    known, loc = list(game.state.known), list(game.state.loc)
+                    game.push(action)
+                    self.games[row.id] = (row.round, row.seq, game)  # at row.seq + 1 once committed
+                    try:
+                        revealed = revealed_by(game, known, loc)
+                        answer = {"seq": row.seq + 1}
+                        over = game.is_over()
+                        await conn.execute(
+                            "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer, revealed) VALUES "
+                            "(%s, %s, %s, %s, 'action', %s, %s, %s)",
+                            (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer), Jsonb(revealed)))
+                        await conn.execute(
+                            "UPDATE remote_games SET seq = seq + 1, reveal = CASE WHEN %s THEN NULL ELSE reveal END, "
+                            "phase = %s WHERE id = %s", (bound is not None, "over" if over else "playing", row.id))
+                        await self._archive_event(conn, row, game, before, over)
+                        await self._notify(conn, row.id, row.seq + 1)
+                    except BaseException:
+                        self.games.pop(row.id, None)
+                        raise
+                    self.games[row.id] = (row.round, row.seq + 1, game)
+        return answer
+
+    async def check(self, code: str, token: str, body: dict) -> dict:
+        action = _action(body.get("action"))
+        async with self.hub.pool.connection() as conn:
+            async with conn.transaction():
+                r = await (await conn.execute(f"SELECT {ROW} FROM remote_games WHERE code = %s", (code,))).fetchone()
+                if r is None:
+                    raise Refused(404, f"code: no game {show_code(code)}")
+                row = Row(r)
+                side = row.side_of(hash_token(token))
+                if side is None:
+                    raise Refused(401, f"token: not a seat of the game {show_code(code)}")
+                if row.phase != "playing":
+                    return {"legal": False, "reason": f"the game is {row.phase}, not being played"}
+                async with self.lock(row.id):
+                    game = await self.game_at(conn, row)
+                    if game.to_move != side:
+                        return {"legal": False, "reason": f"it is {game.to_move}'s turn"}
+                    if row.reveal and row.reveal["side"] == side and action.to_record() not in row.reveal["actions"]:
+                        named = ", ".join(str(action_from_record(a)) for a in row.reveal["actions"])
+                        return {"legal": False, "reason": f"the announced reveal binds this turn to {named}"}
+                    why = game.why_illegal(action)
+                    return {"legal": not why, "reason": f"{action} {why}" if why else None}
+
+    async def reveal(self, code: str, token: str, body: dict) -> dict:
+        seq = _seq(body)
+        if ("flash" in body) == ("time" in body):
+            raise Refused(400, "flash: either 'flash' (a list of actions) or 'time' (an action) is expected")
+        if "flash" in body:
+            if not isinstance(body["flash"], list) or not body["flash"] or len(body["flash"]) > 16:
+                raise Refused(400, "flash: a list of 1 to 16 actions is expected")
+            actions = [_action(a, f"flash[{i}]") for i, a in enumerate(body["flash"])]
+            request = {"flash": [a.to_record() for a in actions]}
+        else:
+            actions = [_action(body["time"], "time")]
+            if type(actions[0]) is not Time:
+                raise Refused(400, "time: a Time action is expected")
+            request = {"time": actions[0].to_record()}
+        async with self.hub.pool.connection() as conn:
+            async with conn.transaction():
+                row, side = await self._locked(conn, code, token)
+                if seq != row.seq:
+                    return await self._retry(conn, row, side, seq, "reveal", request)
+                async with self.lock(row.id):
+                    game = await self._playable(conn, row, side)
+                    if row.reveal:
+                        named = ", ".join(str(action_from_record(a)) for a in row.reveal["actions"])
+                        raise Refused(409, f"reveal: a reveal is announced already: the next action is {named}")
+                    for i, a in enumerate(actions):
+                        why = game.why_illegal(a)
+                        if why:
+                            field = f"flash[{i}]" if "flash" in request else "time"
+                            raise Refused(400, f"{field}: {a} {why}")
+                    if "flash" in request:
+                        answer, public = self._flash_answer(game, actions)
+                    else:
+                        answer, public = self._time_answer(game, actions[0])
+                    answer = {"seq": row.seq + 1, **answer}
+                    pending = {"side": side, "actions": [a.to_record() for a in actions], "public": public}
+                    await conn.execute(
+                        "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer) VALUES "
+                        "(%s, %s, %s, %s, 'reveal', %s, %s)",
+                        (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer)))
+                    await conn.execute("UPDATE remote_games SET seq = seq + 1, reveal = %s WHERE id = %s",
+                                       (Jsonb(pending), row.id))
+                    await self._notify(conn, row.id, row.seq + 1)
+                    if self.games.get(row.id, (0, 0, None))[2] is game:
+                        self.games[row.id] = (row.round, row.seq + 1, game)  # a reveal changes no position
+        return answer
+
+    @staticmethod
+    def _flash_answer(game: Game, actions) -> tuple[dict, dict]:
+        where = None
+        for i, a in enumerate(actions):
+            ft = _is_flash(game, a)
+            if ft is None:
+                raise Refused(400, f"flash[{i}]: {a} does not move a tower onto a rival tower")
+            if where is not None and ft != where:
+                raise Refused(400, f"flash[{i}]: every candidate moves the tower on {N[where[0]]} onto {N[where[1]]}")
+            where = ft
+        frm, to = where
+        st = game.state
+        pieces = {N[frm]: game.piece[st.board[frm]], N[to]: game.piece[st.board[to]]}
+        return {"pieces": pieces, "outcome": None}, {"flash": {"by": game.to_move, "from": N[frm], "to": N[to],
+                                                              "pieces": pieces}}
+
+    @staticmethod
+    def _time_answer(game: Game, action) -> tuple[dict, dict]:
+        if game.third_eye:
+            raise Refused(400, "time: Third Eye Time pushes: nothing hidden to reveal")
+        known, loc = list(game.state.known), list(game.state.loc)
+        game.push(action)
+        try:
+            outcome = game.events[-1].outcome
+            pieces = {}
+            for t in game.towers:  # the failing Shadow (the Time tower itself is public by its action)
+                if known[t] != BOTH and game.state.known[t] == BOTH and loc[t] >= 0 and loc[t] != action.at:
+                    pieces[N[loc[t]]] = game.piece[t]
+        finally:
+            game.pop()
+        return {"pieces": pieces, "outcome": outcome}, {"time": {"by": game.to_move, "at": N[action.at],
+                                                                 "outcome": outcome, "pieces": pieces,
+                                                                 "action": action.to_record()}}
+
+    async def rematch(self, code: str, token: str) -> dict:
+        async with self.hub.pool.connection() as conn:
+            async with conn.transaction():
+                row, side = await self._locked(conn, code, token)
+                if row.phase != "over":
+                    raise Refused(409, f"phase: the game is {row.phase}: a rematch follows a finished game")
+                if row.rematch.get(side):
+                    return {"ok": True}
+                asked = dict(row.rematch, **{side: True})
+                if all(asked.get(s) for s in PLAYERS):  # both: the next game, sides swapped, same tokens
+                    seats = {"white": row.seats["black"], "black": row.seats["white"]}
+                    await conn.execute(
+                        "UPDATE remote_games SET seats = %s, setups = '{}', reveal = NULL, rematch = '{}', "
+                        "phase = 'setup', round = round + 1, archive = NULL, started = NULL, seq = seq + 1 "
+                        "WHERE id = %s", (Jsonb(seats), row.id))
+                else:
+                    await conn.execute("UPDATE remote_games SET rematch = %s, seq = seq + 1 WHERE id = %s",
+                                       (Jsonb(asked), row.id))
+                await self._notify(conn, row.id, row.seq + 1)
+        return {"ok": True}
+
+    async def seat(self, code: str, token: str) -> tuple[int, str]:
+        """A stream's game and side; Refused 404/401."""
+        async with self.hub.pool.connection() as conn:
+            r = await (await conn.execute("SELECT id, seats FROM remote_games WHERE code = %s", (code,))).fetchone()
+        if r is None:
+            raise Refused(404, f"code: no game {show_code(code)}")
+        digest = hash_token(token)
+        for side in PLAYERS:
+            seat = r[1].get(side)
+            if seat and secrets.compare_digest(seat["token"], digest):
+                return r[0], side
+        raise Refused(401, f"token: not a seat of the game {show_code(code)}")
+
+    # --- the archive ----------------------------------------------------------------------------
+
+    async def _table_id(self, conn) -> int:
+        if self._table is None:
+            # a key nobody holds (not even its hash is a SHA-256 of anything sent)
+            await conn.execute("INSERT INTO hub_tables(name, key_hash) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
+                               (TABLE, "remote:" + secrets.token_hex(16)))
+            r = await (await conn.execute("SELECT id FROM hub_tables WHERE name = %s", (TABLE,))).fetchone()
+            self._table = r[0]
+        return self._table
+
+    @staticmethod
+    def _public_frame(row: Row, game: Game) -> dict:
+        """What the hub's wall and game page show of a remote game: a public frame as a board pushes."""
+        return {"state": {"game": show_code(row.code), "phase": "over" if game.is_over() else "playing",
+                          "mode": game.mode, "players": row.names(), "remote": True, "view": view(game, None)},
+                "notices": []}
+
+    async def _archive_start(self, conn, row: Row, game: Game) -> int:
+        table = await self._table_id(conn)
+        r = await (await conn.execute(
+            "INSERT INTO hub_games(table_id, uuid, mode, last_seq) VALUES (%s, %s, %s, 1) RETURNING id",
+            (table, str(uuidlib.uuid4()), game.mode))).fetchone()
+        frame = self._public_frame(row, game)
+        await conn.execute("INSERT INTO hub_events(game_id, seq, data) VALUES (%s, 1, %s)",
+                           (r[0], json.dumps(frame, separators=(",", ":"))))
+        await conn.execute("SELECT pg_notify(%s, %s)", (schema.CHANNEL, f"{r[0]}:1:live"))
+        return r[0]
+
+    async def _archive_event(self, conn, row: Row, game: Game, before: dict, over: bool) -> None:
+        if row.archive is None:
+            return
+        n = len(game.log) + 1
+        frame = self._public_frame(row, game)
+        data = frame if n % frames.KEYFRAME == 1 else {"patch": frames.diff(before, frame)}
+        await conn.execute("INSERT INTO hub_events(game_id, seq, data) VALUES (%s, %s, %s)",
+                           (row.archive, n, json.dumps(data, separators=(",", ":"))))
+        await conn.execute("UPDATE hub_games SET last_seq = %s WHERE id = %s", (n, row.archive))
+        status = "live"
+        if over:
+            status = "over"
+            result = game.result.to_json()
+            players = {s: {"name": (row.seats[s] or {}).get("name"), "code": (row.seats[s] or {}).get("player")}
+                       for s in PLAYERS}
+            await self.hub._finish(conn, row.archive, {
+                "status": "over", "record": to_record(game), "result": result, "created": row.started,
+                "finished": time.time(), "mode": game.mode, "players": players})
+        await conn.execute("SELECT pg_notify(%s, %s)", (schema.CHANNEL, f"{row.archive}:{n}:{status}"))
+
+
+# --- HTTP -------------------------------------------------------------------------------------------
+
+CODE = r"([0-9A-Za-z-]{6,7})"
+
+
+def _handlers():
+    from tornado import web
+
+    from .server import STREAM_RETRY, Base, _quiet
+
+    class RemoteBase(Base):
+        """A remote route: tokens may come in the query string (the stream), so nothing logged of a
+        request names more than its method and path."""
+
+        def _request_summary(self) -> str:
+            return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
+
+        def log_exception(self, typ, value, tb):
+            if isinstance(value, web.HTTPError):
+                if value.log_message:
+                    log.warning("%d %s: %s", value.status_code, self._request_summary(), value.log_message)
+            else:
+                log.error("uncaught exception %s", self._request_summary(), exc_info=(typ, value, tb))
+
+        @property
+        def remote(self) -> Remote:
+            return self.hub.remote
+
+        def token(self) -> str:
+            auth = self.request.headers.get("Authorization", "")
+            if auth.startswith("Bearer ") and auth[7:].strip():
+                return auth[7:].strip()
+            raise Refused(401, "token: a seat token is needed (Authorization: Bearer <token>)")
+
+        def body(self) -> dict:
+            try:
+                body = json.loads(self.request.body or b"{}")
+            except ValueError:
+                raise Refused(400, "body: JSON is expected") from None
+            if not isinstance(body, dict):
+                raise Refused(400, "body: a JSON object is expected")
+            return body
+
+        def code(self, text: str) -> str:
+            code = parse_code(text)
+            if code is None:
+                raise Refused(404, f"code: no game {text[:8]!r} (6 characters of {ALPHABET})")
+            return code
+
+        def limit(self, limiter, name: str, what: str) -> None:
+            wait = limiter.wait(name)
+            if wait:
+                raise _TooMany(f"too many {what}", wait)
+
+        async def run(self, work) -> None:
+            try:
+                self.json(await work())
+            except _TooMany as exc:
+                self.too_many(exc.message, exc.wait)
+            except Refused as exc:
+                self.fail(exc.status, exc.message)
+            except psycopg.Error as exc:
+                self.fail(503, f"the hub's database is not reached ({type(exc).__name__})")
+
+    class Create(RemoteBase):
+        async def post(self):
+            async def work():
+                self.limit(self.remote.join_limit, self.request.remote_ip, "games started or joined from this address")
+                return await self.remote.create(self.body())
+            await self.run(work)
+
+    class Act(RemoteBase):
+        async def post(self, code, what):
+            async def work():
+                c = self.code(code)
+                if what == "join":
+                    self.limit(self.remote.join_limit, self.request.remote_ip,
+                               "games started or joined from this address")
+                    return await self.remote.join(c, self.body())
+                token = self.token()
+                self.limit(self.remote.address_limit, self.request.remote_ip, "requests from this address")
+                self.limit(self.remote.action_limit, hash_token(token), "requests for this seat")
+                if what == "rematch":
+                    return await self.remote.rematch(c, token)
+                body = self.body()
+                return await getattr(self.remote, {"action": "act"}.get(what, what))(c, token, body)
+            await self.run(work)
+
+    class RemoteStream(RemoteBase):
+        """SSE: the whole state for the token's side at once, then each time it changes."""
+
+        async def get(self, code):
+            hub, remote = self.hub, self.remote
+            address = self.request.remote_ip
+            if hub.streams.get(address, 0) >= hub.stream_cap:
+                return self.too_many("too many streams open from this address", STREAM_RETRY)
+            wait = hub.stream_limit.wait(address)
+            if wait:
+                return self.too_many("too many streams opened from this address", wait)
+            token = self.get_query_argument("token", "")
+            try:
+                if not token:
+                    token = self.token()
+                self.game_id, self.side = await remote.seat(self.code(code), token)
+            except Refused as exc:
+                return self.fail(exc.status, exc.message)
+            self.last = b""
+            self.started = False
+            self._ended = asyncio.get_running_loop().create_future()
+            self.set_header("Content-Type", "text/event-stream")
+            self.set_header("Cache-Control", "no-cache")
+            self.set_header("X-Accel-Buffering", "no")
+            hub.streams[address] = hub.streams.get(address, 0) + 1
+            try:
+                await remote.arrive(self)
+                state = await remote.state(self.game_id, self.side)
+                self.last = remote.message(state)
+                self.write(b"retry: 1500\n\n" + self.last)
+                self.flush().add_done_callback(_quiet)
+                self.started = True
+                if not hub.closing.is_set():
+                    await self._ended
+            finally:
+                hub.streams[address] -= 1
+                await remote.leave(self)
+
+        def send_state(self, blob: bytes) -> None:
+            if not self.started or blob == self.last:
+                return
+            self.last = blob
+            self.send(blob)
+
+        def send(self, blob: bytes) -> None:
+            if self._ended.done() or not self.started:
+                return
+            stream = self.request.connection.stream
+            if stream.closed():
+                return self.end()
+            self.request.connection.write(blob).add_done_callback(_quiet)
+
+        def end(self) -> None:
+            if hasattr(self, "_ended") and not self._ended.done():
+                self._ended.set_result(None)
+
+        def on_connection_close(self):
+            self.end()
+
+    return [
+        (r"/api/remote", Create),
+        (rf"/api/remote/{CODE}/(join|setup|action|check|reveal|rematch)", Act),
+        (rf"/api/remote/{CODE}/stream", RemoteStream),
+    ]
+
+
+class _TooMany(Exception):
+    def __init__(self, message: str, wait: float):
+        super().__init__(message)
+        self.message, self.wait = message, wait
+
+
+def routes() -> list:
+    return _handlers()
+
+
+def access_log(handler) -> None:
+    """Tornado's access log without query strings (a stream's token travels in one)."""
+    from tornado.log import access_log as alog
+
+    status = handler.get_status()
+    method = alog.info if status < 400 else alog.warning if status < 500 else alog.error
+    request = handler.request
+    method("%d %s %s (%s) %.2fms", status, request.method, request.path, request.remote_ip,
+           1000.0 * request.request_time())
