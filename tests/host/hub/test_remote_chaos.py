@@ -68,6 +68,10 @@ NAMES = ("Ann", "Bob")
 EVENTS = ("reconnect", "lost", "stale", "double", "kill", "delay", "pause")
 
 
+def other_side(side: str) -> str:
+    return "black" if side == "white" else "white"
+
+
 class Fatal(AssertionError):
     pass
 
@@ -79,6 +83,7 @@ class Player:
         self.streams: list[Stream] = []
         self.proc = 0
         self.sides = [side]  # the side in each game (a rematch swaps them)
+        self.ghosts: list[Stream] = []  # streams left open across a rematch, unread
 
 
 class Chaos:
@@ -87,6 +92,7 @@ class Chaos:
         self.seed, self.mode, self.start_hub, self.kinds = seed, mode, start_hub, kinds
         self.events, self.rate, self.games = events, rate, games
         self.oracles: list[Oracle] = []
+        self.game_index = 0
         self.play = random.Random(seed)  # the players' choices: the game itself
         self.chaos = random.Random(seed * 7919 + 17)  # the adversary's moments
         self.procs = [start_hub(), start_hub()]
@@ -131,7 +137,7 @@ class Chaos:
         if s.status != 200:
             self.fail(f"{p.side}'s stream on process {proc} answered {s.status} {getattr(s, 'body', b'')!r}",
                       fatal=True)
-        s.game_no = max(0, len(self.oracles) - 1)
+        s.game_no = self.game_index
         p.stream = s
         p.streams.append(s)
         if fresh:
@@ -179,6 +185,8 @@ class Chaos:
         finally:
             for p in getattr(self, "players", {}).values():
                 self.close_stream(p)
+                for s in p.streams:
+                    s.close()
         self.post_checks()
         return self
 
@@ -212,6 +220,7 @@ class Chaos:
             self.open_stream(self.players[side], self.chaos.randrange(2), fresh=False)
         for game_no in range(self.games):
             if game_no:
+                self.game_index = game_no
                 first = self.rematch()
             self.play_game(first)
             self.end()
@@ -240,6 +249,13 @@ class Chaos:
         self.oracles.append(self.oracle)
         for p in self.players.values():
             self.check_state(p, self.wait_position(p, need_turn=p.side == first))
+        for p in self.players.values():
+            # a stream still open from before a rematch: once it showed play (what it shows is
+            # checked after the run), closed, since a side is present while any of its streams is
+            for g in p.ghosts:
+                g.wait(lambda s: s.get("phase") == "playing", WAIT)
+                g.close()
+            p.ghosts.clear()
         while not self.oracle.game.is_over():
             self.step += 1
             if self.step > 600:
@@ -258,14 +274,29 @@ class Chaos:
             st = p.stream.wait(lambda s: s.get("phase") == "setup", WAIT)
             if st is None:
                 self.fail(f"{p.side}'s stream did not show the rematch's setup phase", fatal=True)
-            if st["side"] == p.side:
-                self.fail(f"the rematch did not swap sides: {p.name} is still {p.side}", fatal=True)
-            p.side = st["side"]
+            new = [side for side, name in (st.get("names") or {}).items() if name == p.name]
+            if new != [other_side(p.side)]:
+                self.fail(f"the rematch did not swap sides: names {st.get('names')}", fatal=True)
+            if st["side"] != new[0]:
+                # the stream opened for the old seat goes on with it: keep it open (unread, a ghost)
+                # so the leak check sees what it shows once the rematch is played; the player
+                # reconnects, as a client told its side changed would
+                self.fail(f"after the rematch {p.name}'s open stream (opened as {p.side}) still sends "
+                          f"{st['side']}'s state, though {p.name} now plays {new[0]} (state seq {st['seq']}); "
+                          f"its states in the rematch are checked for leaks below")
+                p.ghosts.append(p.stream)
+                p.stream = None
+            p.side = new[0]
             p.sides.append(p.side)
             swapped[p.side] = p
             self.seq = max(self.seq, st["seq"])
         self.players = swapped
         self.note("rematch: sides swapped")
+        for p in self.players.values():
+            if p.stream is None:
+                self.open_stream(p, self.chaos.randrange(2), fresh=False)
+                if p.stream.wait(lambda s: s.get("phase") == "setup" and s.get("side") == p.side, WAIT) is None:
+                    self.fail(f"{p.name}'s new stream does not show the rematch's setup as {p.side}", fatal=True)
         return None  # who moves first in a rematch the protocol leaves to the hub: play's first state says
 
     def retry_paused(self, send, timeout=PRESENCE_WAIT):
@@ -570,34 +601,50 @@ class Chaos:
     # --- after the game: every state every stream showed ----------------------------------------
 
     def post_checks(self):
+        """Every state every stream showed: seq order on each connection, the side, and leaks.
+        Reported once per stream and kind of problem (the first case, and how many states had it)."""
+        found: dict[tuple[str, str], list[str]] = {}
+
+        def problem(s, game_no, i, state, kind, text):
+            where = (f"game {game_no + 1}, {s.label} (stream of {s.player}), its state #{i + 1} "
+                     f"(seq {state.get('seq')}, {count_actions(state['view']) if state.get('view') else '-'} actions)")
+            found.setdefault((s.label, kind), []).append(f"{where}: {text}")
+
         for p in getattr(self, "players", {}).values():
             for s in p.streams:
+                s.player = p.name
                 for err in s.errors:
-                    self.fail(f"{s.label}: {err}")
+                    found.setdefault((s.label, "error"), []).append(f"{s.label}: {err}")
                 last, game_no, phase = -1, s.game_no, None
-                for _, eid, state in s.states:
+                for i, (_, eid, state) in enumerate(s.states):
                     if phase == "over" and state.get("phase") != "over":
                         game_no += 1  # a rematch
                     phase = state.get("phase")
                     seq = state.get("seq")
                     if not isinstance(seq, int):
-                        self.fail(f"{s.label}: a state without an integer seq")
+                        problem(s, game_no, i, state, "seq", "a state without an integer seq")
                         break
                     if eid is not None and eid != str(seq):
-                        self.fail(f"{s.label}: SSE id {eid} but seq {seq}")
+                        problem(s, game_no, i, state, "id", f"SSE id {eid} but seq {seq}")
                     if seq < last:
-                        self.fail(f"{s.label}: seq went back from {last} to {seq} on one connection"
-                                  + (" (at the rematch)" if game_no != s.game_no else ""))
+                        problem(s, game_no, i, state, "back", f"seq went back from {last} to {seq} on one connection"
+                                + (" (at the rematch)" if game_no != s.game_no else ""))
                     last = seq
                     side = p.sides[min(game_no, len(p.sides) - 1)]
                     if state.get("side") != side:
-                        self.fail(f"{s.label}: a state for side {state.get('side')!r}, not {side}")
+                        problem(s, game_no, i, state, "side", f"a state for side {state.get('side')!r}, "
+                                f"but {p.name} plays {side}")
                     exempt = set()
                     if state.get("reveal"):
                         exempt = set(re.findall(r'"([wb][1-5][1-9]|h[we][1-5]|wi|bi)"', json.dumps(state["reveal"])))
                     oracle = self.oracles[game_no] if game_no < len(self.oracles) else None
-                    for leak in oracle.leaks(side, state, exempt) if oracle else []:
-                        self.fail(f"LEAK on {s.label} at seq {seq}: {leak}")
+                    leaks = oracle.leaks(side, state, exempt) if oracle else []
+                    if leaks:
+                        problem(s, game_no, i, state, "leak", f"LEAK to {p.name} ({side}): " + "; ".join(leaks[:4])
+                                + (f" (+{len(leaks) - 4} more)" if len(leaks) > 4 else ""))
+        for cases in found.values():
+            more = f" [and {len(cases) - 1} more states of this stream alike]" if len(cases) > 1 else ""
+            self.failures.append(f"seed {self.seed} ({self.mode}), after the run: {cases[0]}{more}")
 
 
 def run_chaos(seed, mode, hubs, **kw) -> Chaos:
