@@ -1,0 +1,674 @@
+"""Remote play under an adversary: two scripted remote players play whole random games through two
+real hub processes on a real PostgreSQL, while an adversary, at seeded moments, closes and reopens
+a side's stream (on either process), "loses" an answer and resends the action (same seq), sends a
+stale action, sends one action to both processes at once, kills a hub process and starts a new
+one, delays a client, and takes one side away long enough to pause the game.
+
+Written from docs/remote-play.md alone (the protocol), with the engine as the rules oracle: the
+hub's remote-play code is neither read nor imported. Invariants, checked against the players' own
+bookkeeping (tests/support/remote_chaos.py):
+
+- no acknowledged action is lost and none is applied twice: the final record's actions are exactly
+  the acknowledged ones, in order, and every state's history shows exactly the actions
+  acknowledged so far (never one more);
+- an action resent after a lost answer, or sent to both processes at once, answers the same
+  `{"seq": N + 1}` each time; a different action at a stale seq is 409;
+- on one connection, a stream's seq never goes backwards; a reconnecting client's first state is
+  the newest (the position of every acknowledged action, seq at least the last answered);
+- while a side is away the other side's state says `paused` (naming who) and actions answer 423;
+  when it is back the game resumes where it was (the same view, the same player to move);
+- every state's view is `engine.views.view(game, side)` of the true game, and its `legal` is the
+  engine's legal actions minus Void Gravity and multi-tower reinforcements;
+- no stream ever shows a rival identity before it was revealed (checked against the true lineups
+  the players chose, after every acknowledged action);
+- a board side's `reveal` answers the true identities (flash) or the true outcome (Classic Time),
+  both streams show it, and the side's next action must then be the named one (else 409);
+- the end: both streams get the record with every identity open, equal to the true game's; the hub
+  archives it under the table `remote`, and it replays (engine) to the same result.
+
+Every failure message starts with the seed, the mode and the step. Bounded: one game per mode,
+each a few dozen actions (the policy prefers flashes), presence waits capped.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+from engine.actions import action_from_record  # noqa: E402
+from engine.record import load_record, replay, to_record  # noqa: E402
+from engine.randplay import random_setup  # noqa: E402
+from tests.support.remote_chaos import (  # noqa: E402
+    Oracle,
+    Stream,
+    call,
+    canon,
+    choose,
+    count_actions,
+    empty_gateways,
+    offered,
+)
+
+pytestmark = pytest.mark.timeout(300)
+
+CODE_ALPHABET = set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+WAIT = 20  # seconds to wait for a state the hub owes (a bound for failing, never a measurement)
+PRESENCE_WAIT = 25  # presence lapses after 15 s (docs/remote-play.md): a little more than that
+NAMES = ("Ann", "Bob")
+EVENTS = ("reconnect", "lost", "stale", "double", "kill", "delay", "pause")
+
+
+def other_side(side: str) -> str:
+    return "black" if side == "white" else "white"
+
+
+class Fatal(AssertionError):
+    pass
+
+
+class Player:
+    def __init__(self, name: str, side: str, token: str, kind: str):
+        self.name, self.side, self.token, self.kind = name, side, token, kind
+        self.stream: Stream | None = None
+        self.streams: list[Stream] = []
+        self.proc = 0
+        self.sides = [side]  # the side in each game (a rematch swaps them)
+        self.ghosts: list[Stream] = []  # streams left open across a rematch, unread
+
+
+class Chaos:
+    def __init__(self, seed: int, mode: str, start_hub, kinds=("browser", "browser"), events=EVENTS,
+                 rate=0.12, games: int = 1):
+        self.seed, self.mode, self.start_hub, self.kinds = seed, mode, start_hub, kinds
+        self.events, self.rate, self.games = events, rate, games
+        self.oracles: list[Oracle] = []
+        self.game_index = 0
+        self.play = random.Random(seed)  # the players' choices: the game itself
+        self.chaos = random.Random(seed * 7919 + 17)  # the adversary's moments
+        self.procs = [start_hub(), start_hub()]
+        self.failures: list[str] = []
+        self.notes: list[str] = []
+        self.step = 0
+        self.seq = 0  # the newest seq the hub answered
+        self.kills = 0
+        self.paused_once = False
+        self.reveals = 0
+        self.counts = {e: 0 for e in EVENTS}
+        # every kind of event at least once, early (games are a few dozen actions), then at random
+        self.forced = dict(zip(self.chaos.sample(range(3, 40), len(events)), events))
+        self.t0 = time.monotonic()
+
+    # --- bookkeeping ----------------------------------------------------------------------------
+
+    def where(self) -> str:
+        acked = len(self.oracle.acked) if hasattr(self, "oracle") else 0
+        return f"seed {self.seed} ({self.mode}), step {self.step} ({acked} actions acknowledged)"
+
+    def fail(self, msg: str, fatal: bool = False):
+        text = f"{self.where()}: {msg}"
+        self.failures.append(text)
+        if fatal:
+            raise Fatal(text + self.tail())
+
+    def tail(self) -> str:
+        return "\n  last steps: " + " | ".join(self.notes[-12:]) if self.notes else ""
+
+    def note(self, msg: str):
+        self.notes.append(f"{self.step}: {msg}")
+
+    def base(self, i: int) -> str:
+        return self.procs[i].url
+
+    # --- streams --------------------------------------------------------------------------------
+
+    def open_stream(self, p: Player, proc: int, fresh: bool = True):
+        p.proc = proc
+        s = Stream(self.base(proc), self.code, p.token, f"{p.side}@{proc}#{len(p.streams)}")
+        if s.status != 200:
+            self.fail(f"{p.side}'s stream on process {proc} answered {s.status} {getattr(s, 'body', b'')!r}",
+                      fatal=True)
+        s.game_no = self.game_index
+        p.stream = s
+        p.streams.append(s)
+        if fresh:
+            first = s.wait(lambda st: True, WAIT)
+            if first is None:
+                self.fail(f"{p.side}'s reopened stream on process {proc} sent no state within {WAIT} s",
+                          fatal=True)
+            first = s.states[0][2]
+            if first.get("seq", -1) < self.seq:
+                self.fail(f"{p.side} reconnected and got seq {first.get('seq')} first, but the hub had "
+                          f"answered seq {self.seq}: not the newest state")
+            if first.get("view") is not None and count_actions(first["view"]) != len(self.oracle.acked):
+                self.fail(f"{p.side} reconnected and its first state shows {count_actions(first['view'])} "
+                          f"actions, {len(self.oracle.acked)} were acknowledged: not the newest state")
+        self.note(f"{p.side} stream -> process {proc}")
+
+    def close_stream(self, p: Player):
+        if p.stream is not None:
+            p.stream.close()
+            p.stream = None
+
+    def ensure_streams(self):
+        for p in self.players.values():
+            if p.stream is None or p.stream.ended:
+                if p.stream is not None and not p.stream.closed_by_us and not getattr(p.stream, "killed", False):
+                    self.fail(f"{p.side}'s stream {p.stream.label} was ended by the hub")
+                self.open_stream(p, self.chaos.randrange(2))
+
+    # --- requests -------------------------------------------------------------------------------
+
+    def post(self, p: Player, path: str, body, proc: int | None = None):
+        proc = p.proc if proc is None else proc
+        return call(self.base(proc), "POST", f"/api/remote/{self.code}{path}", body, p.token)
+
+    def one_line_error(self, ans, what: str):
+        err = ans.body.get("error") if isinstance(ans.body, dict) else None
+        if not isinstance(err, str) or "\n" in err or not err:
+            self.fail(f"{what}: the error is not one line {{\"error\": ...}}: {ans.body!r}")
+
+    # --- the game -------------------------------------------------------------------------------
+
+    def run(self):
+        try:
+            self._run()
+        finally:
+            for p in getattr(self, "players", {}).values():
+                self.close_stream(p)
+                for s in p.streams:
+                    s.close()
+        self.post_checks()
+        return self
+
+    def _run(self):
+        first = self.play.choice(("white", "black"))
+        want = self.chaos.choice(("white", "black", "random"))
+        a = call(self.base(0), "POST", "/api/remote",
+                 {"mode": self.mode, "vision": False, "side": want, "first": first, "name": NAMES[0],
+                  "kind": self.kinds[0]})
+        if a.status != 200 or not isinstance(a.body, dict) or not {"code", "side", "token"} <= set(a.body):
+            self.fail(f"POST /api/remote answered {a!r}", fatal=True)
+        self.code = a.body["code"]
+        plain = self.code.replace("-", "").upper()
+        if len(plain) != 6 or not set(plain) <= CODE_ALPHABET:
+            self.fail(f"the game code {self.code!r} is not 6 characters of {''.join(sorted(CODE_ALPHABET))}")
+        if want != "random" and a.body["side"] != want:
+            self.fail(f"asked for {want}, got {a.body['side']}")
+        b = call(self.base(1), "POST", f"/api/remote/{plain.lower()}/join",
+                 {"name": NAMES[1], "kind": self.kinds[1]})
+        if b.status != 200 or b.body.get("side") not in ("white", "black") or b.body["side"] == a.body["side"]:
+            self.fail(f"join (lower case code, other process) answered {b!r}", fatal=True)
+        third = call(self.base(0), "POST", f"/api/remote/{self.code}/join", {"name": "Eve", "kind": "browser"})
+        if third.status != 409:
+            self.fail(f"a third join answered {third!r}, not 409")
+        self.players = {a.body["side"]: Player(NAMES[0], a.body["side"], a.body["token"], self.kinds[0]),
+                        b.body["side"]: Player(NAMES[1], b.body["side"], b.body["token"], self.kinds[1])}
+        if len({a.body["token"], b.body["token"]}) != 2 or not all(
+                re.fullmatch(r"qs_[A-Za-z0-9_-]{32}", t) for t in (a.body["token"], b.body["token"])):
+            self.fail("seat tokens are not two distinct qs_ + 32 url-safe characters")
+        for side in ("white", "black"):
+            self.open_stream(self.players[side], self.chaos.randrange(2), fresh=False)
+        for game_no in range(self.games):
+            if game_no:
+                self.game_index = game_no
+                first = self.rematch()
+            self.play_game(first)
+            self.end()
+
+    def play_game(self, first: str | None):
+        setups = {side: random_setup(self.play, side) for side in ("white", "black")}
+        self.paused_once = False
+        self.kills = 0
+        self.step = 0
+        for side in ("white", "black"):
+            p = self.players[side]
+            ans = self.retry_paused(lambda: self.post(p, "/setup", {"setup": setups[side].to_record()},
+                                                      self.chaos.randrange(2)))
+            if ans.status != 200:
+                self.fail(f"{side}'s setup answered {ans!r}", fatal=True)
+        for p in self.players.values():
+            st = p.stream.wait(lambda s: s.get("phase") == "playing" and s.get("view") is not None, WAIT)
+            if st is None:
+                self.fail(f"{p.side}'s stream did not show play starting: {p.stream.newest()!r}", fatal=True)
+            if st["view"]["to_move"] != (first or st["view"]["to_move"]) or st["view"]["history"]:
+                self.fail(f"play started with {st['view']['to_move']} to move and {count_actions(st['view'])} "
+                          f"actions; {first} was to move first", fatal=True)
+            first = st["view"]["to_move"]
+            self.seq = max(self.seq, st["seq"])
+        self.oracle = Oracle(setups, self.mode, first)
+        self.oracles.append(self.oracle)
+        for p in self.players.values():
+            self.check_state(p, self.wait_position(p, need_turn=p.side == first))
+        for p in self.players.values():
+            # a stream still open from before a rematch: once it showed play (what it shows is
+            # checked after the run), closed, since a side is present while any of its streams is
+            for g in p.ghosts:
+                g.wait(lambda s: s.get("phase") == "playing", WAIT)
+                g.close()
+            p.ghosts.clear()
+        while not self.oracle.game.is_over():
+            self.step += 1
+            if self.step > 600:
+                self.fail("the game is not over after 600 steps (the policy should end it)", fatal=True)
+            self.one_step()
+
+    def rematch(self) -> None:
+        """Both ask for a rematch: a new game under the same code, sides swapped, the same tokens;
+        both streams show its setup phase. Returns who moves first (the hub's choice: read it)."""
+        for p in self.players.values():
+            ans = self.post(p, "/rematch", None, self.chaos.randrange(2))
+            if ans.status != 200 or ans.body != {"ok": True}:
+                self.fail(f"{p.side}'s rematch answered {ans!r}", fatal=True)
+        swapped = {}
+        for p in self.players.values():
+            st = p.stream.wait(lambda s: s.get("phase") == "setup", WAIT)
+            if st is None:
+                self.fail(f"{p.side}'s stream did not show the rematch's setup phase", fatal=True)
+            new = [side for side, name in (st.get("names") or {}).items() if name == p.name]
+            if new != [other_side(p.side)]:
+                self.fail(f"the rematch did not swap sides: names {st.get('names')}", fatal=True)
+            if st["side"] != new[0]:
+                # the stream opened for the old seat goes on with it: keep it open (unread, a ghost)
+                # so the leak check sees what it shows once the rematch is played; the player
+                # reconnects, as a client told its side changed would
+                self.fail(f"after the rematch {p.name}'s open stream (opened as {p.side}) still sends "
+                          f"{st['side']}'s state, though {p.name} now plays {new[0]} (state seq {st['seq']}); "
+                          f"its states in the rematch are checked for leaks below")
+                p.ghosts.append(p.stream)
+                p.stream = None
+            p.side = new[0]
+            p.sides.append(p.side)
+            swapped[p.side] = p
+            self.seq = max(self.seq, st["seq"])
+        self.players = swapped
+        self.note("rematch: sides swapped")
+        for p in self.players.values():
+            if p.stream is None:
+                self.open_stream(p, self.chaos.randrange(2), fresh=False)
+                if p.stream.wait(lambda s: s.get("phase") == "setup" and s.get("side") == p.side, WAIT) is None:
+                    self.fail(f"{p.name}'s new stream does not show the rematch's setup as {p.side}", fatal=True)
+        return None  # who moves first in a rematch the protocol leaves to the hub: play's first state says
+
+    def retry_paused(self, send, timeout=PRESENCE_WAIT):
+        """Send; while the hub answers 423 (a side away: a stream just reopened), wait and resend."""
+        deadline = time.monotonic() + timeout
+        while True:
+            ans = send()
+            if ans.status != 423 or time.monotonic() > deadline:
+                return ans
+            self.note("423 outside a pause: waited")
+            time.sleep(0.2)
+
+    def wait_position(self, p: Player, need_turn: bool) -> dict:
+        k = len(self.oracle.acked)
+
+        def ready(s):
+            v = s.get("view")
+            if v is None or s.get("paused"):
+                return False
+            n = count_actions(v)
+            if n > k:
+                return True
+            return n == k and (not need_turn or s.get("legal") is not None) and s.get("seq", -1) >= self.seq
+
+        st = p.stream.wait(ready, PRESENCE_WAIT)
+        if st is None:
+            newest = p.stream.newest()
+            self.fail(f"{p.side}'s stream did not show the position after {k} actions (turn: {need_turn}); "
+                      f"newest: seq {newest and newest.get('seq')}, paused {newest and newest.get('paused')!r}, "
+                      f"{newest and newest.get('view') and count_actions(newest['view'])} actions, "
+                      f"ended {p.stream.ended}", fatal=True)
+        n = count_actions(st["view"])
+        if n > k:
+            self.fail(f"{p.side}'s stream shows {n} actions, only {k} were acknowledged: an action applied "
+                      f"twice or one never acknowledged", fatal=True)
+        return st
+
+    def check_state(self, p: Player, st: dict):
+        want = self.oracle.view(p.side)
+        if st["view"] != want:
+            diff = sorted(key for key in set(want) | set(st["view"]) if want.get(key) != st["view"].get(key))
+            self.fail(f"{p.side}'s view differs from engine.views.view of the true game in {diff}")
+        if p.side == self.oracle.to_move:
+            mine = {canon(a) for a in offered(self.oracle.legal())}
+            theirs = {canon(a) for a in (st.get("legal") or [])}
+            if mine != theirs:
+                self.fail(f"{p.side}'s `legal` differs from the engine's: missing {sorted(mine - theirs)[:3]}, "
+                          f"extra {sorted(theirs - mine)[:3]}")
+
+    def one_step(self):
+        self.ensure_streams()
+        o = self.oracle
+        mover = self.players[o.to_move]
+        rival = self.players["black" if o.to_move == "white" else "white"]
+        event = self.forced.get(self.step)
+        if event is None and self.chaos.random() < self.rate:
+            event = self.chaos.choice(self.events)
+        if event == "pause" and (self.paused_once or len(o.acked) < 2):
+            event = "delay"
+        if event == "kill" and self.kills >= 2:
+            event = "reconnect"
+        if event:
+            self.counts[event] += 1
+        if event == "kill":
+            self.kill_one()
+        if event == "reconnect":
+            p = self.players[self.chaos.choice(("white", "black"))]
+            self.close_stream(p)
+            if self.chaos.random() < 0.5:
+                time.sleep(self.chaos.uniform(0.0, 0.3))
+            self.open_stream(p, self.chaos.randrange(2))
+        st = self.wait_position(mover, need_turn=True)
+        self.check_state(mover, st)
+        self.check_state(rival, self.wait_position(rival, need_turn=False))
+        legal = st.get("legal") or []
+        gateways = st.get("gateways")
+        if gateways is None:
+            gateways = empty_gateways(st["view"], mover.side)
+        action = choose(self.play, mover.side, st["view"], legal, st.get("gravity"), gateways)
+        if canon(action) not in {canon(a) for a in legal}:
+            # a composed Void Gravity or several Artificial Lights: the client checks it first
+            ans = self.post(mover, "/check", {"action": action})
+            truth = o.is_legal(action)
+            if ans.status != 200 or not isinstance(ans.body, dict) or ans.body.get("legal") is not truth:
+                self.fail(f"check {canon(action)} answered {ans!r}; the engine says legal={truth}")
+            if not truth:
+                action = self.play.choice(sorted(legal, key=canon)) if legal else {"type": "pass"}
+        if not o.is_legal(action):
+            self.fail(f"the stream offered {canon(action)}, which the engine says is illegal", fatal=True)
+        seq = st["seq"]
+        if event == "pause":
+            seq = self.pause(mover, action, seq)
+        if mover.kind == "board":
+            seq = self.maybe_reveal(mover, rival, st, action, seq)
+        if event == "delay":
+            if self.chaos.random() < 0.5:
+                self.players[self.chaos.choice(("white", "black"))].stream.stall(self.chaos.uniform(0.2, 1.0))
+            time.sleep(self.chaos.uniform(0.05, 0.6))
+        self.send(mover, action, seq, event)
+
+    def send(self, p: Player, action: dict, seq: int, event: str | None):
+        body = {"seq": seq, "action": action}
+        self.note(f"{p.side} {canon(action)} at seq {seq}" + (f" [{event}]" if event else ""))
+        if event == "double":
+            answers = [None, None]
+
+            def go(i):
+                answers[i] = self.post(p, "/action", body, i)
+
+            threads = [threading.Thread(target=go, args=(i,)) for i in (0, 1)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+            ok = [a for a in answers if a is not None and a.status == 200]
+            for a in answers:
+                if a is None or a.status != 200 or a.body != {"seq": seq + 1}:
+                    self.fail(f"the same action sent to both processes at once: answers {answers!r}; "
+                              f"both should be {{'seq': {seq + 1}}}")
+                    break
+            if not ok:
+                self.fail("neither of two identical concurrent actions was accepted", fatal=True)
+        else:
+            ans = self.retry_paused(lambda: self.post(p, "/action", body))
+            if ans.status != 200 or ans.body != {"seq": seq + 1}:
+                self.fail(f"{p.side}'s action {canon(action)} at seq {seq} answered {ans!r}, not {{'seq': {seq + 1}}}",
+                          fatal=True)
+            if event == "lost":
+                again = self.post(p, "/action", body, self.chaos.randrange(2))
+                if again.status != 200 or again.body != ans.body:
+                    self.fail(f"the same action resent at seq {seq} after a lost answer answered {again!r}, "
+                              f"not the same {ans!r}")
+        self.oracle.push(p.side, action)
+        self.seq = seq + 1
+        if event == "stale":
+            self.stale(p, action, seq)
+
+    def stale(self, p: Player, played: dict, seq: int):
+        """A different action at the seq just used: 409, and nothing applied."""
+        g = self.oracle.game
+        g.pop()  # the position the stale sender saw (taken back at once)
+        try:
+            others = sorted((a for a in offered([x.to_record() for x in g.legal_actions()])
+                             if canon(a) != canon(played)), key=canon)
+        finally:
+            g.push(action_from_record(played))
+        if not others:
+            return
+        alt = self.chaos.choice(others)
+        ans = self.post(p, "/action", {"seq": seq, "action": alt}, self.chaos.randrange(2))
+        if ans.status != 409:
+            self.fail(f"a different action {canon(alt)} at the stale seq {seq} answered {ans!r}, not 409",
+                      fatal=True)
+        self.one_line_error(ans, "stale action")
+
+    def kill_one(self):
+        i = self.chaos.randrange(2)
+        self.kills += 1
+        self.procs[i].kill()
+        self.note(f"killed process {i}")
+        for p in self.players.values():
+            if p.stream is not None and p.proc == i:
+                p.stream.killed = True
+                if not p.stream.wait(lambda s: False, 10) and not p.stream.ended:
+                    self.fail(f"{p.side}'s stream on the killed process did not end")
+        self.procs[i] = self.start_hub()
+        for p in self.players.values():
+            if p.stream is not None and p.proc == i:
+                p.stream = None
+                self.open_stream(p, self.chaos.randrange(2))
+
+    def pause(self, mover: Player, action: dict, seq: int) -> int:
+        """One side's streams closed: the other's state says paused, actions answer 423; back: resumes."""
+        self.paused_once = True
+        away = self.players[self.chaos.choice(("white", "black"))]
+        here = self.players["black" if away.side == "white" else "white"]
+        before = here.stream.newest()
+        self.close_stream(away)
+        self.note(f"{away.side} away")
+        st = here.stream.wait(lambda s: bool(s.get("paused")), PRESENCE_WAIT)
+        if st is None:
+            self.fail(f"{away.side}'s stream closed, but {here.side}'s state never said paused within "
+                      f"{PRESENCE_WAIT} s", fatal=True)
+        if away.name not in st["paused"]:
+            self.fail(f"paused does not say who is away ({away.name}): {st['paused']!r}")
+        if st.get("view") != before.get("view"):
+            self.fail("the paused state's view differs from the view before the pause")
+        ans = self.post(mover, "/action", {"seq": seq, "action": action}, self.chaos.randrange(2))
+        if ans.status != 423:
+            self.fail(f"{mover.side}'s action while {away.side} is away answered {ans!r}, not 423", fatal=True)
+        self.one_line_error(ans, "paused action")
+        time.sleep(self.chaos.uniform(0.0, 0.5))
+        self.open_stream(away, self.chaos.randrange(2))
+        for p in (here, away):
+            back = p.stream.wait(lambda s: not s.get("paused") and s.get("view") is not None, PRESENCE_WAIT)
+            if back is None:
+                self.fail(f"{away.side} came back but {p.side}'s state still says paused: "
+                          f"{p.stream.newest().get('paused')!r}", fatal=True)
+            if count_actions(back["view"]) != len(self.oracle.acked):
+                self.fail(f"after the pause {p.side}'s state shows {count_actions(back['view'])} actions, "
+                          f"{len(self.oracle.acked)} were acknowledged", fatal=True)
+            self.check_state(p, back)
+        st = mover.stream.newest()
+        if st.get("legal") is None:
+            self.fail(f"after the pause {mover.side} to move, but its state offers no `legal`")
+        return st["seq"]
+
+    def maybe_reveal(self, mover: Player, rival: Player, st: dict, action: dict, seq: int) -> int:
+        """A board side asks the hub before a flash onto an unknown rival tower, or a Classic Time."""
+        o = self.oracle
+        shown = {e["space"]: e for e in st["view"]["board"]}
+        body = None
+        target = shown.get(action.get("to")) if action["type"] in ("move", "reflect") else None
+        if target is not None and target["owner"] != mover.side and target["piece"] is None:
+            body = {"seq": seq, "flash": [action]}
+            attacker, defender = o.piece_at(action["from"]), o.piece_at(action["to"])
+            want = ({action["from"]: attacker[1], action["to"]: defender[1]}, None)
+        elif action["type"] == "time" and self.mode == "classic":
+            body = {"seq": seq, "time": action}
+            outcome, pieces = o.time_outcome(action)
+            want = (pieces, outcome)
+        if body is None:
+            return seq
+        self.reveals += 1
+        ans = self.post(mover, "/reveal", body)
+        self.note(f"{mover.side} reveal {canon(body)} -> {ans!r}")
+        if ans.status != 200 or not isinstance(ans.body, dict) or ans.body.get("seq") != seq + 1:
+            self.fail(f"reveal {canon(body)} answered {ans!r}, not seq {seq + 1}", fatal=True)
+        pieces, outcome = ans.body.get("pieces") or {}, ans.body.get("outcome")
+        if action["type"] == "time":
+            rival_claims = {s: pc for s, pc in pieces.items() if (o.piece_at(s) or ("", ""))[0] != mover.side}
+            if outcome != want[1] or rival_claims != want[0]:
+                self.fail(f"Classic Time's reveal answered outcome {outcome!r} pieces {pieces!r}; the true game: "
+                          f"{want[1]!r}, {want[0]!r}")
+        elif pieces != want[0] or outcome is not None:
+            self.fail(f"the flash's reveal answered {pieces!r} {outcome!r}; the true identities are {want[0]!r}")
+        self.seq = seq + 1
+        for p in (mover, rival):
+            shown_reveal = p.stream.wait(lambda s: s.get("seq", -1) >= seq + 1 and s.get("reveal"), WAIT)
+            if shown_reveal is None:
+                self.fail(f"{p.side}'s stream did not show the reveal (seq {seq + 1}): "
+                          f"newest seq {p.stream.newest().get('seq')}, reveal {p.stream.newest().get('reveal')!r}")
+        if self.chaos.random() < 0.5:
+            others = sorted((a for a in (st.get("legal") or []) if canon(a) != canon(action)), key=canon)
+            if others:
+                alt = self.chaos.choice(others)
+                bad = self.post(mover, "/action", {"seq": seq + 1, "action": alt}, self.chaos.randrange(2))
+                self.note(f"after the reveal, {canon(alt)} -> {bad!r}")
+                if bad.status != 409:
+                    self.fail(f"after revealing for {canon(action)}, the different action {canon(alt)} "
+                              f"answered {bad!r}, not 409", fatal=True)
+                self.one_line_error(bad, "action other than the revealed one")
+        return seq + 1
+
+    def end(self):
+        o = self.oracle
+        want_record = to_record(o.game)
+        for p in self.players.values():
+            st = p.stream.wait(lambda s: s.get("phase") == "over" and s.get("record") is not None, WAIT)
+            if st is None:
+                newest = p.stream.newest() or {}
+                self.fail(f"{p.side}'s stream never showed the game over with its record: phase "
+                          f"{newest.get('phase')!r}, seq {newest.get('seq')}, paused {newest.get('paused')!r}",
+                          fatal=True)
+            self.check_record(st["record"], want_record, f"{p.side}'s stream")
+        uuid_record = self.archived(want_record)
+        if uuid_record is not None:
+            self.check_record(uuid_record, want_record, "the archive")
+            again = replay(load_record(uuid_record))
+            if again.result != o.game.result:
+                self.fail(f"the archived record replays to {again.result}, the game ended {o.game.result}")
+
+    def check_record(self, record: dict, want: dict, where: str):
+        acted = [a for t in record.get("turns", []) for a in t["actions"]]
+        if [canon(a) for a in acted] != [canon(a) for _, a in self.oracle.acked]:
+            n = next((i for i, (x, (_, y)) in enumerate(zip(acted, self.oracle.acked)) if canon(x) != canon(y)),
+                     min(len(acted), len(self.oracle.acked)))
+            self.fail(f"{where}: the record's actions are not the acknowledged ones: {len(acted)} vs "
+                      f"{len(self.oracle.acked)}, first difference at action {n + 1}", fatal=True)
+        if record.get("setup") != want["setup"]:
+            self.fail(f"{where}: the record's setups are not the lineups the players chose")
+        if canon(record) != canon(want):
+            self.fail(f"{where}: the record differs from the true game's: "
+                      f"{sorted(k for k in set(record) | set(want) if record.get(k) != want.get(k))}")
+
+    def archived(self, want: dict) -> dict | None:
+        deadline = time.monotonic() + WAIT
+        seen = None
+        while time.monotonic() < deadline:
+            ans = call(self.base(self.chaos.randrange(2)), "GET", "/api/games?table=remote")
+            seen = ans
+            if ans.status == 200 and isinstance(ans.body, dict):
+                for entry in ans.body.get("games", []):
+                    uuid = entry.get("uuid") or entry.get("id") or str(entry.get("url", "")).rstrip("/").split("/")[-1]
+                    rec = call(self.base(0), "GET", f"/api/games/{uuid}/record")
+                    if rec.status == 200 and isinstance(rec.body, dict) and rec.body.get("setup") == want["setup"]:
+                        return rec.body
+            time.sleep(0.3)
+        self.fail(f"the finished game was not archived under the table 'remote' within {WAIT} s: {seen!r}"[:600])
+        return None
+
+    # --- after the game: every state every stream showed ----------------------------------------
+
+    def post_checks(self):
+        """Every state every stream showed: seq order on each connection, the side, and leaks.
+        Reported once per stream and kind of problem (the first case, and how many states had it)."""
+        found: dict[tuple[str, str], list[str]] = {}
+
+        def problem(s, game_no, i, state, kind, text):
+            where = (f"game {game_no + 1}, {s.label} (stream of {s.player}), its state #{i + 1} "
+                     f"(seq {state.get('seq')}, {count_actions(state['view']) if state.get('view') else '-'} actions)")
+            found.setdefault((s.label, kind), []).append(f"{where}: {text}")
+
+        for p in getattr(self, "players", {}).values():
+            for s in p.streams:
+                s.player = p.name
+                for err in s.errors:
+                    found.setdefault((s.label, "error"), []).append(f"{s.label}: {err}")
+                last, game_no, phase = -1, s.game_no, None
+                for i, (_, eid, state) in enumerate(s.states):
+                    if phase == "over" and state.get("phase") != "over":
+                        game_no += 1  # a rematch
+                    phase = state.get("phase")
+                    seq = state.get("seq")
+                    if not isinstance(seq, int):
+                        problem(s, game_no, i, state, "seq", "a state without an integer seq")
+                        break
+                    if eid is not None and eid != str(seq):
+                        problem(s, game_no, i, state, "id", f"SSE id {eid} but seq {seq}")
+                    if seq < last:
+                        problem(s, game_no, i, state, "back", f"seq went back from {last} to {seq} on one connection"
+                                + (" (at the rematch)" if game_no != s.game_no else ""))
+                    last = seq
+                    side = p.sides[min(game_no, len(p.sides) - 1)]
+                    if state.get("side") != side:
+                        problem(s, game_no, i, state, "side", f"a state for side {state.get('side')!r}, "
+                                f"but {p.name} plays {side}")
+                    exempt = set()
+                    if state.get("reveal"):
+                        exempt = set(re.findall(r'"([wb][1-5][1-9]|h[we][1-5]|wi|bi)"', json.dumps(state["reveal"])))
+                    oracle = self.oracles[game_no] if game_no < len(self.oracles) else None
+                    leaks = oracle.leaks(side, state, exempt) if oracle else []
+                    if leaks:
+                        problem(s, game_no, i, state, "leak", f"LEAK to {p.name} ({side}): " + "; ".join(leaks[:4])
+                                + (f" (+{len(leaks) - 4} more)" if len(leaks) > 4 else ""))
+        for cases in found.values():
+            more = f" [and {len(cases) - 1} more states of this stream alike]" if len(cases) > 1 else ""
+            self.failures.append(f"seed {self.seed} ({self.mode}), after the run: {cases[0]}{more}")
+
+
+def run_chaos(seed, mode, hubs, **kw) -> Chaos:
+    c = Chaos(seed, mode, hubs, **kw)
+    try:
+        c.run()
+    except Fatal:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any crash is reported with the seed and step
+        raise AssertionError(f"{c.where()}: {type(exc).__name__}: {exc}{c.tail()}") from exc
+    print(json.dumps({"seed": seed, "mode": mode, "actions": [len(o.acked) for o in c.oracles],
+                      "reveals": c.reveals, "events": c.counts, "seconds": round(time.monotonic() - c.t0, 1)}))
+    assert not c.failures, "\n".join(c.failures) + c.tail()
+    return c
+
+
+# Seeds whose games (the players' policy is deterministic, given the engine's legal actions) take a
+# few dozen actions: tests/support/remote_chaos.py's `choose` on the engine alone.
+GAMES = [
+    pytest.param(15, "classic", ("board", "browser"), id="classic-board-browser"),
+    pytest.param(34, "third_eye", ("browser", "board"), id="third_eye-browser-board"),
+]
+
+
+@pytest.mark.parametrize("seed,mode,kinds", GAMES)
+def test_remote_play_survives_chaos(hubs, seed, mode, kinds):
+    run_chaos(seed, mode, hubs, kinds=kinds, games=2)
