@@ -539,3 +539,24 @@ def test_what_happens_before_the_hub_answers_never_depends_on_the_standins_lie(f
         runs.append((trace, len(hub.asked) > 0, play.ref.state))
     assert all(r == runs[0] for r in runs)
     assert runs[0][1] and runs[0][2] is Phase.HUB
+
+
+def test_replace_game_while_a_flash_is_held_keeps_it_held_with_the_new_games_candidates():
+    """A refreshed stand-in arriving while an announced flash is carried out: the flash stays held
+    (rebuilt from the new game) and commits when the board shows its outcome."""
+    def game():
+        return pos({"w35": "S", "w33": "p", "b35": "s"}, revealed=["w33"])
+
+    play = Play(game())
+    play.lift("w35", then=0.1)
+    play.lift("w33", then=0.6)
+    assert play.ref.state is Phase.FLASH
+    held = play.ref.current.flash
+    fresh = game()
+    play.ref.replace_game(fresh)
+    assert play.ref.state is Phase.FLASH and play.ref.game is fresh
+    now = play.ref.current.flash
+    assert [c.action for c in now.group] == [c.action for c in held.group] and now.result == held.result
+    assert all(c.effect is not d.effect for c, d in zip(now.group, held.group))  # rebuilt
+    play.place("w33", then=0.5)
+    assert committed(play) == [("white", Move(S("w35"), S("w33")))] and fresh.to_move == "black"
