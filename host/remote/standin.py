@@ -39,8 +39,7 @@ from collections.abc import Iterable, Mapping
 from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES, other
 from engine.errors import InvalidError
 from engine.game import Game
-from engine.pieces import PIECES, SHADOW
-from engine.pieces import piece_set
+from engine.pieces import PIECES, SHADOW, piece_set
 from engine.seen import BOARD, CAPTURED, SeenGame, seen_game
 from host.opponent.infostate import info_from_seen
 from host.opponent.worlds import COMBOS, World, world_game
@@ -70,7 +69,7 @@ def standin_game(view: dict, pieces: Mapping[str, str] | None = None, not_shadow
     banned = _not_shadow(not_shadow, at, toks, given, rival)
 
     known = Counter(t.piece for t in toks if t.owner == rival and t.where in (BOARD, CAPTURED) and t.piece)
-    known.update(given[i] for i in given if toks[i].owner == rival)
+    known.update(given.values())
     reserve = info.rival_reserve
     shown_reserve = view["reserve"][rival].get("pieces")  # Vision Mode shows it
     if shown_reserve is not None:
@@ -91,13 +90,13 @@ def standin_game(view: dict, pieces: Mapping[str, str] | None = None, not_shadow
     else:
         shown = ", ".join(f"{n} {p}" for p, n in sorted(known.items(), key=lambda kv: PIECES.index(kv[0])))
         if not fits:
-            raise ValueError(f"pieces: {rival}'s towers the view and pieces show ({shown}), with "
+            field = "pieces" if given else "view"
+            raise ValueError(f"{field}: {rival}'s towers the view{' and pieces' if given else ''} show ({shown}), with "
                              f"{len(unknown)} unknown on the board and {reserve} in reserve, are in no set "
                              f"(17 towers: the base set with one clone added and one piece removed)")
         raise ValueError(f"not_shadow: {len(banned)} of {rival}'s towers may not be Shadows, but every set that "
                          f"holds the known pieces ({shown}) leaves a Shadow for one of them")
-    world = World(clone, removed, tuple(sorted({**handed, **{i: p for i, p in given.items()
-                                                              if toks[i].owner == rival}}.items())))
+    world = World(clone, removed, tuple(sorted({**handed, **given}.items())))  # given: rival towers only
     try:
         game, _ = world_game(info, world, revealed=[i for i, t in enumerate(toks) if t.public], cls=Game,
                              vision=bool(view["vision"]))
@@ -155,7 +154,8 @@ def _space(name: object, field: str, at: dict[int, int]) -> int:
 
 
 def _given(pieces: Mapping[str, str] | None, at: dict[int, int], toks: list) -> dict[int, str]:
-    """``pieces`` as token -> piece, for the towers whose identity the view does not show."""
+    """``pieces`` as token -> piece, for the towers whose identity the view does not show (rival
+    towers: the view shows every own identity)."""
     if pieces is None:
         return {}
     if not isinstance(pieces, Mapping):

@@ -28,7 +28,7 @@ import random
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -61,7 +61,7 @@ def _is_flash(game: Game, action: Action) -> bool:
 
 
 def _pick(game: Game, rng: random.Random) -> Action:
-    """A random legal action, a flash or a Classic Time a third of the time when there is one
+    """A random legal action; about a third of the time a flash or a Classic Time when there is one
     (they are what the hub answers for)."""
     actions = game.legal_actions()
     hot = [a for a in actions if _is_flash(game, a) or (type(a) is Time and a.target is None)]
@@ -144,7 +144,7 @@ class Trial:
     public_after: dict
 
 
-@lru_cache(maxsize=None)
+@cache
 def _positions(mode: str) -> tuple[Seen, ...]:
     out = []
     for seed in range(GAMES[mode]):
@@ -186,7 +186,7 @@ def _trials(game: Game, rng: random.Random) -> list[Trial]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _standins(mode: str) -> tuple[Game, ...]:
     """The stand-in of every position (tests 1 to 3 only read them)."""
     return tuple(standin_game(p.view) for p in _positions(mode))
