@@ -243,11 +243,14 @@ class RemoteSession(Session):
         if ref is None:
             return self._build(state)
         local_total = self.base + len(ref.game.log)
+        log.debug("hub state seq %s: %s actions, this board at %s (%s in its game), referee %s", state.get("seq"),
+                  count, local_total, len(ref.game.log), getattr(ref.state, "value", ref.state))
         if count < local_total:
             return []  # this side's actions are on their way to the hub
         if count == local_total:
             self.next_seq = state["seq"]
             if count > self.base:  # the hub confirmed this side's actions: the referee's game re-based on it
+                log.debug("re-based on the hub's state at %s actions", count)
                 try:
                     out = ref.replace_game(self._standin(view, count))
                 except ValueError:
@@ -269,6 +272,7 @@ class RemoteSession(Session):
     def _build(self, state: dict) -> list:
         """The referee from the hub's state: a new game, or a resume (the board is checked against it)."""
         view = state["view"]
+        log.debug("a referee built on the hub's state at %s actions", history_count(view))
         if self.row.status == "setup":
             self.store.start_game(self.row.id)
             self.row = self.store.game(self.row.id)
@@ -296,6 +300,8 @@ class RemoteSession(Session):
         if view["result"]["status"] != "ongoing":
             return []  # an ended game is followed from its record (the "over" state)
         game = self._standin(view, history_count(view))
+        log.debug("following %s: to %s to move, occupancy changes %s", [p["text"] for p in plans], game.to_move,
+                  sorted(N[x] for x in game.occupied() ^ ref.game.occupied()))
         out: list = []
         # the rival's earlier plans still shown if the board has not carried them out yet
         shown = self.mind.plans if getattr(ref.state, "value", None) == "follow" else []
@@ -320,6 +326,7 @@ class RemoteSession(Session):
             final = replay(record)
         except ValueError as exc:
             self.problem = f"the hub's record of the game does not replay: {exc}"
+            log.error("%s", self.problem)
             return []
         out: list = []
         ref = self.ref
@@ -327,6 +334,7 @@ class RemoteSession(Session):
             # the rival's last action ended the game: carried out on the board as a plan
             view = state["view"]
             new = flat_history(view)[self.base + len(ref.game.log):]
+            log.debug("the game is over: %d actions of the rival to follow", len(new))
             if new and all(p == self.rival for p, _ in new):
                 before = ref.game
                 mine = {N[before.state.loc[t]] for t in before.towers_of(self.local) if before.state.loc[t] >= 0}
