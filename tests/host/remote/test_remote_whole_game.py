@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from engine.actions import Gravity, Pass, Reinforce, Time
+from engine.actions import Pass, Time
 from engine.board import SPACE_NAMES
 from engine.game import Game
 from engine.randplay import random_game
@@ -70,7 +70,6 @@ def follow_the_board(ann, timeout=30.0):
 def carry_out(ann, truth: Game, action):
     """The local player's action: named on the phone, then done with their hands."""
     side = ann.side
-    count_before = count(ann.seat.link.state["view"])
     effect = truth.board_effect(action)
     if type(action) is Time:
         ann.table.input(side, {"type": "time"})
@@ -99,17 +98,10 @@ def carry_out(ann, truth: Game, action):
             time.sleep(0.03)
     if want != ann.board.occupied:
         ann.feed(ann.board.set(want))
-    if type(action) in (Gravity, Reinforce):
-        # the referee waits a moment for an action that could still grow; the player says it is done
-        # once the hub has it (see the report: a rival's plan arriving during that wait)
-        wait_for(lambda: count(ann.seat.link.state["view"]) > count_before, what="the hub to have it")
-        try:
-            ann.table.input(side, {"type": "done"})
-        except ValueError:
-            pass
 
 
-@pytest.mark.parametrize("mode,seed", [("classic", 65), ("classic", 60), ("third_eye", 165), ("third_eye", 118)])
+# one game per mode: Classic with Time, Reflection, Swap and Reinforce; Third Eye with Gravity, Resurrect and Time
+@pytest.mark.parametrize("mode,seed", [("classic", 60), ("third_eye", 165)])
 def test_a_whole_game(tmp_path, realhub, mode, seed):
 
     played = random_game(seed, mode, max_actions=400)
