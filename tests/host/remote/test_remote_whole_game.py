@@ -100,7 +100,7 @@ def carry_out(ann, truth: Game, action):
         ann.feed(ann.board.set(want))
 
 
-# one game per mode: Classic with Time, Reflection, Swap and Reinforce; Third Eye with Gravity, Resurrect and Time
+# one game per mode: Classic with Time, Swap and Reinforce; Third Eye with Gravity, Resurrect and Time
 @pytest.mark.parametrize("mode,seed", [("classic", 60), ("third_eye", 165)])
 def test_a_whole_game(tmp_path, realhub, mode, seed):
 
