@@ -362,10 +362,10 @@ class RemoteSession(Session):
 class RemotePlay:
     """Puts a remote game on a table: the link's states, under the table's lock, into its session."""
 
-    def __init__(self, table, link, mind):
+    def __init__(self, table, seat):
         self.table = table
-        self.link = link
-        self.mind = mind
+        self.seat = seat
+        self.link = seat.link
         self.states = 0
         self.applied_at: list[tuple[int, float]] = []  # (seq, monotonic time) each state was applied (bench)
 
@@ -376,9 +376,10 @@ class RemotePlay:
             if not isinstance(session, RemoteSession):
                 return
             if state.get("side") != session.local:
-                log.warning("the hub's state is for %s, not %s: a rematch swapped sides", state.get("side"),
-                            session.local)
-                return
+                if state.get("phase") not in ("waiting", "setup"):
+                    log.warning("the hub's state is for %s, not %s", state.get("side"), session.local)
+                    return
+                session = self._new_round(state)
             try:
                 notices = session.apply(state)
             except Exception:  # noqa: BLE001 - a state that cannot be applied must not stop the link
@@ -387,6 +388,32 @@ class RemotePlay:
             self.states += 1
             self.applied_at.append((state.get("seq", -1), time.monotonic()))
             table._publish(table._split(notices))
+
+    @property
+    def mind(self):
+        return self.seat.mind
+
+    def _new_round(self, state: dict) -> "RemoteSession":
+        """The rematch the hub started: sides swapped, the same seats.  This board's player keeps
+        their phone (its token moves to their new side); a new game in setup."""
+        from host.session.seats import OffBoardSeat, PhoneSeat, Seats
+
+        from .mind import RemoteMind
+
+        table, seat, link = self.table, self.seat, self.link
+        old = seat.local
+        new = state["side"]
+        tokens = table.seats.tokens
+        seat.local = new
+        seat.mind = RemoteMind(other(new), name=(state.get("names") or {}).get(other(new)))
+        table.seats = Seats({new: PhoneSeat(new), other(new): OffBoardSeat(other(new), seat.mind)})
+        table.seats.set_tokens({new: tokens[old], other(new): tokens[other(old)]})
+        row = table.session.row
+        table.new_game(row.mode, row.vision, row.first)
+        table.store.set_meta("remote_game", f"{link.code}:{table.row.id}")
+        table.broker.disconnect(old)  # the phone's stream reopens as its new side's
+        log.info("rematch of %s: this board now plays %s", link.shown, new)
+        return table.session
 
     def on_status(self) -> None:
         table = self.table
@@ -397,10 +424,12 @@ class RemotePlay:
             table._publish({})
 
 
-def session_factory(link, mind, local: str) -> Callable:
-    """The table's session factory for a remote game (``Table(session_factory=...)``)."""
+def session_factory(seat) -> Callable:
+    """The table's session factory for a remote game (``Table(session_factory=...)``): ``seat`` (a
+    ``host.remote.service.RemoteSeat``) says the link, this board's side and the rival's mind, which
+    a rematch swaps."""
 
     def make(table, store, row, **kw):
-        return RemoteSession(store, row, link=link, table=table, mind=mind, local=local, **kw)
+        return RemoteSession(store, row, link=seat.link, table=table, mind=seat.mind, local=seat.local, **kw)
 
     return make

@@ -17,6 +17,7 @@ from engine.board import SPACE_NAMES
 from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
+from host.remote.link import LinkFile
 from player import RemotePlayer
 from test_remote_table import Board, wait_for
 
@@ -152,6 +153,25 @@ def test_a_whole_game(tmp_path, realhub, mode, seed):
         wait_for(lambda: ann.service.store.game(row.id).status == "over", what="the store's end")
         assert ann.service.store.record(row.id) == to_record(truth)
         assert ann.state()["view"]["result"] == truth.result.to_json()
+        # a rematch with the same code: both ask, the hub swaps the sides; this board's player keeps
+        # their phone (its token now seats Black), the rival's seat plays White
+        phone = ann.table.phone_seats()["white"]
+        assert bob.post("rematch", {})[0] == 200
+        ann.table.play_again("white")
+        wait_for(lambda: ann.table.phase == "setup" and ann.seat.local == "black", what="the rematch at the board")
+        assert ann.seat.link.side == "black" and ann.seat.link.state["side"] == "black"
+        assert LinkFile(tmp_path / "remote.json").load()["side"] == "black"
+        assert ann.table.phone_seats() == {"black": phone}
+        assert ann.table.seat_of(phone) == "black"
+        wait_for(lambda: ann.state()["opponent"]["who"] == "Bob, playing from afar" and ann.state()["opponent"]["side"] == "white",
+                 what="the rival's seat")
+        assert ann.state()["remote"]["code"] == ann.seat.link.shown and ann.table.row.id != row.id
+        # (the hub's stream keeps the side it was opened for: the remote player opens it again)
+        bob.close()
+        time.sleep(0.2)
+        bob.listen()
+        bs = bob.wait(lambda s: s["phase"] == "setup" and s["side"] == "white")
+        assert bs["code"].replace("-", "") == ann.seat.link.code
     finally:
         bob.close()
         ann.stop()
