@@ -89,6 +89,11 @@ class HubAnswer(Exception):
         self.retry_after = retry_after
 
 
+class Reopen(OSError):
+    """The stream is reopened: a new round began, and the hub may have swapped the sides (a stream
+    opened before the rematch would go on with the side it was opened for)."""
+
+
 class Unreached(Exception):
     """The hub could not be reached (refused, timed out, cut off)."""
 
@@ -292,6 +297,10 @@ class Link:
 
     # --- this side's messages: the outbox --------------------------------------------------------
 
+    def save(self) -> None:
+        with self._lock:
+            self._save()
+
     def _save(self) -> None:
         self.file.save({"hub": self.hub, "code": self.code, "side": self.side, "token": self._token,
                         "outbox": self._outbox, "over": self.over})
@@ -332,6 +341,8 @@ class Link:
             return state.get("seq", -1) > message["body"]["seq"]
         if message["route"] == "setup":
             return bool((state.get("setups_in") or {}).get(self.side)) or state.get("phase") in ("playing", "over")
+        if message["route"] == "rematch":  # asked already, or the next game has begun
+            return bool((state.get("rematch") or {}).get(self.side)) or state.get("phase") != "over"
         return False
 
     def _drain(self) -> None:
@@ -399,6 +410,9 @@ class Link:
                 self.problem = exc.message
                 log.warning("the hub refused the stream: %s", exc.message)
                 got = False
+            except Reopen as exc:
+                log.info("%s", exc)
+                got = True
             except (OSError, http.client.HTTPException, ValueError) as exc:
                 log.info("the hub's stream ended: %s", exc)
                 got = False
@@ -426,6 +440,7 @@ class Link:
                     message = None
                 raise HubAnswer(resp.status, message or f"the hub answered {resp.status}")
             event: dict = {"data": []}
+            first = True
             while not self._stop.is_set():
                 line = resp.readline(1 << 22)  # the body, chunked or not
                 if not line:
@@ -438,7 +453,12 @@ class Link:
                 text = line.decode("utf-8").rstrip("\r\n")
                 if text == "":
                     if event["data"] and event.get("event", "message") == "state":
-                        self._on_state(json.loads("\n".join(event["data"])))
+                        state = json.loads("\n".join(event["data"]))
+                        if not first and self.over and state.get("phase") != "over":
+                            # the next round: its states are taken only from a stream opened for it
+                            raise Reopen("a new round: the stream is opened again for this token's side")
+                        self._on_state(state)
+                        first = False
                         got = True
                     event = {"data": []}
                 elif text.startswith(":"):
@@ -460,6 +480,9 @@ class Link:
             self.state = state
             self.received += 1
             over = state.get("phase") == "over"
+            if state.get("side") in ("white", "black") and state["side"] != self.side and not over:
+                self.side = state["side"]  # a rematch swapped the sides (the same token)
+                self._save()
             if over != self.over:
                 self.over = over
                 self._save()

@@ -64,13 +64,13 @@ class RemoteSeat:
 
     def service_kwargs(self) -> dict:
         seats = Seats({self.local: PhoneSeat(self.local), self.mind.side: OffBoardSeat(self.mind.side, self.mind)})
-        return {"seats": seats, "session_factory": session_factory(self.link, self.mind, self.local)}
+        return {"seats": seats, "session_factory": session_factory(self)}
 
     def attach(self, service, wait: float = FIRST_STATE) -> None:
         """Start the link and open the table on the remote game (the store's row for it, resumed,
         or a new one; another open game of the store is set aside)."""
         table, store = service.table, service.store
-        play = self.play = RemotePlay(table, self.link, self.mind)
+        play = self.play = RemotePlay(table, self)
         self.link.on_state = play.on_state
         self.link.on_status = play.on_status
         self.link.start()

@@ -243,11 +243,14 @@ class RemoteSession(Session):
         if ref is None:
             return self._build(state)
         local_total = self.base + len(ref.game.log)
+        log.debug("hub state seq %s: %s actions, this board at %s (%s in its game), referee %s", state.get("seq"),
+                  count, local_total, len(ref.game.log), getattr(ref.state, "value", ref.state))
         if count < local_total:
             return []  # this side's actions are on their way to the hub
         if count == local_total:
             self.next_seq = state["seq"]
             if count > self.base:  # the hub confirmed this side's actions: the referee's game re-based on it
+                log.debug("re-based on the hub's state at %s actions", count)
                 try:
                     out = ref.replace_game(self._standin(view, count))
                 except ValueError:
@@ -269,6 +272,7 @@ class RemoteSession(Session):
     def _build(self, state: dict) -> list:
         """The referee from the hub's state: a new game, or a resume (the board is checked against it)."""
         view = state["view"]
+        log.debug("a referee built on the hub's state at %s actions", history_count(view))
         if self.row.status == "setup":
             self.store.start_game(self.row.id)
             self.row = self.store.game(self.row.id)
@@ -296,6 +300,8 @@ class RemoteSession(Session):
         if view["result"]["status"] != "ongoing":
             return []  # an ended game is followed from its record (the "over" state)
         game = self._standin(view, history_count(view))
+        log.debug("following %s: to %s to move, occupancy changes %s", [p["text"] for p in plans], game.to_move,
+                  sorted(N[x] for x in game.occupied() ^ ref.game.occupied()))
         out: list = []
         # the rival's earlier plans still shown if the board has not carried them out yet
         shown = self.mind.plans if getattr(ref.state, "value", None) == "follow" else []
@@ -320,6 +326,7 @@ class RemoteSession(Session):
             final = replay(record)
         except ValueError as exc:
             self.problem = f"the hub's record of the game does not replay: {exc}"
+            log.error("%s", self.problem)
             return []
         out: list = []
         ref = self.ref
@@ -327,6 +334,7 @@ class RemoteSession(Session):
             # the rival's last action ended the game: carried out on the board as a plan
             view = state["view"]
             new = flat_history(view)[self.base + len(ref.game.log):]
+            log.debug("the game is over: %d actions of the rival to follow", len(new))
             if new and all(p == self.rival for p, _ in new):
                 before = ref.game
                 mine = {N[before.state.loc[t]] for t in before.towers_of(self.local) if before.state.loc[t] >= 0}
@@ -354,10 +362,10 @@ class RemoteSession(Session):
 class RemotePlay:
     """Puts a remote game on a table: the link's states, under the table's lock, into its session."""
 
-    def __init__(self, table, link, mind):
+    def __init__(self, table, seat):
         self.table = table
-        self.link = link
-        self.mind = mind
+        self.seat = seat
+        self.link = seat.link
         self.states = 0
         self.applied_at: list[tuple[int, float]] = []  # (seq, monotonic time) each state was applied (bench)
 
@@ -368,9 +376,10 @@ class RemotePlay:
             if not isinstance(session, RemoteSession):
                 return
             if state.get("side") != session.local:
-                log.warning("the hub's state is for %s, not %s: a rematch swapped sides", state.get("side"),
-                            session.local)
-                return
+                if state.get("phase") not in ("waiting", "setup"):
+                    log.warning("the hub's state is for %s, not %s", state.get("side"), session.local)
+                    return
+                session = self._new_round(state)
             try:
                 notices = session.apply(state)
             except Exception:  # noqa: BLE001 - a state that cannot be applied must not stop the link
@@ -379,6 +388,32 @@ class RemotePlay:
             self.states += 1
             self.applied_at.append((state.get("seq", -1), time.monotonic()))
             table._publish(table._split(notices))
+
+    @property
+    def mind(self):
+        return self.seat.mind
+
+    def _new_round(self, state: dict) -> "RemoteSession":
+        """The rematch the hub started: sides swapped, the same seats.  This board's player keeps
+        their phone (its token moves to their new side); a new game in setup."""
+        from host.session.seats import OffBoardSeat, PhoneSeat, Seats
+
+        from .mind import RemoteMind
+
+        table, seat, link = self.table, self.seat, self.link
+        old = seat.local
+        new = state["side"]
+        tokens = table.seats.tokens
+        seat.local = new
+        seat.mind = RemoteMind(other(new), name=(state.get("names") or {}).get(other(new)))
+        table.seats = Seats({new: PhoneSeat(new), other(new): OffBoardSeat(other(new), seat.mind)})
+        table.seats.set_tokens({new: tokens[old], other(new): tokens[other(old)]})
+        row = table.session.row
+        table.new_game(row.mode, row.vision, row.first)
+        table.store.set_meta("remote_game", f"{link.code}:{table.row.id}")
+        table.broker.disconnect(old)  # the phone's stream reopens as its new side's
+        log.info("rematch of %s: this board now plays %s", link.shown, new)
+        return table.session
 
     def on_status(self) -> None:
         table = self.table
@@ -389,10 +424,12 @@ class RemotePlay:
             table._publish({})
 
 
-def session_factory(link, mind, local: str) -> Callable:
-    """The table's session factory for a remote game (``Table(session_factory=...)``)."""
+def session_factory(seat) -> Callable:
+    """The table's session factory for a remote game (``Table(session_factory=...)``): ``seat`` (a
+    ``host.remote.service.RemoteSeat``) says the link, this board's side and the rival's mind, which
+    a rematch swaps."""
 
     def make(table, store, row, **kw):
-        return RemoteSession(store, row, link=link, table=table, mind=mind, local=local, **kw)
+        return RemoteSession(store, row, link=seat.link, table=table, mind=seat.mind, local=seat.local, **kw)
 
     return make

@@ -1,0 +1,177 @@
+"""A whole remote game in each mode, through a real hub on PostgreSQL: this board's side (the local
+player's phone and hands on the simulated board) against a scripted remote player over HTTP.
+
+The game is a seeded random game of the engine (both lineups and every action, so the test knows
+the truth the hub keeps): the local player names each action on their phone (``choose``, and
+``time`` first for the Power of Time) and carries it out on the board; the remote player POSTs
+theirs, and the person at the board carries out the plan the board shows.  At the end the hub's
+record equals the game, and the board's store holds the finished game with every identity."""
+
+import random
+import time
+
+import pytest
+
+from engine.actions import Pass, Time
+from engine.board import SPACE_NAMES
+from engine.game import Game
+from engine.randplay import random_game
+from engine.record import to_record
+from host.remote.link import LinkFile
+from player import RemotePlayer
+from test_remote_table import Board, wait_for
+
+N = SPACE_NAMES
+HOLD = 0.3  # seconds a lifted tower is held before it is put down (more than the sensors' settling)
+
+
+def count(view):
+    return sum(len(t["actions"]) for t in view["history"]) if view else 0
+
+
+def applied(ann) -> int:
+    """Actions in the hub's state the board's session has applied (read under the table's lock)."""
+    with ann.table.lock:
+        return count((ann.table.session.hub or {}).get("view"))
+
+
+def follow_the_board(ann, timeout=30.0):
+    """Do what the board asks until the referee waits for a player again: the lifts a plan needs,
+    then the occupancy it expects."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        ref = ann.table.ref
+        status = ref.public_status()
+        state = getattr(ref.state, "value", "")
+        if state == "follow":
+            plan = (ann.state()["opponent"] or {}).get("plan") or {}
+            steps = plan.get("steps", [plan])
+            lifted = False
+            for step in steps:
+                for s in step.get("lift", []):
+                    if s in {N[x] for x in ann.board.occupied}:
+                        ann.feed(ann.board.lift(s))
+                        lifted = True
+                        time.sleep(0.03)
+            if lifted:
+                time.sleep(HOLD)  # a tower is held up a moment, not flicked
+            want = ref.expected()
+            if want != ann.board.occupied:
+                ann.feed(ann.board.set(want))
+        elif state in ("flash", "time", "sync", "setup"):
+            want = ref.expected()
+            if want != ann.board.occupied:
+                ann.feed(ann.board.set(want))
+        elif state == "over" or (state == "play" and status.get("instructions") == []):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the board did not settle: {ann.table.ref.public_status()}")
+
+
+def carry_out(ann, truth: Game, action):
+    """The local player's action: named on the phone, then done with their hands."""
+    side = ann.side
+    effect = truth.board_effect(action)
+    if type(action) is Time:
+        ann.table.input(side, {"type": "time"})
+    ann.table.input(side, {"type": "choose", "action": action.to_record()})
+    if type(action) is Pass:
+        ann.table.input(side, {"type": "done"})
+        return
+    if effect.flash is not None:
+        ann.feed(ann.board.lift(action.frm))
+        time.sleep(0.05)
+        ann.feed(ann.board.lift(action.to))
+        wait_for(lambda: ann.table.ref.public_status().get("flash") is not None
+                 or ann.table.game.to_move != side or ann.table.ref.phase == "over", what="the flash announced")
+        return
+    truth.push(action)
+    want = truth.occupied()
+    truth.pop()
+    for a in sorted(effect.touched):  # every tower the action moves comes up (a swapped one too)
+        if a in ann.board.occupied:
+            ann.feed(ann.board.lift(a))
+            time.sleep(0.03)
+    time.sleep(HOLD)
+    for b in sorted(effect.touched):
+        if b in want and b not in ann.board.occupied:
+            ann.feed(ann.board.place(b))
+            time.sleep(0.03)
+    if want != ann.board.occupied:
+        ann.feed(ann.board.set(want))
+
+
+# one game per mode: Classic with Time, Swap and Reinforce; Third Eye with Gravity, Resurrect and Time
+@pytest.mark.parametrize("mode,seed", [("classic", 60), ("third_eye", 165)])
+def test_a_whole_game(tmp_path, realhub, mode, seed):
+
+    played = random_game(seed, mode, max_actions=400)
+    assert played.is_over()
+    truth = Game(played.setups["white"], played.setups["black"], mode, False, played.first)
+    ann = Board(tmp_path, realhub.url, side="white", mode=mode, first=played.first)
+    bob = RemotePlayer(realhub.url)
+    try:
+        bob.join(ann.seat.link.code)
+        bob.listen()
+        wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        ann.table.submit_setup("white", played.setups["white"].to_record())
+        assert bob.post("setup", {"setup": played.setups["black"].to_record()})[0] == 200
+        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+        ann.place_start()
+        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        seq = None
+        for i, (turn, player, action) in enumerate(played.log):
+            if player == "white":
+                try:
+                    wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+                             and getattr(ann.table.ref.state, "value", "") == "play", what=f"white's turn ({i})")
+                except AssertionError:
+                    raise AssertionError(f"white's turn ({i}, {action}, last {played.log[i-1]}): "
+                                         f"{ann.table.ref.state} {ann.table.ref.public_status()} "
+                                         f"{ann.state('white')['seat']['private']} {ann.table.game.to_move}") from None
+                carry_out(ann, truth, action)
+                follow_the_board(ann)
+                wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+                got = [a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]][i]
+                assert got == action.to_record(), f"action {i}: the board read {got}, the player did {action}"
+            else:
+                bs = bob.wait(lambda s: s["view"] and count(s["view"]) == i and s["legal"] is not None)
+                status, ans = bob.post("action", {"seq": bs["seq"], "action": action.to_record()})
+                assert status == 200, (i, action, ans)
+                # the board's session has applied the hub's state with it (under the table's lock)
+                wait_for(lambda: applied(ann) > i, what=f"the board to have action {i}")
+                follow_the_board(ann)
+            truth.push(action)
+            assert ann.board.occupied == truth.occupied(), (
+                f"after action {i} ({player} {action}; before: {played.log[i-1]}): {ann.table.ref.state} "
+                f"{ann.table.ref.public_status()} {ann.state()['opponent']} base={ann.table.session.base} "
+                f"log={len(ann.table.game.log)} applied={applied(ann)}")
+        wait_for(lambda: ann.table.phase == "over", what="the game over at the board")
+        wait_for(lambda: ann.seat.link.state["phase"] == "over", what="the hub's end")
+        assert ann.seat.link.state["record"] == to_record(truth)
+        row = ann.table.row
+        wait_for(lambda: ann.service.store.game(row.id).status == "over", what="the store's end")
+        assert ann.service.store.record(row.id) == to_record(truth)
+        assert ann.state()["view"]["result"] == truth.result.to_json()
+        # a rematch with the same code: both ask, the hub swaps the sides; this board's player keeps
+        # their phone (its token now seats Black), the rival's seat plays White
+        phone = ann.table.phone_seats()["white"]
+        assert bob.post("rematch", {})[0] == 200
+        ann.table.play_again("white")
+        wait_for(lambda: ann.table.phase == "setup" and ann.seat.local == "black", what="the rematch at the board")
+        assert ann.seat.link.side == "black" and ann.seat.link.state["side"] == "black"
+        assert LinkFile(tmp_path / "remote.json").load()["side"] == "black"
+        assert ann.table.phone_seats() == {"black": phone}
+        assert ann.table.seat_of(phone) == "black"
+        wait_for(lambda: ann.state()["opponent"]["who"] == "Bob, playing from afar" and ann.state()["opponent"]["side"] == "white",
+                 what="the rival's seat")
+        assert ann.state()["remote"]["code"] == ann.seat.link.shown and ann.table.row.id != row.id
+        # (the hub's stream keeps the side it was opened for: the remote player opens it again)
+        bob.close()
+        time.sleep(0.2)
+        bob.listen()
+        bs = bob.wait(lambda s: s["phase"] == "setup" and s["side"] == "white")
+        assert bs["code"].replace("-", "") == ann.seat.link.code
+    finally:
+        bob.close()
+        ann.stop()
