@@ -120,6 +120,29 @@ def test_two_processes_one_database_streams_wake_and_resume_anywhere(db, hubs):
     again.close()
 
 
+def test_the_other_process_hands_on_a_push_of_several_events_in_order_as_one_notification_brings_them(db, hubs):
+    """A push of several events (a board catching up, or batching behind a busy hub): the process
+    that did not take it hands them to its streams in order, from the notification or by reading
+    them back, and a stream resumed there starts after the last."""
+    dsn, _ = db
+    key = add_table(dsn, "t")
+    a, b = hubs(), hubs()
+    g = str(uuid.uuid4())
+    request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(1, 1)]}]}, key=key)
+    stream = SSE(b.url + f"/api/stream/games/{g}")
+    assert stream.next_event() == ("1", "update", event(1, 1)["data"])
+    big = {"seq": 7, "data": {"state": {"phase": "play", "mode": "classic", "turn": 7, "pad": "x" * 8000},
+                              "notices": []}}  # too long for a notification: read back
+    for batch in ([event(2, 2), event(3, 3), event(4, 4)], [event(5, 5)], [event(6, 6), big, event(8, 8)]):
+        assert request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": batch}]}, key=key)[0] == 200
+        for e in batch:
+            assert stream.next_event() == (str(e["seq"]), "update", e["data"])
+    stream.close()
+    again = SSE(b.url + f"/api/stream/games/{g}", last_event_id="5")
+    assert [again.next_event()[0] for _ in range(3)] == ["6", "7", "8"]
+    again.close()
+
+
 def test_read_formats_archive_and_ratings(db, hubs):
     dsn, _ = db
     key = add_table(dsn, "club")
