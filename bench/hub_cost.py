@@ -34,9 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import hub as bench  # noqa: E402  (bench/hub.py: PreGame, HubProc, the cluster, CPU readers)
+import hub as bench  # bench/hub.py: PreGame, HubProc, the cluster, CPU readers
 
-from host.hub import frames, schema  # noqa: E402
+from host.hub import frames, schema
 
 
 def events_of(games: int, seed: int = 1) -> list[list[dict]]:
