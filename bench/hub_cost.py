@@ -25,6 +25,7 @@ import json
 import os
 import random
 import selectors
+import signal
 import socket
 import statistics
 import sys
@@ -181,4 +182,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the cluster and hub processes are torn down
     sys.exit(main())

@@ -56,24 +56,26 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 HERE = Path(__file__).parent
 FILTERS = ("table", "mode", "status", "result", "player", "date", "from", "to")  # of the index and the export
 EXPORT_MAX = 10000  # games in one export
-# A push of new events of known live games of the pushing table, in one statement (the arrays sent
-# in binary, %b: psycopg would quote the JSON text of every event in Python): it changes
+# A push of new events of known live games of the pushing table, in one statement (its rows sent as
+# one JSON text, [[uuid, seq, data text, mode], ...], unpacked by PostgreSQL: psycopg adapts one
+# string instead of several arrays element by element in Python; ->> gives back each data text
+# exactly as pushed): it changes
 # nothing (done = false) unless every game is known, the table's, live, and every event new.  The
 # events are inserted in the order pushed (the database's bytes must not depend on a join's order).
 # A game's notification carries its events when the push brought it a few small ones, numbered
 # on without a gap (the usual case; one a line: JSON text has no raw line break): the other
 # processes then hand them to their streams without reading them back.
 FAST_PUSH = """
-WITH v AS (SELECT * FROM unnest(%(u)b::uuid[], %(s)b::int[], %(d)b::text[]) WITH ORDINALITY AS v(uuid, seq, data, n)),
-g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%(games)s::uuid[])),
-ok AS (SELECT count(*) = %(n)s AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
+WITH v AS (SELECT (e->>0)::uuid AS uuid, (e->>1)::int AS seq, e->>2 AS data, e->>3 AS mode, n
+           FROM json_array_elements(%(rows)s::json) WITH ORDINALITY AS x(e, n)),
+g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid IN (SELECT uuid FROM v)),
+ok AS (SELECT count(*) = (SELECT count(DISTINCT uuid) FROM v) AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
               AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
               (SELECT count(*) FROM v) > 0 AS done FROM g),
 ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
         WHERE (SELECT done FROM ok) ORDER BY v.n ON CONFLICT DO NOTHING RETURNING game_id, seq),
-m AS (SELECT * FROM unnest(%(mu)b::uuid[], %(modes)b::text[]) AS m(uuid, mode)),
 upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
-               mode = COALESCE(h.mode, (SELECT m.mode FROM m WHERE m.uuid = h.uuid AND m.mode IS NOT NULL LIMIT 1))
+               mode = COALESCE(h.mode, (SELECT v.mode FROM v WHERE v.uuid = h.uuid AND v.mode IS NOT NULL ORDER BY v.n LIMIT 1))
         FROM (SELECT game_id, max(seq) AS top FROM ins GROUP BY game_id) t
         WHERE h.id = t.game_id RETURNING h.uuid::text, h.id, h.last_seq, h.status)
 SELECT (SELECT done FROM ok),
@@ -601,14 +603,11 @@ class Hub:
     async def _push_fast(self, table_id: int, checked) -> dict | None:
         """The usual push (new events of this table's known live games, no record) in one statement,
         one round trip; None, having changed nothing, if the push is not that."""
-        uuids = list(dict.fromkeys(u for u, _, _ in checked))
-        rows = [(u, s, d) for u, events, _ in checked for s, d in events]
-        modes = [events.mode for _, events, _ in checked]
+        rows = json.dumps([[u, s, d, events.mode] for u, events, _ in checked for s, d in events],
+                          separators=(",", ":"))
         async with self.pool.connection(timeout=PUSH_WAIT) as conn:
             done, games = await (await conn.execute(FAST_PUSH, {
-                "games": uuids, "n": len(uuids), "table": table_id, "u": [r[0] for r in rows],
-                "s": [r[1] for r in rows], "d": [r[2] for r in rows], "mu": [u for u, _, _ in checked],
-                "modes": modes, "channel": schema.CHANNEL})).fetchone()
+                "rows": rows, "table": table_id, "channel": schema.CHANNEL})).fetchone()
         if not done:
             return None
         acked = {}

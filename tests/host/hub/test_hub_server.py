@@ -88,6 +88,32 @@ def test_pushes_are_idempotent(db, hubs):
         assert conn.execute("SELECT seq FROM hub_events ORDER BY seq").fetchall() == [(1,), (2,), (3,), (4,)]
 
 
+def test_a_pushed_event_is_stored_as_its_exact_text_whatever_it_holds(db, hubs):
+    """Quotes, backslashes, escaped characters, a NUL's escape, line breaks inside strings: the
+    database holds each event as the hub writes its JSON text, character for character, by the
+    usual push (new events of a live game) as by the first, and the streams get it so."""
+    dsn, _ = db
+    key = add_table(dsn, "t")
+    a, b = hubs(), hubs()
+    g = str(uuid.uuid4())
+    odd = ['say "hi"', "back\\slash \\u0041", "caf\u00e9 \u2603 \U0001f600", "nul \x00 end", "line\nbreak\ttab",
+           "%s %(x)s $1 ?"]
+    events = [{"seq": n, "data": {"state": {"phase": "play", "mode": "classic", "names": [text, n]}, "notices": [text]}}
+              for n, text in enumerate(odd, 1)]
+    request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": events[:1]}]}, key=key)
+    stream = SSE(b.url + f"/api/stream/games/{g}")
+    assert stream.next_event() == ("1", "update", events[0]["data"])
+    request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": events[1:3]}]}, key=key)
+    for e in events[3:]:
+        request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [e]}]}, key=key)
+    for e in events[1:]:
+        assert stream.next_event() == (str(e["seq"]), "update", e["data"])
+    stream.close()
+    with psycopg.connect(dsn) as conn:
+        held = conn.execute("SELECT seq, data FROM hub_events ORDER BY seq").fetchall()
+    assert held == [(e["seq"], json.dumps(e["data"], separators=(",", ":"))) for e in events]
+
+
 def test_two_processes_one_database_streams_wake_and_resume_anywhere(db, hubs):
     dsn, _ = db
     key = add_table(dsn, "t")
