@@ -38,8 +38,10 @@ import os
 import random
 import re
 import resource
+import selectors
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -61,75 +63,104 @@ GAME_CAP = 150  # actions: a game longer than this is abandoned and a new one st
 # --- boards --------------------------------------------------------------------------------------
 
 
-class SimTable:
-    """What a Pusher needs of a table (its store, its broker, a status line), playing a random game
-    at the brisk pace: lift, put-down, commit, each published as the public status page shows it."""
+GAME_MARK, TIME_MARK = b'"game":987654321', b'"bench_t":123456789.125'  # stamped as each frame is sent
 
-    def __init__(self, folder: Path, seed: int):
+
+class PreGame:
+    """A random game played by the engine before the run, as the public status page shows it: its
+    opening frame, then three frames per action (the lift, the put-down, the commit with the new
+    history), each the SSE bytes the table's broker hands its pusher (host.web.events.encode), with
+    the game's number and the time it is sent left to stamp."""
+
+    def __init__(self, rng: random.Random):
+        from engine.board import BLACK, WHITE
+        from engine.game import Game
+        from engine.randplay import random_setup
+        from engine.views import view
+        from host.web.events import encode
+
+        self.setups = {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
+        game = Game(self.setups[WHITE], self.setups[BLACK], "classic")
+
+        def frame(lift, place):
+            v = view(game, None)
+            state = {"phase": "over" if game.is_over() else "playing", "game": 987654321, "mode": "classic",
+                     "board": {"occupied": sorted(t["space"] for t in v.get("board", [])), "lift": lift,
+                               "place": place}, "view": v, "bench_t": 123456789.125}
+            out = encode(0, "update", {"state": state, "notices": []})
+            assert GAME_MARK in out and TIME_MARK in out
+            return out
+
+        self.opening = frame([], [])
+        self.steps: list[tuple[bytes, bytes, bytes, bool]] = []  # lift, put-down, commit, same turn after
+        while not game.is_over() and len(game.log) < GAME_CAP:
+            action = rng.choice(game.legal_actions())
+            spaces = [v for v in action.to_record().values() if isinstance(v, str) and v[:1] in "wb"
+                      and v[1:].isdigit()] or ["w00"]
+            lifted, placed = frame(spaces[:1], []), frame([], spaces[:1])
+            before = game.to_move
+            game.push(action)
+            self.steps.append((lifted, placed, frame([], []), game.to_move == before))
+        self.game = game  # as it ends: written to the table's store when it ends there
+
+
+class SimTable:
+    """What a Pusher needs of a table (its store, its broker, a status line), playing pre-generated
+    games at the brisk pace: lift, put-down, commit, each handed to the pusher as the table's broker
+    would hand it the public status page's frame, stamped with the time it is handed over.  The
+    game is written to the table's store as a board writes it (its row and lineups when it starts,
+    its actions once it ends, or is abandoned at GAME_CAP), so the pusher sends its record after
+    its last frame."""
+
+    def __init__(self, folder: Path, seed: int, games: list[PreGame]):
         from host.store import Store
         from host.web.events import Broker
 
         folder.mkdir(parents=True, exist_ok=True)
         self.store = Store(folder / "quin.sqlite3")
-        self.broker = Broker()
+        self.broker = Broker()  # the pusher subscribes to it; the frames go to the pusher directly
         self.hub = None
+        self.hub_pusher = None
         self.rng = random.Random(seed)
-        self.new_game()
+        self.games = games
+        self.n = seed
+        self.pre: PreGame | None = None
 
     def new_game(self):
         from engine.board import BLACK, WHITE
-        from engine.game import Game
-        from engine.randplay import random_setup
 
-        rng = self.rng
-        setups = {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
-        self.game = Game(setups[WHITE], setups[BLACK], "classic")
+        self.pre = self.games[self.n % len(self.games)]
+        self.n += 1
         self.id = self.store.new_game("classic", False, WHITE, {"white": "w", "black": "b"})
         for p in (WHITE, BLACK):
-            self.store.save_setup(self.id, p, setups[p])
+            self.store.save_setup(self.id, p, self.pre.setups[p])
         self.store.start_game(self.id)
-        self.action = None
-        self.lift = self.place = []
-        self._view()
-        self.publish()
+        self.i = 0
+        self.send(self.pre.opening)
 
-    def _view(self):
-        from engine.views import view
-
-        self.view = view(self.game, None)
-        self.occupied = sorted(t["space"] for t in self.view.get("board", []))
-
-    def publish(self):
-        state = {"phase": "over" if self.game.is_over() else "playing", "game": self.id, "mode": "classic",
-                 "board": {"occupied": self.occupied, "lift": self.lift, "place": self.place},
-                 "view": self.view, "bench_t": time.time()}
-        self.broker.publish({"public": state, "white": {}, "black": {}}, {})
+    def send(self, frame: bytes):
+        self.hub_pusher._deliver(frame.replace(GAME_MARK, b'"game":%d' % self.id)
+                                 .replace(TIME_MARK, b'"bench_t":%r' % time.time()))
 
     def step(self, phase: str) -> float:
         """Do the next step; the seconds until the one after."""
         rng = self.rng
+        if phase == "lift" and self.i >= len(self.pre.steps):
+            if not self.pre.game.is_over():  # capped: abandoned, as the bench always did
+                self.store.commit_action(self.id, self.pre.game)
+                self.store.abandon(self.id)
+            self.new_game()
+        lifted, placed, committed, same_turn = self.pre.steps[self.i]
         if phase == "lift":
-            if self.game.is_over() or len(self.game.log) >= GAME_CAP:
-                if not self.game.is_over():
-                    self.store.abandon(self.id)
-                self.new_game()
-            self.action = rng.choice(self.game.legal_actions())
-            spaces = [v for v in self.action.to_record().values() if isinstance(v, str) and v[:1] in "wb"
-                      and v[1:].isdigit()] or ["w00"]
-            self.lift, self.place = spaces[:1], []
-            self.publish()
+            self.send(lifted)
             return rng.uniform(*CARRY)
         if phase == "place":
-            self.lift, self.place = [], self.lift
-            self.publish()
+            self.send(placed)
             return SETTLE
-        before = self.game.to_move
-        self.game.push(self.action)
-        self.store.commit_action(self.id, self.game)
-        self.lift = self.place = []
-        self._view()
-        self.publish()
-        same_turn = self.game.to_move == before
+        self.i += 1
+        if self.i == len(self.pre.steps) and self.pre.game.is_over():
+            self.store.commit_action(self.id, self.pre.game)  # the game over: its record, then its last frame
+        self.send(committed)
         return rng.uniform(*BETWEEN) if same_turn else rng.uniform(*THINK)
 
 
@@ -140,8 +171,20 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
     # The boards stand for other machines: here their many threads would take the CPU from the hub
     # processes (the scheduler shares it by thread), so they yield to them.
     os.nice(5)
-    tables = [SimTable(Path(folder) / f"t{s}", seed=s) for s in seeds]
-    pushers = [Pusher(t, url, k, backoff=(0.2, 2.0)).start() for t, k in zip(tables, keys)]
+    rng = random.Random(seeds[0])
+    games = [PreGame(rng) for _ in range(min(len(seeds), 8))]  # played by the engine before the run
+    tables = [SimTable(Path(folder) / f"t{s}", s, games) for s in seeds]
+    pushers = [Pusher(t, url, k, backoff=(0.2, 2.0)) for t, k in zip(tables, keys)]
+    refused = [0]
+    for p in pushers:  # count the pushes the hub refused (a 503 when its pool is exhausted): retried
+        def post(body, p=p, real=p._post):
+            problem = real(body)
+            refused[0] += problem is not None
+            return problem
+        p._post = post
+        p.start()
+    for t in tables:
+        t.new_game()
     stop = threading.Event()
     playing = threading.Event()
 
@@ -169,6 +212,7 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
         elif cmd[0] == "clear":
             for p in pushers:
                 p.latencies.clear()
+            refused[0] = 0
         elif cmd[0] == "cut":  # the last board's pushes go nowhere until "uncut"
             cut = pushers[-1]
             cut._real, cut._parts, cut._conn = cut._parts, urllib.parse.urlsplit("http://127.0.0.1:9"), None
@@ -197,7 +241,8 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
                    "pushes": [x for p in pushers for x in p.latencies],
                    "numbered": {uuid: seq for t in tables for uuid, seq in t.store._conn.execute(
                        "SELECT game_uuid, seq FROM hub_numbered").fetchall()},
-                   "cut_table": seeds[-1], "cpu": resource.getrusage(resource.RUSAGE_SELF)[:2]}
+                   "cut_table": seeds[-1], "cpu": resource.getrusage(resource.RUSAGE_SELF)[:2],
+                   "refused": refused[0]}
             for p in pushers:
                 p.stop()
             conn.send(out)
@@ -209,81 +254,125 @@ def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str)
 STAMP = re.compile(rb'"bench_t"(?::|\],)([0-9.]+)')  # in a whole frame, or a patch's ["set",[...,"bench_t"],t]
 
 
+class Reader:
+    """One spectator's stream on a raw non-blocking socket (HTTP/1.0, so no chunking to undo)."""
+
+    def __init__(self, hosts: list[tuple[str, int]], path: str):
+        self.hosts, self.path = hosts, path
+        self.wall = path.endswith("wall")
+        self.turn = 0  # which process it tries (the next after each failure)
+        self.last = b""  # the last event id it has (Last-Event-ID)
+        self.sock: socket.socket | None = None
+        self.connected_once = False
+
+    def connect(self) -> socket.socket:
+        host, port = self.hosts[self.turn % len(self.hosts)]
+        sock = socket.socket()
+        sock.setblocking(False)
+        try:
+            sock.connect((host, port))
+        except BlockingIOError:
+            pass
+        self.sock, self.buf, self.head, self.fresh = sock, b"", True, True
+        self.request = (f"GET {self.path} HTTP/1.0\r\nHost: x\r\nAccept: text/event-stream\r\n".encode()
+                        + (b"Last-Event-ID: %s\r\n" % self.last if self.last else b"") + b"\r\n")
+        return sock
+
+
 def spectator_worker(conn, streams: list[tuple[list[tuple[str, int]], str]]):
-    """A process of SSE streams (asyncio, raw sockets, HTTP/1.0 so no chunking to undo)."""
+    """A process of SSE streams read by one selector loop on raw sockets: each read takes what the
+    socket holds; each complete event is timed as it arrives (the time it was stamped at the board
+    against now: the event-to-spectator latency), and its id kept for a resume.  The first event
+    of a connection brings it up to date (the newest frame whole, or the first missed while
+    reconnecting): counted apart from the live ones (the wall: all its boards, its first second)."""
     stats = {"latencies": [], "wall": [], "events": 0, "reconnects": 0, "connected": 0, "resumed": [],
              "refused": 0}
+    sel = selectors.DefaultSelector()
+    sel.register(conn.fileno(), selectors.EVENT_READ, None)
+    retry: list[tuple[float, int, Reader]] = []  # (when, tie, reader): reconnections due
+    readers = [Reader(h, p) for h, p in streams]
+    for n, r in enumerate(readers):
+        heapq.heappush(retry, (time.monotonic() + n // 100 * 0.05, n, r))
 
-    async def stream(hosts, path):
-        last = None
-        i = 0
-        first_connect = True
-        while True:
-            host, port = hosts[i % len(hosts)]
-            writer = None
-            try:
-                reader, writer = await asyncio.open_connection(host, port, limit=1 << 22)
-                head = f"GET {path} HTTP/1.0\r\nHost: x\r\nAccept: text/event-stream\r\n"
-                if last:
-                    head += f"Last-Event-ID: {last}\r\n"
-                writer.write((head + "\r\n").encode())
-                status = await reader.readline()
-                if b" 200 " not in status:
-                    stats["refused"] += 1
-                    raise ConnectionError(status)
-                while (await reader.readline()).strip():
-                    pass  # the headers
-                if first_connect:
-                    stats["connected"] += 1
-                    first_connect = False
-                # the first event of a connection brings it up to date (the newest frame whole, or
-                # the first event missed while reconnecting): counted apart from the live ones
-                fresh = True
-                since = time.monotonic()
-                while True:
-                    line = await reader.readline()
-                    if not line:
-                        raise ConnectionError("closed")
-                    if line.startswith(b"id: "):
-                        last = line[4:].strip().decode()
-                    elif line.startswith(b"data: "):
-                        m = STAMP.search(line)
-                        stats["events"] += 1
-                        if m:
-                            lat = time.time() - float(m.group(1))
-                            if fresh:
-                                stats["resumed"].append(lat)
-                            else:
-                                (stats["wall"] if path.endswith("wall") else stats["latencies"]).append(lat)
-                        fresh = path.endswith("wall") and time.monotonic() - since < 1.0  # the wall: all boards first
-            except (OSError, ConnectionError, ValueError, asyncio.IncompleteReadError):
-                stats["reconnects"] += 1
-                i += 1  # the next process
-                await asyncio.sleep(0.2 + random.random() * 0.3)
-            finally:
-                if writer is not None:
-                    writer.close()
+    def fail(r: Reader) -> None:
+        sel.unregister(r.sock)
+        r.sock.close()
+        stats["reconnects"] += 1
+        r.turn += 1  # the next process
+        heapq.heappush(retry, (time.monotonic() + 0.2 + random.random() * 0.3, id(r), r))
 
-    async def main():
-        tasks = []
-        for n, (hosts, path) in enumerate(streams):
-            tasks.append(asyncio.ensure_future(stream(hosts, path)))
-            if n % 100 == 99:
-                await asyncio.sleep(0.05)
-        loop = asyncio.get_running_loop()
-        while True:
-            cmd = await loop.run_in_executor(None, conn.recv)
-            if cmd == "stats":
-                conn.send({k: (len(v) if isinstance(v, list) else v) for k, v in stats.items()})
-            elif cmd == "clear":
-                for k in ("latencies", "wall", "resumed"):
-                    stats[k] = []
-            elif cmd == "stop":
-                conn.send(dict(stats, cpu=resource.getrusage(resource.RUSAGE_SELF)[:2]))
+    def read(r: Reader) -> None:
+        try:
+            data = r.sock.recv(1 << 20)
+        except BlockingIOError:
+            return
+        except OSError:
+            return fail(r)
+        now = time.time()
+        if not data:
+            return fail(r)
+        buf = r.buf + data
+        if r.head:
+            if b"\r\n\r\n" not in buf:
+                r.buf = buf
                 return
+            status, _, buf = buf.partition(b"\r\n\r\n")
+            if b" 200 " not in status.split(b"\r\n", 1)[0]:
+                stats["refused"] += 1
+                return fail(r)
+            r.head = False
+            r.since = time.monotonic()
+            if not r.connected_once:
+                stats["connected"] += 1
+                r.connected_once = True
+        cut = buf.rfind(b"\n\n")
+        if cut < 0:
+            r.buf = buf
+            return
+        done, r.buf = buf[:cut], buf[cut + 2:]
+        stats["events"] += done.count(b"\ndata: ") + done.startswith(b"data: ")
+        at = done.rfind(b"id: ")
+        if at >= 0 and (at == 0 or done[at - 1] == 10):
+            r.last = done[at + 4:done.index(b"\n", at)]
+        for m in STAMP.finditer(done):
+            lat = now - float(m.group(1))
+            if r.fresh:
+                stats["resumed"].append(lat)
+            else:
+                (stats["wall"] if r.wall else stats["latencies"]).append(lat)
+            r.fresh = r.wall and time.monotonic() - r.since < 1.0
 
     conn.send("ready")
-    asyncio.run(main())
+    while True:
+        wait = None
+        now = time.monotonic()
+        while retry and retry[0][0] <= now:
+            r = heapq.heappop(retry)[2]
+            r.sock = r.connect()
+            sel.register(r.sock, selectors.EVENT_WRITE, r)
+        if retry:
+            wait = max(0.0, retry[0][0] - now)
+        for key, events in sel.select(wait):
+            r = key.data
+            if r is None:  # a command
+                cmd = conn.recv()
+                if cmd == "stats":
+                    conn.send({k: (len(v) if isinstance(v, list) else v) for k, v in stats.items()})
+                elif cmd == "clear":
+                    for k in ("latencies", "wall", "resumed"):
+                        stats[k] = []
+                elif cmd == "stop":
+                    conn.send(dict(stats, cpu=resource.getrusage(resource.RUSAGE_SELF)[:2]))
+                    return
+            elif events & selectors.EVENT_WRITE:  # connected (or failed to)
+                try:
+                    r.sock.send(r.request)
+                except OSError:
+                    fail(r)
+                    continue
+                sel.modify(r.sock, selectors.EVENT_READ, r)
+            else:
+                read(r)
 
 
 # --- a TCP proxy in front of the hub processes (the boards' pushes) -------------------------------
@@ -350,8 +439,8 @@ def postgres_cpu_s(cluster: Cluster) -> float:
 
 
 class HubProc:
-    def __init__(self, dsn: str, pool: int, profile: str | None = None):
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+    def __init__(self, dsn: str, pool: int, profile: str | None = None, root: str | None = None):
+        env = dict(os.environ, PYTHONPATH=str(root or ROOT))  # root: another checkout's hub (a peer)
         code = "import sys; from host.cli import main; sys.exit(main())"
         if profile:  # the hub's own CPU, by function, written when it stops
             code = f"import cProfile; from host.cli import main; cProfile.run('main()', {profile!r})"
@@ -404,6 +493,7 @@ def main() -> int:
     ap.add_argument("--direct", action="store_true", help="boards push to a hub process each, not through the proxy")
     ap.add_argument("--profile-hub", help="write the first hub process's cProfile statistics to this file")
     ap.add_argument("--pool", type=int, default=6, help="database connections per hub process")
+    ap.add_argument("--hub-root", help="run the hub processes from this checkout (a peer to compare with)")
     args = ap.parse_args()
 
     import psycopg
@@ -413,7 +503,8 @@ def main() -> int:
     ctx = mp.get_context("fork")
     cluster = Cluster()
     stores = Path(tempfile.mkdtemp(prefix="quin-hub-bench-", dir="/dev/shm" if Path("/dev/shm").is_dir() else None))
-    out: dict = {"ran": {k: getattr(args, k) for k in ("tables", "streams", "seconds", "faults", "cut", "pool", "direct")},
+    out: dict = {"ran": {k: getattr(args, k) for k in ("tables", "streams", "seconds", "faults", "cut", "pool", "direct",
+                                                        "hub_root")},
                  "asked": {"tables": 200, "streams": 5000, "push_p99_ms": 50, "event_to_spectator_p99_ms": 500},
                  "machine": {"cores": os.cpu_count(), "load_before": os.getloadavg()}}
     hubs, workers = [], []
@@ -427,7 +518,7 @@ def main() -> int:
                 keys[i] = schema.add_table(conn, f"t{i}")
         # the workers are forked before any thread or connection exists in this process
         proxy_end, proxy_conn = ctx.Pipe()
-        hubs = [HubProc(dsn, args.pool, args.profile_hub), HubProc(dsn, args.pool)]
+        hubs = [HubProc(dsn, args.pool, args.profile_hub, args.hub_root), HubProc(dsn, args.pool, None, args.hub_root)]
         proxy = ctx.Process(target=proxy_worker, args=(proxy_conn, [h.port for h in hubs]), daemon=True)
         proxy.start()
         proxy_port = proxy_end.recv()
@@ -569,6 +660,7 @@ def main() -> int:
         out["drained"] = all(r["drained"] for r in results)
         pushes = [x for r in results for x in r["pushes"]]
         out["pushes"] = len(pushes)
+        out["pushes_refused"] = sum(r["refused"] for r in results)  # answered 503 etc.: retried after a backoff
         out["push_ms"] = {"p50": pct(pushes, 0.5), "p99": pct(pushes, 0.99), "max": pct(pushes, 1.0)}
         lat = [x for s in spect for x in s["latencies"]]
         wall = [x for s in spect for x in s["wall"]]

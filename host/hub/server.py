@@ -56,30 +56,34 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 HERE = Path(__file__).parent
 FILTERS = ("table", "mode", "status", "result", "player", "date", "from", "to")  # of the index and the export
 EXPORT_MAX = 10000  # games in one export
-# A push of new events of known live games of the pushing table, in one statement (the arrays sent
-# in binary, %b: psycopg would quote the JSON text of every event in Python): it changes
+# A push of new events of known live games of the pushing table, in one statement (its rows sent as
+# one JSON text, [[uuid, seq, data text, mode], ...], unpacked by PostgreSQL: psycopg adapts one
+# string instead of several arrays element by element in Python; ->> gives back each data text
+# exactly as pushed): it changes
 # nothing (done = false) unless every game is known, the table's, live, and every event new.  The
 # events are inserted in the order pushed (the database's bytes must not depend on a join's order).
-# A game's notification carries its event when the push brought it one small event (the usual
-# case): the other processes then hand it to their streams without reading it back.
+# A game's notification carries its events when the push brought it a few small ones, numbered
+# on without a gap (the usual case; one a line: JSON text has no raw line break): the other
+# processes then hand them to their streams without reading them back.
 FAST_PUSH = """
-WITH v AS (SELECT * FROM unnest(%(u)b::uuid[], %(s)b::int[], %(d)b::text[]) WITH ORDINALITY AS v(uuid, seq, data, n)),
-g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%(games)s::uuid[])),
-ok AS (SELECT count(*) = %(n)s AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
+WITH v AS (SELECT (e->>0)::uuid AS uuid, (e->>1)::int AS seq, e->>2 AS data, e->>3 AS mode, n
+           FROM json_array_elements(%(rows)s::json) WITH ORDINALITY AS x(e, n)),
+g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid IN (SELECT uuid FROM v)),
+ok AS (SELECT count(*) = (SELECT count(DISTINCT uuid) FROM v) AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
               AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
               (SELECT count(*) FROM v) > 0 AS done FROM g),
 ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
         WHERE (SELECT done FROM ok) ORDER BY v.n ON CONFLICT DO NOTHING RETURNING game_id, seq),
-m AS (SELECT * FROM unnest(%(mu)b::uuid[], %(modes)b::text[]) AS m(uuid, mode)),
 upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
-               mode = COALESCE(h.mode, (SELECT m.mode FROM m WHERE m.uuid = h.uuid AND m.mode IS NOT NULL LIMIT 1))
+               mode = COALESCE(h.mode, (SELECT v.mode FROM v WHERE v.uuid = h.uuid AND v.mode IS NOT NULL ORDER BY v.n LIMIT 1))
         FROM (SELECT game_id, max(seq) AS top FROM ins GROUP BY game_id) t
         WHERE h.id = t.game_id RETURNING h.uuid::text, h.id, h.last_seq, h.status)
 SELECT (SELECT done FROM ok),
        (SELECT json_agg(json_build_array(uuid, id, last_seq, status)) FROM
            (SELECT upd.*, pg_notify(%(channel)s, id || ':' || last_seq || ':' || status || coalesce(
-               (SELECT E'\n' || v.data FROM v WHERE v.uuid::text = upd.uuid AND v.seq = upd.last_seq
-                AND length(v.data) < 7000 AND (SELECT count(*) FROM v w WHERE w.uuid = v.uuid) = 1), ''))
+               (SELECT E'\n' || string_agg(v.data, E'\n' ORDER BY v.seq) FROM v WHERE v.uuid::text = upd.uuid
+                HAVING sum(length(v.data)) < 7000 AND max(v.seq) = upd.last_seq
+                   AND max(v.seq) - min(v.seq) + 1 = count(*)), ''))
             FROM upd) x)
 """
 NOT_PATCH = "left(data, 9) <> '{\"patch\":'"  # SQL: an event that is a whole frame
@@ -214,7 +218,7 @@ class Hub:
         self.channels: dict[int, Channel] = {}
         self._loading: dict[int, asyncio.Future] = {}
         self.wall_version = 0
-        self.wall: dict[int, tuple[int, str]] = {}  # game id -> (version, its card: JSON text)
+        self.wall: dict[int, int] = {}  # game id on the wall -> the wall version its card last changed at
         self.wall_subscribers: set = set()
         self._wall_sent = 0  # the wall version the wall's streams have
         self._wall_cards: dict[int, tuple[dict, bytes]] = {}  # game id -> its card as last sent, and as an event
@@ -230,7 +234,7 @@ class Hub:
         self.keys: dict[str, tuple[int, str]] = {}  # key hash -> (table id, name)
         self._boards: set[int] = set()  # tables whose board identity is known to be stored
         self._wall_seen: dict[int, tuple[int, str]] = {}  # game id -> (seq, status) on the wall
-        self._wall_tables: dict[int, tuple[int, int, str]] = {}  # game id on the wall -> its table
+        self._wall_games: dict[str, int] = {}  # table -> its game on the wall
         self._pending: dict[int, tuple[int, str]] = {}  # games to read again (NOTIFY): their seq, status
         self._pending_set = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
@@ -288,9 +292,11 @@ class Hub:
                             continue
                         seq = int(seq) if seq.isdigit() else 1 << 31
                         ch = self.channels.get(int(game_id))
-                        if data and ch is not None and seq == ch.cursor + 1 and int(game_id) not in self._pending:
-                            self.deliver(ch, [(seq, data)], status)  # the event itself came with it
-                            continue
+                        if data and ch is not None and int(game_id) not in self._pending:
+                            texts = data.split("\n")  # the events themselves came with it, up to seq
+                            if seq - len(texts) == ch.cursor:
+                                self.deliver(ch, list(zip(range(ch.cursor + 1, seq + 1), texts)), status)
+                                continue
                         if seq > self._pending.get(int(game_id), (-1, ""))[0]:
                             self._pending[int(game_id)] = (seq, status)
                         self._pending_set.set()
@@ -349,8 +355,14 @@ class Hub:
         for game_id in list(self._wall_cards):
             if game_id not in self.wall:  # its table's newer game took its place
                 del self._wall_cards[game_id]
-        for version, game_id, text in sorted((v, g, t) for g, (v, t) in self.wall.items() if v > self._wall_sent):
-            card = json.loads(text)
+        for version, game_id in sorted((v, g) for g, v in self.wall.items() if v > self._wall_sent):
+            ch = self.channels.get(game_id)
+            if ch is None or ch.state is None:
+                continue
+            # drawn once a tick, however many events the game had since the last (its frame now)
+            text = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": ch.status,
+                               "data": wall_card(ch.state)}, separators=(",", ":"))
+            card = json.loads(text)  # a copy: the channel's frame changes in place
             event = f"event: board\ndata: {text}\n\n".encode()
             before = self._wall_cards.get(game_id)
             if before is not None:
@@ -454,20 +466,18 @@ class Hub:
             self._put_wall(ch)
 
     def _put_wall(self, ch: Channel) -> None:
+        """Mark the game's card changed (drawn at the next tick, from the game's frame then)."""
         if ch.state is None or self._wall_seen.get(ch.game_id) == (ch.cursor, ch.status):
             return
-        for game_id, (_, _, table) in list(self._wall_tables.items()):
-            if table == ch.table and game_id != ch.game_id:  # the wall shows each table's newest game
-                if game_id > ch.game_id:  # an older game's late wake replaces nothing
-                    self._wall_seen[ch.game_id] = (ch.cursor, ch.status)
-                    return
-                self.wall.pop(game_id, None)
-                del self._wall_tables[game_id]
-        self._wall_tables[ch.game_id] = (0, 0, ch.table)
+        other = self._wall_games.get(ch.table)
+        if other is not None and other != ch.game_id:  # the wall shows each table's newest game
+            if other > ch.game_id:  # an older game's late wake replaces nothing
+                self._wall_seen[ch.game_id] = (ch.cursor, ch.status)
+                return
+            self.wall.pop(other, None)
+        self._wall_games[ch.table] = ch.game_id
         self.wall_version += 1
-        body = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": ch.status,
-                           "data": wall_card(ch.state)}, separators=(",", ":"))
-        self.wall[ch.game_id] = (self.wall_version, body)
+        self.wall[ch.game_id] = self.wall_version
         self._wall_seen[ch.game_id] = (ch.cursor, ch.status)
 
     async def _load_wall(self) -> None:
@@ -607,14 +617,11 @@ class Hub:
     async def _push_fast(self, table_id: int, checked) -> dict | None:
         """The usual push (new events of this table's known live games, no record) in one statement,
         one round trip; None, having changed nothing, if the push is not that."""
-        uuids = list(dict.fromkeys(u for u, _, _ in checked))
-        rows = [(u, s, d) for u, events, _ in checked for s, d in events]
-        modes = [events.mode for _, events, _ in checked]
+        rows = json.dumps([[u, s, d, events.mode] for u, events, _ in checked for s, d in events],
+                          separators=(",", ":"))
         async with self.pool.connection(timeout=PUSH_WAIT) as conn:
             done, games = await (await conn.execute(FAST_PUSH, {
-                "games": uuids, "n": len(uuids), "table": table_id, "u": [r[0] for r in rows],
-                "s": [r[1] for r in rows], "d": [r[2] for r in rows], "mu": [u for u, _, _ in checked],
-                "modes": modes, "channel": schema.CHANNEL})).fetchone()
+                "rows": rows, "table": table_id, "channel": schema.CHANNEL})).fetchone()
         if not done:
             return None
         acked = {}
@@ -1012,15 +1019,34 @@ class Stream(Base):
             self.hub.streams[address] -= 1
 
     def send(self, blob: bytes) -> None:
-        if self._ended.done():
+        """Write an event (or several) to the spectator's socket: straight to it when nothing is
+        queued before it (one system call, no future, no callback: a process writes thousands of
+        these a second), else queued behind what is (tornado's stream sends it as the socket takes
+        it).  The headers went first (get)."""
+        if self._ended.done() or not blob:  # (an empty chunk would end a chunked response)
             return
-        stream = self.request.connection.stream
+        connection = self.request.connection
+        stream = connection.stream
         if stream.closed():
             return self.end()
-        if stream._total_write_index - stream._total_write_done_index > self.MAX_BEHIND:
+        queued = stream._total_write_index - stream._total_write_done_index
+        if queued > self.MAX_BEHIND:
             stream.close()  # a spectator that does not read: it reconnects and resumes
             return self.end()
-        self.request.connection.write(blob).add_done_callback(_quiet)  # straight on: the headers went first
+        if connection._chunking_output:  # HTTP/1.1: the response is chunked (as tornado would write it)
+            blob = b"%x\r\n%b\r\n" % (len(blob), blob)
+        if not queued:
+            try:
+                sent = stream.socket.send(blob)
+            except BlockingIOError:
+                sent = 0
+            except OSError:  # reset by the spectator: the stream ends by on_connection_close
+                stream.close()
+                return self.end()
+            if sent == len(blob):
+                return
+            blob = blob[sent:]
+        stream.write(blob).add_done_callback(_quiet)
 
     def end(self) -> None:
         if not self._ended.done():

@@ -88,6 +88,32 @@ def test_pushes_are_idempotent(db, hubs):
         assert conn.execute("SELECT seq FROM hub_events ORDER BY seq").fetchall() == [(1,), (2,), (3,), (4,)]
 
 
+def test_a_pushed_event_is_stored_as_its_exact_text_whatever_it_holds(db, hubs):
+    """Quotes, backslashes, escaped characters, a NUL's escape, line breaks inside strings: the
+    database holds each event as the hub writes its JSON text, character for character, by the
+    usual push (new events of a live game) as by the first, and the streams get it so."""
+    dsn, _ = db
+    key = add_table(dsn, "t")
+    a, b = hubs(), hubs()
+    g = str(uuid.uuid4())
+    odd = ['say "hi"', "back\\slash \\u0041", "caf\u00e9 \u2603 \U0001f600", "nul \x00 end", "line\nbreak\ttab",
+           "%s %(x)s $1 ?"]
+    events = [{"seq": n, "data": {"state": {"phase": "play", "mode": "classic", "names": [text, n]}, "notices": [text]}}
+              for n, text in enumerate(odd, 1)]
+    request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": events[:1]}]}, key=key)
+    stream = SSE(b.url + f"/api/stream/games/{g}")
+    assert stream.next_event() == ("1", "update", events[0]["data"])
+    request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": events[1:3]}]}, key=key)
+    for e in events[3:]:
+        request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [e]}]}, key=key)
+    for e in events[1:]:
+        assert stream.next_event() == (str(e["seq"]), "update", e["data"])
+    stream.close()
+    with psycopg.connect(dsn) as conn:
+        held = conn.execute("SELECT seq, data FROM hub_events ORDER BY seq").fetchall()
+    assert held == [(e["seq"], json.dumps(e["data"], separators=(",", ":"))) for e in events]
+
+
 def test_two_processes_one_database_streams_wake_and_resume_anywhere(db, hubs):
     dsn, _ = db
     key = add_table(dsn, "t")
@@ -117,6 +143,29 @@ def test_two_processes_one_database_streams_wake_and_resume_anywhere(db, hubs):
     request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(4, 4), event(5, 5)]}]}, key=key)
     again = SSE(a.url + f"/api/stream/games/{g}", last_event_id="3")
     assert [again.next_event()[0] for _ in range(2)] == ["4", "5"]
+    again.close()
+
+
+def test_the_other_process_hands_on_a_push_of_several_events_in_order_as_one_notification_brings_them(db, hubs):
+    """A push of several events (a board catching up, or batching behind a busy hub): the process
+    that did not take it hands them to its streams in order, from the notification or by reading
+    them back, and a stream resumed there starts after the last."""
+    dsn, _ = db
+    key = add_table(dsn, "t")
+    a, b = hubs(), hubs()
+    g = str(uuid.uuid4())
+    request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(1, 1)]}]}, key=key)
+    stream = SSE(b.url + f"/api/stream/games/{g}")
+    assert stream.next_event() == ("1", "update", event(1, 1)["data"])
+    big = {"seq": 7, "data": {"state": {"phase": "play", "mode": "classic", "turn": 7, "pad": "x" * 8000},
+                              "notices": []}}  # too long for a notification: read back
+    for batch in ([event(2, 2), event(3, 3), event(4, 4)], [event(5, 5)], [event(6, 6), big, event(8, 8)]):
+        assert request(a.url + "/api/push", "POST", {"games": [{"uuid": g, "events": batch}]}, key=key)[0] == 200
+        for e in batch:
+            assert stream.next_event() == (str(e["seq"]), "update", e["data"])
+    stream.close()
+    again = SSE(b.url + f"/api/stream/games/{g}", last_event_id="5")
+    assert [again.next_event()[0] for _ in range(3)] == ["6", "7", "8"]
     again.close()
 
 
