@@ -839,18 +839,7 @@ def _handlers():
     from .server import STREAM_RETRY, Base, _quiet
 
     class RemoteBase(Base):
-        """A remote route: tokens may come in the query string (the stream), so nothing logged of a
-        request names more than its method and path."""
-
-        def _request_summary(self) -> str:
-            return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
-
-        def log_exception(self, typ, value, tb):
-            if isinstance(value, web.HTTPError):
-                if value.log_message:
-                    log.warning("%d %s: %s", value.status_code, self._request_summary(), value.log_message)
-            else:
-                log.error("uncaught exception %s", self._request_summary(), exc_info=(typ, value, tb))
+        """A remote route (nothing logged of a request names more than its method and path: Base)."""
 
         @property
         def remote(self) -> Remote:
