@@ -8,7 +8,6 @@ import random
 import re
 import time
 
-import psycopg
 from client import request
 from hubproc import quin
 from remote_client import SIDES, Seat, advance, create, flash_of, join, play, start
@@ -94,7 +93,7 @@ def test_bad_input_is_refused_in_one_line_naming_the_field_and_changes_nothing(h
         assert status == 400 and _one_line(answer).startswith("body:")
     setups = _setups(2)
     seats, streams = start(hub.url, "classic", setups["white"], setups["black"])
-    white, black = seats["white"], seats["black"]
+    white = seats["white"]
     seq = streams["white"].last["seq"]
     legal = streams["white"].last["legal"]
     for body, field in (({"seq": seq}, "action"), ({"seq": seq, "action": {"type": "fly"}}, "action"),
@@ -181,7 +180,7 @@ def test_an_illegal_action_is_refused_with_the_engines_reason(hubs):
     assert status == 400 and "not yours" in _one_line(answer)
     # black out of turn
     status, answer = black.post("action", {"seq": seq, "action": st["legal"][0]})
-    assert status == 409 and _one_line(answer) == f"turn: it is white's turn (turn 1)"
+    assert status == 409 and _one_line(answer) == "turn: it is white's turn (turn 1)"
     assert black.post("check", {"action": st["legal"][0]}) == (200, {"legal": False, "reason": "it is white's turn"})
     assert white.post("check", {"action": st["legal"][0]}) == (200, {"legal": True, "reason": None})
     time.sleep(0.3)
