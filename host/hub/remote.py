@@ -945,6 +945,7 @@ def _handlers():
             self.set_header("Content-Type", "text/event-stream")
             self.set_header("Cache-Control", "no-cache")
             self.set_header("X-Accel-Buffering", "no")
+            self._watch_socket(remote.lapse)
             hub.streams[address] = hub.streams.get(address, 0) + 1
             try:
                 await remote.arrive(self)
@@ -958,6 +959,28 @@ def _handlers():
             finally:
                 hub.streams[address] -= 1
                 await remote.leave(self)
+
+        def _watch_socket(self, lapse: float) -> None:
+            """A player whose network vanished without a word (no FIN, no RST) must not stay present
+            for the minutes TCP would take: the keep-alive comments this stream gets every
+            ``renew`` seconds that stay unacknowledged for ``lapse`` seconds close it (Linux's
+            TCP_USER_TIMEOUT), and so does a silent peer (TCP keep-alive probes)."""
+            import socket
+
+            sock = getattr(self.request.connection.stream, "socket", None)
+            if sock is None:
+                return
+            for level, name, value in ((socket.SOL_SOCKET, "SO_KEEPALIVE", 1),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPIDLE", max(1, int(lapse / 3))),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPINTVL", max(1, int(lapse / 6))),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPCNT", 3),
+                                       (socket.IPPROTO_TCP, "TCP_USER_TIMEOUT", int(lapse * 1000))):
+                option = getattr(socket, name, None)
+                if option is not None:
+                    try:
+                        sock.setsockopt(level, option, value)
+                    except OSError:
+                        pass
 
         def send_state(self, blob: bytes) -> None:
             if not self.started or blob == self.last:
