@@ -36,7 +36,7 @@ from engine.board import GATEWAYS, GRAVITY_NEIGHBORS, IRIS, PLAYERS, SPACE_NAMES
 from engine.errors import InvalidError
 from engine.game import Game
 from engine.pieces import VOID, Setup
-from engine.record import to_record
+from engine.record import parse_json, to_record
 from engine.state import BOTH, EMPTY
 from engine.views import action_seen_by, view
 
@@ -49,6 +49,7 @@ ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 KINDS = ("board", "browser")
 MAX_NAME = 40
 TABLE = "remote"  # the archive's table name for remote games
+LATER = object()  # Remote.state: the mover's state, worked out after the other side's
 
 
 class Refused(Exception):
@@ -131,8 +132,9 @@ ROW = ("id, code, mode, vision, first, seq, round, phase, seats, setups, reveal,
 
 
 class Row:
-    __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups", "reveal",
-                 "rematch", "archive", "started")
+    # in the order of ROW (the row's values are read by position)
+    __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups",  # noqa: RUF023
+                 "reveal", "rematch", "archive", "started")
 
     def __init__(self, values):
         for k, v in zip(self.__slots__, values):
@@ -230,6 +232,7 @@ class Remote:
         self.subs: dict[int, set] = {}  # game id -> this process's open streams (RemoteStream handlers)
         self.games: dict[int, tuple[int, int, Game]] = {}  # game id -> (round, seq, its Game at that seq)
         self.locks: dict[int, asyncio.Lock] = {}
+        self._presence_locks: dict[tuple[int, str], asyncio.Lock] = {}
         self.parts: dict[tuple[int, str], tuple[tuple, dict]] = {}  # (id, side) -> (key, the game part of its state)
         self._pending: set[int] = set()
         self._pending_set = asyncio.Event()
@@ -237,6 +240,7 @@ class Remote:
         self.address_limit = Limiter(rate * 4, rate * 16)  # per address
         self.join_limit = Limiter(join_rate, join_rate * 20)  # creates and joins per address
         self._table: int | None = None
+        self._used: dict[int, float] = {}  # game id -> when this process last read it (to forget idle games)
 
     def lock(self, game_id: int) -> asyncio.Lock:
         lk = self.locks.get(game_id)
@@ -269,11 +273,27 @@ class Remote:
     async def _poller(self) -> None:
         while not self.hub.closing.is_set():
             await asyncio.sleep(min(self.hub.poll, self.lapse / 3))
+            self._forget_idle()
             for game_id in list(self.subs):
                 try:
                     await self.refresh(game_id)
                 except (psycopg.Error, OSError):
                     pass
+
+    def _forget_idle(self, idle: float = 60.0) -> None:
+        """Games no stream of this process follows, unread for ``idle`` seconds, leave memory."""
+        now = time.monotonic()
+        for game_id in list(self._used):
+            lk = self.locks.get(game_id)
+            if game_id in self.subs or now - self._used[game_id] < idle or (lk is not None and lk.locked()):
+                continue
+            del self._used[game_id]
+            self.games.pop(game_id, None)
+            self.locks.pop(game_id, None)
+            for side in PLAYERS:
+                self.parts.pop((game_id, side), None)
+            for key in [k for k, lk in self._presence_locks.items() if k[0] == game_id and not lk.locked()]:
+                del self._presence_locks[key]
 
     async def _renewer(self) -> None:
         while not self.hub.closing.is_set():
@@ -286,39 +306,59 @@ class Remote:
                 continue
             try:
                 async with self.hub.pool.connection() as conn:
+                    # an upsert, not an update: a row that went missing (a leave racing an arrive, a
+                    # cleanup) comes back within one renewal while the stream is open
                     await conn.execute(
-                        "UPDATE remote_presence p SET expires = now() + make_interval(secs => %s) "
-                        "FROM unnest(%s::bigint[], %s::text[]) AS h(g, s) "
-                        "WHERE p.game_id = h.g AND p.seat = h.s AND p.holder = %s",
-                        (self.lapse, [g for g, _ in held], [s for _, s in held], self.holder))
+                        "INSERT INTO remote_presence(game_id, seat, holder, expires) "
+                        "SELECT h.g, h.s, %s, now() + make_interval(secs => %s) "
+                        "FROM unnest(%s::bigint[], %s::text[]) AS h(g, s) JOIN remote_games r ON r.id = h.g "
+                        "ON CONFLICT (game_id, seat, holder) DO UPDATE SET expires = EXCLUDED.expires",
+                        (self.holder, self.lapse, [g for g, _ in held], [s for _, s in held]))
             except (psycopg.Error, OSError) as exc:
                 log.warning("remote presence not renewed: %s", exc)
 
     # --- presence ---------------------------------------------------------------------------
 
+    def _presence_lock(self, game_id: int, seat: str) -> asyncio.Lock:
+        lk = self._presence_locks.get((game_id, seat))
+        if lk is None:
+            lk = self._presence_locks[(game_id, seat)] = asyncio.Lock()
+        return lk
+
+    def _holds(self, game_id: int, seat: str) -> bool:
+        return any(s.seat == seat for s in self.subs.get(game_id, ()))
+
     async def arrive(self, sub) -> None:
-        first = not any(s.seat == sub.seat for s in self.subs.get(sub.game_id, ()))
+        # A seat's presence row on this process is written under one lock per (game, seat), and
+        # what is written is decided inside it from the streams open then: a page reloading closes
+        # its stream and opens the next at once, and a DELETE of the closed one's leave landing after
+        # the new one's INSERT left the side away for good with its stream open.
+        first = not self._holds(sub.game_id, sub.seat)
         self.subs.setdefault(sub.game_id, set()).add(sub)
-        async with self.hub.pool.connection() as conn:
-            await conn.execute(
-                "INSERT INTO remote_presence(game_id, seat, holder, expires) VALUES (%s, %s, %s, "
-                "now() + make_interval(secs => %s)) ON CONFLICT (game_id, seat, holder) DO UPDATE SET "
-                "expires = EXCLUDED.expires", (sub.game_id, sub.seat, self.holder, self.lapse))
-            if first:
-                await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
+        async with self._presence_lock(sub.game_id, sub.seat):
+            async with self.hub.pool.connection() as conn:
+                await conn.execute(
+                    "INSERT INTO remote_presence(game_id, seat, holder, expires) VALUES (%s, %s, %s, "
+                    "now() + make_interval(secs => %s)) ON CONFLICT (game_id, seat, holder) DO UPDATE SET "
+                    "expires = EXCLUDED.expires", (sub.game_id, sub.seat, self.holder, self.lapse))
+                if first:
+                    await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
 
     async def leave(self, sub) -> None:
         subs = self.subs.get(sub.game_id, set())
         subs.discard(sub)
         if not subs:
             self.subs.pop(sub.game_id, None)
-        if any(s.seat == sub.seat for s in subs) or self.hub.closing.is_set():
+        if self._holds(sub.game_id, sub.seat) or self.hub.closing.is_set():
             return  # closing: close() clears this process's presence at once
         try:
-            async with self.hub.pool.connection() as conn:
-                await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND seat = %s AND holder = %s",
-                                   (sub.game_id, sub.seat, self.holder))
-                await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
+            async with self._presence_lock(sub.game_id, sub.seat):
+                if self._holds(sub.game_id, sub.seat):
+                    return  # a new stream of the seat arrived meanwhile: it stays present
+                async with self.hub.pool.connection() as conn:
+                    await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND seat = %s AND holder = %s",
+                                       (sub.game_id, sub.seat, self.holder))
+                    await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
         except (psycopg.Error, OSError) as exc:  # the row lapses by itself
             log.warning("remote presence not cleared: %s", exc)
 
@@ -340,6 +380,7 @@ class Remote:
 
     async def game_at(self, conn, row: Row) -> Game | None:
         """The game of ``row``'s round at ``row.seq`` (None before play).  Call holding ``lock(row.id)``."""
+        self._used[row.id] = time.monotonic()
         if row.phase not in ("playing", "over"):
             return None
         cached = self.games.get(row.id)
@@ -373,15 +414,17 @@ class Remote:
         row = Row(r[:14])
         return row, row.present(r[14]), r[15]
 
-    async def state(self, game_id: int, seat: str) -> dict | None:
-        """The state of the seat (a token's hash) as its side sees it now (None: no such seat)."""
-        async with self.hub.pool.connection() as conn:
-            async with self.lock(game_id):
-                row, present, last = await self.read(conn, game_id)
-                side = row.side_of(seat) if row is not None else None
-                if side is None:
-                    return None
-                part = await self._part(conn, row, side, last)
+    async def state(self, game_id: int, seat: str, mover_later: bool = False) -> dict | None:
+        """The state of the seat (a token's hash) as its side sees it now (None: no such seat; with
+        ``mover_later``, LATER if the seat's side is to move and its legal actions are not yet known)."""
+        async with self.hub.pool.connection() as conn, self.lock(game_id):
+            row, present, last = await self.read(conn, game_id)
+            side = row.side_of(seat) if row is not None else None
+            if side is None:
+                return None
+            part = await self._part(conn, row, side, last, mover_later)
+            if part is LATER:
+                return LATER
         return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
                 "names": row.names(), "kinds": row.kinds(),
                 "present": {s: s in present for s in PLAYERS},
@@ -390,13 +433,15 @@ class Remote:
                 **part,
                 "rematch": {s: bool(row.rematch.get(s)) for s in PLAYERS}}
 
-    async def _part(self, conn, row: Row, side: str, last: dict | None) -> dict:
+    async def _part(self, conn, row: Row, side: str, last: dict | None, mover_later: bool = False) -> dict:
         """The state's part that follows the game (view, legal, reveal, last, record), kept per seq."""
         key = (row.round, row.seq, row.phase)
         kept = self.parts.get((row.id, side))
         if kept is not None and kept[0] == key:
             return kept[1]
         game = await self.game_at(conn, row)
+        if mover_later and game is not None and not game.is_over() and game.to_move == side:
+            return LATER
         part = {"view": None, "legal": None, "gravity": None, "gateways": None, "reveal": None, "last": None,
                 "record": None}
         if game is not None:
@@ -434,14 +479,26 @@ class Remote:
         subs = self.subs.get(game_id)
         if not subs:
             return
-        for seat in {s.seat for s in subs}:
+        # The side not to move first: the mover's legal actions (how many depends on its hidden
+        # identities) are worked out after the other side's message is on its way, so how soon
+        # that message leaves never depends on them.
+        later = []
+        for seat in sorted({s.seat for s in subs}):
+            state = await self.state(game_id, seat, mover_later=True)
+            if state is LATER:
+                later.append(seat)
+            elif state is not None:
+                self._send(game_id, seat, state)
+        for seat in later:
             state = await self.state(game_id, seat)
-            if state is None:
-                continue
-            blob = self.message(state)
-            for sub in list(self.subs.get(game_id, ())):
-                if sub.seat == seat:
-                    sub.send_state(blob)
+            if state is not None and state is not LATER:
+                self._send(game_id, seat, state)
+
+    def _send(self, game_id: int, seat: str, state: dict) -> None:
+        blob = self.message(state)
+        for sub in list(self.subs.get(game_id, ())):
+            if sub.seat == seat:
+                sub.send_state(blob)
 
     # --- changes --------------------------------------------------------------------------------
 
@@ -578,12 +635,15 @@ class Remote:
         seq = _seq(body)
         action = _action(body.get("action"))
         request = action.to_record()
-        async with self.hub.pool.connection() as conn:
-            async with conn.transaction():
-                row, side = await self._locked(conn, code, token)
-                if seq != row.seq:
-                    return await self._retry(conn, row, side, seq, "action", request)
-                async with self.lock(row.id):
+        held = None  # this process's lock of the game, held until the change is committed
+        try:
+            async with self.hub.pool.connection() as conn:
+                async with conn.transaction():
+                    row, side = await self._locked(conn, code, token)
+                    if seq != row.seq:
+                        return await self._retry(conn, row, side, seq, "action", request)
+                    held = self.lock(row.id)
+                    await held.acquire()
                     game = await self._playable(conn, row, side)
                     bound = row.reveal if row.reveal and row.reveal["side"] == side else None
                     if bound is not None and request not in bound["actions"]:
@@ -592,28 +652,28 @@ class Remote:
                     why = game.why_illegal(action)
                     if why:
                         raise Refused(400, f"action: {action} {why}")
+                    # valid: from here on the game in memory is changed, and forgotten unless committed
                     before = self._public_frame(row, game)
                     known, loc = list(game.state.known), list(game.state.loc)
+                    self.games.pop(row.id, None)
                     game.push(action)
-                    self.games[row.id] = (row.round, row.seq, game)  # at row.seq + 1 once committed
-                    try:
-                        revealed = revealed_by(game, known, loc)
-                        answer = {"seq": row.seq + 1}
-                        over = game.is_over()
-                        await conn.execute(
-                            "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer, revealed) VALUES "
-                            "(%s, %s, %s, %s, 'action', %s, %s, %s)",
-                            (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer), Jsonb(revealed)))
-                        await conn.execute(
-                            "UPDATE remote_games SET seq = seq + 1, reveal = CASE WHEN %s THEN NULL ELSE reveal END, "
-                            "phase = %s WHERE id = %s", (bound is not None, "over" if over else "playing", row.id))
-                        await self._archive_event(conn, row, game, before, over)
-                        await self._notify(conn, row.id, row.seq + 1)
-                    except BaseException:
-                        self.games.pop(row.id, None)
-                        raise
-                    self.games[row.id] = (row.round, row.seq + 1, game)
-        return answer
+                    revealed = revealed_by(game, known, loc)
+                    answer = {"seq": row.seq + 1}
+                    over = game.is_over()
+                    await conn.execute(
+                        "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer, revealed) VALUES "
+                        "(%s, %s, %s, %s, 'action', %s, %s, %s)",
+                        (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer), Jsonb(revealed)))
+                    await conn.execute(
+                        "UPDATE remote_games SET seq = seq + 1, reveal = CASE WHEN %s THEN NULL ELSE reveal END, "
+                        "phase = %s WHERE id = %s", (bound is not None, "over" if over else "playing", row.id))
+                    await self._archive_event(conn, row, game, before, over)
+                    await self._notify(conn, row.id, row.seq + 1)
+            self.games[row.id] = (row.round, row.seq + 1, game)  # committed
+            return answer
+        finally:
+            if held is not None:
+                held.release()
 
     async def check(self, code: str, token: str, body: dict) -> dict:
         action = _action(body.get("action"))
@@ -652,12 +712,15 @@ class Remote:
             if type(actions[0]) is not Time:
                 raise Refused(400, "time: a Time action is expected")
             request = {"time": actions[0].to_record()}
-        async with self.hub.pool.connection() as conn:
-            async with conn.transaction():
-                row, side = await self._locked(conn, code, token)
-                if seq != row.seq:
-                    return await self._retry(conn, row, side, seq, "reveal", request)
-                async with self.lock(row.id):
+        held = None
+        try:
+            async with self.hub.pool.connection() as conn:
+                async with conn.transaction():
+                    row, side = await self._locked(conn, code, token)
+                    if seq != row.seq:
+                        return await self._retry(conn, row, side, seq, "reveal", request)
+                    held = self.lock(row.id)
+                    await held.acquire()
                     game = await self._playable(conn, row, side)
                     if row.reveal:
                         named = ", ".join(str(action_from_record(a)) for a in row.reveal["actions"])
@@ -673,6 +736,7 @@ class Remote:
                         answer, public = self._time_answer(game, actions[0])
                     answer = {"seq": row.seq + 1, **answer}
                     pending = {"side": side, "actions": [a.to_record() for a in actions], "public": public}
+                    self.games.pop(row.id, None)  # at row.seq + 1 once committed (a reveal moves no tower)
                     await conn.execute(
                         "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer) VALUES "
                         "(%s, %s, %s, %s, 'reveal', %s, %s)",
@@ -680,9 +744,11 @@ class Remote:
                     await conn.execute("UPDATE remote_games SET seq = seq + 1, reveal = %s WHERE id = %s",
                                        (Jsonb(pending), row.id))
                     await self._notify(conn, row.id, row.seq + 1)
-                    if self.games.get(row.id, (0, 0, None))[2] is game:
-                        self.games[row.id] = (row.round, row.seq + 1, game)  # a reveal changes no position
-        return answer
+            self.games[row.id] = (row.round, row.seq + 1, game)
+            return answer
+        finally:
+            if held is not None:
+                held.release()
 
     @staticmethod
     def _flash_answer(game: Game, actions) -> tuple[dict, dict]:
@@ -809,23 +875,10 @@ CODE = r"([0-9A-Za-z-]{6,7})"
 
 
 def _handlers():
-    from tornado import web
-
     from .server import STREAM_RETRY, Base, _quiet
 
     class RemoteBase(Base):
-        """A remote route: tokens may come in the query string (the stream), so nothing logged of a
-        request names more than its method and path."""
-
-        def _request_summary(self) -> str:
-            return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
-
-        def log_exception(self, typ, value, tb):
-            if isinstance(value, web.HTTPError):
-                if value.log_message:
-                    log.warning("%d %s: %s", value.status_code, self._request_summary(), value.log_message)
-            else:
-                log.error("uncaught exception %s", self._request_summary(), exc_info=(typ, value, tb))
+        """A remote route (nothing logged of a request names more than its method and path: Base)."""
 
         @property
         def remote(self) -> Remote:
@@ -839,9 +892,9 @@ def _handlers():
 
         def body(self) -> dict:
             try:
-                body = json.loads(self.request.body or b"{}")
-            except ValueError:
-                raise Refused(400, "body: JSON is expected") from None
+                body = parse_json(self.request.body or b"{}")
+            except ValueError as exc:
+                raise Refused(400, f"body: JSON is expected ({exc})") from None
             if not isinstance(body, dict):
                 raise Refused(400, "body: a JSON object is expected")
             return body
@@ -915,6 +968,7 @@ def _handlers():
             self.set_header("Content-Type", "text/event-stream")
             self.set_header("Cache-Control", "no-cache")
             self.set_header("X-Accel-Buffering", "no")
+            self._watch_socket(remote.lapse)
             hub.streams[address] = hub.streams.get(address, 0) + 1
             try:
                 await remote.arrive(self)
@@ -928,6 +982,28 @@ def _handlers():
             finally:
                 hub.streams[address] -= 1
                 await remote.leave(self)
+
+        def _watch_socket(self, lapse: float) -> None:
+            """A player whose network vanished without a word (no FIN, no RST) must not stay present
+            for the minutes TCP would take: the keep-alive comments this stream gets every
+            ``renew`` seconds that stay unacknowledged for ``lapse`` seconds close it (Linux's
+            TCP_USER_TIMEOUT), and so does a silent peer (TCP keep-alive probes)."""
+            import socket
+
+            sock = getattr(self.request.connection.stream, "socket", None)
+            if sock is None:
+                return
+            for level, name, value in ((socket.SOL_SOCKET, "SO_KEEPALIVE", 1),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPIDLE", max(1, int(lapse / 3))),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPINTVL", max(1, int(lapse / 6))),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPCNT", 3),
+                                       (socket.IPPROTO_TCP, "TCP_USER_TIMEOUT", int(lapse * 1000))):
+                option = getattr(socket, name, None)
+                if option is not None:
+                    try:
+                        sock.setsockopt(level, option, value)
+                    except OSError:
+                        pass
 
         def send_state(self, blob: bytes) -> None:
             if not self.started or blob == self.last:

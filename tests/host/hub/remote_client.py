@@ -25,6 +25,7 @@ class Stream:
         self.status = self.resp.status
         self.raw: list[bytes] = []  # each message's bytes as received
         self.states: list[dict] = []
+        self.times: list[float] = []  # when each message arrived (time.monotonic)
         self.cond = threading.Condition()
         self.ended = False
         if self.status == 200:
@@ -45,6 +46,7 @@ class Stream:
                         with self.cond:
                             self.raw.append(blob)
                             self.states.append(data)
+                            self.times.append(time.monotonic())
                             self.cond.notify_all()
                     lines = []
                 elif not line.startswith(b":"):
@@ -151,12 +153,12 @@ class Played:
 
 
 def play(seats: dict, streams: dict, rng=None, script=None, reveal_sides=(), limit: int = 4000,
-         on_step=None) -> Played:
+         on_step=None, probe=None) -> Played:
     """Play the game to its end through the API in lockstep: after each change both streams show it
     before the next.  ``rng``: choose among each state's ``legal`` (and compose Gravity and
     several-tower reinforcements, checked with ``check``); ``script``: the steps of an earlier
     ``play``.  A side in ``reveal_sides`` plays as a board: ``reveal`` before each flash and each
-    Classic Time."""
+    Classic Time.  ``probe(side, state)`` is called with the mover's state before it acts."""
     out = Played()
     seq = max(streams[s].last["seq"] for s in SIDES)
     for n in range(limit):
@@ -169,6 +171,8 @@ def play(seats: dict, streams: dict, rng=None, script=None, reveal_sides=(), lim
         me = movers[0]
         st = states[me]
         seat = seats[me]
+        if probe is not None:
+            probe(me, st)
         if script is not None:
             step = script[n]
             assert step["side"] == me, (n, step, me)
