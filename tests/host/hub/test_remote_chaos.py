@@ -1,8 +1,11 @@
 """Remote play under an adversary: two scripted remote players play whole random games through two
 real hub processes on a real PostgreSQL, while an adversary, at seeded moments, closes and reopens
-a side's stream (on either process), "loses" an answer and resends the action (same seq), sends a
-stale action, sends one action to both processes at once, kills a hub process and starts a new
-one, delays a client, and takes one side away long enough to pause the game.
+a side's stream (on either process), "loses" an answer and resends the action (same seq, at once
+or a step later), sends a stale action, sends one action to both processes at once, kills a hub
+process (between actions, and under one) and starts a new one, delays a client (its requests, or
+its reading), probes `check` and acts with the wrong token, and takes one side away long enough to
+pause the game. A board side asks for `reveal` before a flash onto an unknown tower or a Classic
+Time, as a board's Pi does.
 
 Written from docs/remote-play.md alone (the protocol), with the engine as the rules oracle: the
 hub's remote-play code is neither read nor imported. Invariants, checked against the players' own
@@ -11,23 +14,29 @@ bookkeeping (tests/support/remote_chaos.py):
 - no acknowledged action is lost and none is applied twice: the final record's actions are exactly
   the acknowledged ones, in order, and every state's history shows exactly the actions
   acknowledged so far (never one more);
-- an action resent after a lost answer, or sent to both processes at once, answers the same
-  `{"seq": N + 1}` each time; a different action at a stale seq is 409;
+- an action resent after a lost answer (at once, or after the rival played on), sent to both
+  processes at once, or resent after its process was killed under it, answers the same
+  `{"seq": N + 1}` each time; a different action at a stale seq is 409; an action of the rival's
+  turn is refused (4xx), a token of no seat is 401;
 - on one connection, a stream's seq never goes backwards; a reconnecting client's first state is
   the newest (the position of every acknowledged action, seq at least the last answered);
 - while a side is away the other side's state says `paused` (naming who) and actions answer 423;
   when it is back the game resumes where it was (the same view, the same player to move);
-- every state's view is `engine.views.view(game, side)` of the true game, and its `legal` is the
-  engine's legal actions minus Void Gravity and multi-tower reinforcements;
-- no stream ever shows a rival identity before it was revealed (checked against the true lineups
-  the players chose, after every acknowledged action);
+- every state's view is `engine.views.view(game, side)` of the true game, its `legal` is the
+  engine's legal actions minus Void Gravity and multi-tower reinforcements, and `check` agrees
+  with the engine (composed Gravity and Artificial Light reinforcements are checked, then played);
+- no stream ever shows a rival identity before it was revealed (every state of every connection,
+  checked against the true lineups the players chose, after every acknowledged action);
 - a board side's `reveal` answers the true identities (flash) or the true outcome (Classic Time),
   both streams show it, and the side's next action must then be the named one (else 409);
 - the end: both streams get the record with every identity open, equal to the true game's; the hub
-  archives it under the table `remote`, and it replays (engine) to the same result.
+  archives it under the table `remote`, and it replays (engine) to the same result;
+- a rematch under the same code swaps the sides and keeps the tokens; each player's open stream
+  then shows their new side only (test_rematch_under_chaos).
 
-Every failure message starts with the seed, the mode and the step. Bounded: one game per mode,
-each a few dozen actions (the policy prefers flashes), presence waits capped.
+Every failure message starts with the seed, the mode, the game and the step (QUIN_CHAOS_LOG=file
+writes every step there). Bounded: a few games of a few dozen actions (the players prefer
+flashes), each slow event (a kill, a kill under an action, a side away) once per run.
 """
 
 from __future__ import annotations
@@ -103,6 +112,7 @@ class Chaos:
         self.seq = 0  # the newest seq the hub answered
         self.kills = 0
         self.paused_once = False
+        self.late = None  # an action whose answer was "lost", resent a step later
         self.reveals = 0
         self.counts = {e: 0 for e in EVENTS}
         self.spent: dict[str, float] = {}  # seconds of the steps with each event (for the budget)
@@ -382,6 +392,15 @@ class Chaos:
                 time.sleep(self.chaos.uniform(0.0, 0.3))
             self.open_stream(p, self.chaos.randrange(2))
         st = self.wait_position(mover, need_turn=True)
+        if self.late is not None and self.late[1]["seq"] + 1 < st["seq"]:
+            p, body, answered = self.late
+            self.late = None
+            again = self.post(p, "/action", body, self.chaos.randrange(2))
+            self.note(f"{p.side} resent {canon(body)} late -> {again!r}")
+            if again.status != 200 or again.body != answered:
+                self.fail(f"the same action resent late (seq {body['seq']}, the game now at seq {st['seq']}) "
+                          f"answered {again!r}, not the same {answered!r}")
+            st = self.wait_position(mover, need_turn=True)  # and it changed nothing
         self.check_state(mover, st)
         self.check_state(rival, self.wait_position(rival, need_turn=False))
         legal = st.get("legal") or []
@@ -464,10 +483,13 @@ class Chaos:
                 self.fail(f"{p.side}'s action {canon(action)} at seq {seq} answered {ans!r}, not {{'seq': {seq + 1}}}",
                           fatal=True)
             if event == "lost":
-                again = self.post(p, "/action", body, self.chaos.randrange(2))
-                if again.status != 200 or again.body != ans.body:
-                    self.fail(f"the same action resent at seq {seq} after a lost answer answered {again!r}, "
-                              f"not the same {ans!r}")
+                if self.chaos.random() < 0.5:
+                    again = self.post(p, "/action", body, self.chaos.randrange(2))
+                    if again.status != 200 or again.body != ans.body:
+                        self.fail(f"the same action resent at seq {seq} after a lost answer answered {again!r}, "
+                                  f"not the same {ans!r}")
+                else:  # resent late: once the rival has played on
+                    self.late = (p, body, ans.body)
         self.oracle.push(p.side, action)
         self.seq = seq + 1
         if event == "stale":
@@ -501,6 +523,18 @@ class Chaos:
         tries.append((mover, {"type": "move", "from": a, "to": b}))
         if legal:
             tries.append((rival, self.chaos.choice(legal)))
+        # the rival's token acting for the mover, and a wrong token: refused, nothing applied
+        seq = mover.stream.newest()["seq"]
+        if legal:
+            ans = self.post(rival, "/action", {"seq": seq, "action": self.chaos.choice(legal)}, self.chaos.randrange(2))
+            if not 400 <= ans.status < 500 or ans.status == 423:
+                self.fail(f"{rival.side} sent an action of {mover.side}'s turn: answered {ans!r}, not refused")
+            self.one_line_error(ans, "an action out of turn")
+        bad = call(self.base(self.chaos.randrange(2)), "POST", f"/api/remote/{self.code}/action",
+                   {"seq": seq, "action": self.chaos.choice(legal) if legal else {"type": "pass"}},
+                   "qs_" + "A" * 32)
+        if bad.status != 401:
+            self.fail(f"an action with a token of no seat answered {bad!r}, not 401")
         for who, action in tries:
             truth = who.side == self.oracle.to_move and self.oracle.is_legal(action)
             ans = self.post(who, "/check", {"action": action}, self.chaos.randrange(2))
