@@ -145,6 +145,10 @@ class Row:
                 return side
         return None
 
+    def present(self, seats) -> set[str]:
+        """The sides whose seat (token hash) is among ``seats``."""
+        return {s for s in PLAYERS if self.seats.get(s) and self.seats[s]["token"] in seats}
+
     def names(self) -> dict:
         return {s: (self.seats.get(s) or {}).get("name") for s in PLAYERS}
 
@@ -233,6 +237,7 @@ class Remote:
         self.address_limit = Limiter(rate * 4, rate * 16)  # per address
         self.join_limit = Limiter(join_rate, join_rate * 20)  # creates and joins per address
         self._table: int | None = None
+        self._used: dict[int, float] = {}  # game id -> when this process last read it (to forget idle games)
 
     def lock(self, game_id: int) -> asyncio.Lock:
         lk = self.locks.get(game_id)
@@ -265,11 +270,25 @@ class Remote:
     async def _poller(self) -> None:
         while not self.hub.closing.is_set():
             await asyncio.sleep(min(self.hub.poll, self.lapse / 3))
+            self._forget_idle()
             for game_id in list(self.subs):
                 try:
                     await self.refresh(game_id)
                 except (psycopg.Error, OSError):
                     pass
+
+    def _forget_idle(self, idle: float = 60.0) -> None:
+        """Games no stream of this process follows, unread for ``idle`` seconds, leave memory."""
+        now = time.monotonic()
+        for game_id in list(self._used):
+            lk = self.locks.get(game_id)
+            if game_id in self.subs or now - self._used[game_id] < idle or (lk is not None and lk.locked()):
+                continue
+            del self._used[game_id]
+            self.games.pop(game_id, None)
+            self.locks.pop(game_id, None)
+            for side in PLAYERS:
+                self.parts.pop((game_id, side), None)
 
     async def _renewer(self) -> None:
         while not self.hub.closing.is_set():
@@ -277,7 +296,7 @@ class Remote:
             for subs in list(self.subs.values()):
                 for sub in list(subs):
                     sub.send(b": keep-alive\n\n")
-            held = [(g, s) for g, subs in self.subs.items() for s in {sub.side for sub in subs}]
+            held = [(g, s) for g, subs in self.subs.items() for s in {sub.seat for sub in subs}]
             if not held:
                 continue
             try:
@@ -285,7 +304,7 @@ class Remote:
                     await conn.execute(
                         "UPDATE remote_presence p SET expires = now() + make_interval(secs => %s) "
                         "FROM unnest(%s::bigint[], %s::text[]) AS h(g, s) "
-                        "WHERE p.game_id = h.g AND p.side = h.s AND p.holder = %s",
+                        "WHERE p.game_id = h.g AND p.seat = h.s AND p.holder = %s",
                         (self.lapse, [g for g, _ in held], [s for _, s in held], self.holder))
             except (psycopg.Error, OSError) as exc:
                 log.warning("remote presence not renewed: %s", exc)
@@ -293,13 +312,13 @@ class Remote:
     # --- presence ---------------------------------------------------------------------------
 
     async def arrive(self, sub) -> None:
-        first = not any(s.side == sub.side for s in self.subs.get(sub.game_id, ()))
+        first = not any(s.seat == sub.seat for s in self.subs.get(sub.game_id, ()))
         self.subs.setdefault(sub.game_id, set()).add(sub)
         async with self.hub.pool.connection() as conn:
             await conn.execute(
-                "INSERT INTO remote_presence(game_id, side, holder, expires) VALUES (%s, %s, %s, "
-                "now() + make_interval(secs => %s)) ON CONFLICT (game_id, side, holder) DO UPDATE SET "
-                "expires = EXCLUDED.expires", (sub.game_id, sub.side, self.holder, self.lapse))
+                "INSERT INTO remote_presence(game_id, seat, holder, expires) VALUES (%s, %s, %s, "
+                "now() + make_interval(secs => %s)) ON CONFLICT (game_id, seat, holder) DO UPDATE SET "
+                "expires = EXCLUDED.expires", (sub.game_id, sub.seat, self.holder, self.lapse))
             if first:
                 await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
 
@@ -308,12 +327,12 @@ class Remote:
         subs.discard(sub)
         if not subs:
             self.subs.pop(sub.game_id, None)
-        if any(s.side == sub.side for s in subs) or self.hub.closing.is_set():
+        if any(s.seat == sub.seat for s in subs) or self.hub.closing.is_set():
             return  # closing: close() clears this process's presence at once
         try:
             async with self.hub.pool.connection() as conn:
-                await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND side = %s AND holder = %s",
-                                   (sub.game_id, sub.side, self.holder))
+                await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND seat = %s AND holder = %s",
+                                   (sub.game_id, sub.seat, self.holder))
                 await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
         except (psycopg.Error, OSError) as exc:  # the row lapses by itself
             log.warning("remote presence not cleared: %s", exc)
@@ -336,6 +355,7 @@ class Remote:
 
     async def game_at(self, conn, row: Row) -> Game | None:
         """The game of ``row``'s round at ``row.seq`` (None before play).  Call holding ``lock(row.id)``."""
+        self._used[row.id] = time.monotonic()
         if row.phase not in ("playing", "over"):
             return None
         cached = self.games.get(row.id)
@@ -360,19 +380,22 @@ class Remote:
 
     async def read(self, conn, game_id: int) -> tuple[Row, set[str], dict | None]:
         r = await (await conn.execute(
-            f"SELECT {ROW}, ARRAY(SELECT DISTINCT side FROM remote_presence p WHERE p.game_id = g.id AND "
+            f"SELECT {ROW}, ARRAY(SELECT DISTINCT seat FROM remote_presence p WHERE p.game_id = g.id AND "
             "p.expires > now()), (SELECT json_build_object('side', side, 'request', request, 'revealed', revealed) "
             "FROM remote_log l WHERE l.game_id = g.id AND l.round = g.round AND l.kind = 'action' "
             "ORDER BY seq DESC LIMIT 1) FROM remote_games g WHERE id = %s", (game_id,))).fetchone()
         if r is None:
             return None, set(), None
-        return Row(r[:14]), set(r[14]), r[15]
+        row = Row(r[:14])
+        return row, row.present(r[14]), r[15]
 
-    async def state(self, game_id: int, side: str) -> dict | None:
+    async def state(self, game_id: int, seat: str) -> dict | None:
+        """The state of the seat (a token's hash) as its side sees it now (None: no such seat)."""
         async with self.hub.pool.connection() as conn:
             async with self.lock(game_id):
                 row, present, last = await self.read(conn, game_id)
-                if row is None:
+                side = row.side_of(seat) if row is not None else None
+                if side is None:
                     return None
                 part = await self._part(conn, row, side, last)
         return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
@@ -427,13 +450,13 @@ class Remote:
         subs = self.subs.get(game_id)
         if not subs:
             return
-        for side in {s.side for s in subs}:
-            state = await self.state(game_id, side)
+        for seat in {s.seat for s in subs}:
+            state = await self.state(game_id, seat)
             if state is None:
                 continue
             blob = self.message(state)
             for sub in list(self.subs.get(game_id, ())):
-                if sub.side == side:
+                if sub.seat == seat:
                     sub.send_state(blob)
 
     # --- changes --------------------------------------------------------------------------------
@@ -455,10 +478,10 @@ class Remote:
                 raise Refused(401, f"token: not a seat of the game {show_code(code)}")
         return row, side
 
-    async def _present(self, conn, game_id: int) -> set[str]:
-        rows = await (await conn.execute("SELECT DISTINCT side FROM remote_presence WHERE game_id = %s AND "
-                                         "expires > now()", (game_id,))).fetchall()
-        return {r[0] for r in rows}
+    async def _present(self, conn, row: Row) -> set[str]:
+        rows = await (await conn.execute("SELECT DISTINCT seat FROM remote_presence WHERE game_id = %s AND "
+                                         "expires > now()", (row.id,))).fetchall()
+        return row.present([r[0] for r in rows])
 
     async def _known_player(self, conn, code: str | None) -> None:
         if code is None:
@@ -559,7 +582,7 @@ class Remote:
     async def _playable(self, conn, row: Row, side: str) -> Game:
         if row.phase != "playing":
             raise Refused(409, f"phase: the game is {row.phase}, not being played")
-        paused = paused_line(row, await self._present(conn, row.id))
+        paused = paused_line(row, await self._present(conn, row))
         if paused:
             raise Refused(423, f"paused: {paused}")
         game = await self.game_at(conn, row)
@@ -571,12 +594,15 @@ class Remote:
         seq = _seq(body)
         action = _action(body.get("action"))
         request = action.to_record()
-        async with self.hub.pool.connection() as conn:
-            async with conn.transaction():
-                row, side = await self._locked(conn, code, token)
-                if seq != row.seq:
-                    return await self._retry(conn, row, side, seq, "action", request)
-                async with self.lock(row.id):
+        held = None  # this process's lock of the game, held until the change is committed
+        try:
+            async with self.hub.pool.connection() as conn:
+                async with conn.transaction():
+                    row, side = await self._locked(conn, code, token)
+                    if seq != row.seq:
+                        return await self._retry(conn, row, side, seq, "action", request)
+                    held = self.lock(row.id)
+                    await held.acquire()
                     game = await self._playable(conn, row, side)
                     bound = row.reveal if row.reveal and row.reveal["side"] == side else None
                     if bound is not None and request not in bound["actions"]:
@@ -585,28 +611,28 @@ class Remote:
                     why = game.why_illegal(action)
                     if why:
                         raise Refused(400, f"action: {action} {why}")
+                    # valid: from here on the game in memory is changed, and forgotten unless committed
                     before = self._public_frame(row, game)
                     known, loc = list(game.state.known), list(game.state.loc)
+                    self.games.pop(row.id, None)
                     game.push(action)
-                    self.games[row.id] = (row.round, row.seq, game)  # at row.seq + 1 once committed
-                    try:
-                        revealed = revealed_by(game, known, loc)
-                        answer = {"seq": row.seq + 1}
-                        over = game.is_over()
-                        await conn.execute(
-                            "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer, revealed) VALUES "
-                            "(%s, %s, %s, %s, 'action', %s, %s, %s)",
-                            (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer), Jsonb(revealed)))
-                        await conn.execute(
-                            "UPDATE remote_games SET seq = seq + 1, reveal = CASE WHEN %s THEN NULL ELSE reveal END, "
-                            "phase = %s WHERE id = %s", (bound is not None, "over" if over else "playing", row.id))
-                        await self._archive_event(conn, row, game, before, over)
-                        await self._notify(conn, row.id, row.seq + 1)
-                    except BaseException:
-                        self.games.pop(row.id, None)
-                        raise
-                    self.games[row.id] = (row.round, row.seq + 1, game)
-        return answer
+                    revealed = revealed_by(game, known, loc)
+                    answer = {"seq": row.seq + 1}
+                    over = game.is_over()
+                    await conn.execute(
+                        "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer, revealed) VALUES "
+                        "(%s, %s, %s, %s, 'action', %s, %s, %s)",
+                        (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer), Jsonb(revealed)))
+                    await conn.execute(
+                        "UPDATE remote_games SET seq = seq + 1, reveal = CASE WHEN %s THEN NULL ELSE reveal END, "
+                        "phase = %s WHERE id = %s", (bound is not None, "over" if over else "playing", row.id))
+                    await self._archive_event(conn, row, game, before, over)
+                    await self._notify(conn, row.id, row.seq + 1)
+            self.games[row.id] = (row.round, row.seq + 1, game)  # committed
+            return answer
+        finally:
+            if held is not None:
+                held.release()
 
     async def check(self, code: str, token: str, body: dict) -> dict:
         action = _action(body.get("action"))
@@ -645,12 +671,15 @@ class Remote:
             if type(actions[0]) is not Time:
                 raise Refused(400, "time: a Time action is expected")
             request = {"time": actions[0].to_record()}
-        async with self.hub.pool.connection() as conn:
-            async with conn.transaction():
-                row, side = await self._locked(conn, code, token)
-                if seq != row.seq:
-                    return await self._retry(conn, row, side, seq, "reveal", request)
-                async with self.lock(row.id):
+        held = None
+        try:
+            async with self.hub.pool.connection() as conn:
+                async with conn.transaction():
+                    row, side = await self._locked(conn, code, token)
+                    if seq != row.seq:
+                        return await self._retry(conn, row, side, seq, "reveal", request)
+                    held = self.lock(row.id)
+                    await held.acquire()
                     game = await self._playable(conn, row, side)
                     if row.reveal:
                         named = ", ".join(str(action_from_record(a)) for a in row.reveal["actions"])
@@ -666,6 +695,7 @@ class Remote:
                         answer, public = self._time_answer(game, actions[0])
                     answer = {"seq": row.seq + 1, **answer}
                     pending = {"side": side, "actions": [a.to_record() for a in actions], "public": public}
+                    self.games.pop(row.id, None)  # at row.seq + 1 once committed (a reveal moves no tower)
                     await conn.execute(
                         "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer) VALUES "
                         "(%s, %s, %s, %s, 'reveal', %s, %s)",
@@ -673,9 +703,11 @@ class Remote:
                     await conn.execute("UPDATE remote_games SET seq = seq + 1, reveal = %s WHERE id = %s",
                                        (Jsonb(pending), row.id))
                     await self._notify(conn, row.id, row.seq + 1)
-                    if self.games.get(row.id, (0, 0, None))[2] is game:
-                        self.games[row.id] = (row.round, row.seq + 1, game)  # a reveal changes no position
-        return answer
+            self.games[row.id] = (row.round, row.seq + 1, game)
+            return answer
+        finally:
+            if held is not None:
+                held.release()
 
     @staticmethod
     def _flash_answer(game: Game, actions) -> tuple[dict, dict]:
@@ -733,7 +765,8 @@ class Remote:
         return {"ok": True}
 
     async def seat(self, code: str, token: str) -> tuple[int, str]:
-        """A stream's game and side; Refused 404/401."""
+        """A stream's game and seat (its token's hash: the side it plays changes with a rematch);
+        Refused 404/401."""
         async with self.hub.pool.connection() as conn:
             r = await (await conn.execute("SELECT id, seats FROM remote_games WHERE code = %s", (code,))).fetchone()
         if r is None:
@@ -742,7 +775,7 @@ class Remote:
         for side in PLAYERS:
             seat = r[1].get(side)
             if seat and secrets.compare_digest(seat["token"], digest):
-                return r[0], side
+                return r[0], digest
         raise Refused(401, f"token: not a seat of the game {show_code(code)}")
 
     # --- the archive ----------------------------------------------------------------------------
@@ -806,18 +839,7 @@ def _handlers():
     from .server import STREAM_RETRY, Base, _quiet
 
     class RemoteBase(Base):
-        """A remote route: tokens may come in the query string (the stream), so nothing logged of a
-        request names more than its method and path."""
-
-        def _request_summary(self) -> str:
-            return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
-
-        def log_exception(self, typ, value, tb):
-            if isinstance(value, web.HTTPError):
-                if value.log_message:
-                    log.warning("%d %s: %s", value.status_code, self._request_summary(), value.log_message)
-            else:
-                log.error("uncaught exception %s", self._request_summary(), exc_info=(typ, value, tb))
+        """A remote route (nothing logged of a request names more than its method and path: Base)."""
 
         @property
         def remote(self) -> Remote:
@@ -898,7 +920,7 @@ def _handlers():
             try:
                 if not token:
                     token = self.token()
-                self.game_id, self.side = await remote.seat(self.code(code), token)
+                self.game_id, self.seat = await remote.seat(self.code(code), token)
             except Refused as exc:
                 return self.fail(exc.status, exc.message)
             self.last = b""
@@ -910,7 +932,7 @@ def _handlers():
             hub.streams[address] = hub.streams.get(address, 0) + 1
             try:
                 await remote.arrive(self)
-                state = await remote.state(self.game_id, self.side)
+                state = await remote.state(self.game_id, self.seat)
                 self.last = remote.message(state)
                 self.write(b"retry: 1500\n\n" + self.last)
                 self.flush().add_done_callback(_quiet)
