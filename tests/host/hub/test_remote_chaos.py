@@ -761,10 +761,8 @@ def run_chaos(seed, mode, hubs, **kw) -> Chaos:
 # engine's legal actions: tests/support/remote_chaos.py's `choose` on the engine alone says so).
 GAMES = [
     pytest.param(21, "classic", ("board", "browser"), EVENTS, id="classic-board-browser"),
-    # no side taken away here: the hub notices a closed stream only when its presence lapses (15 s),
-    # and the classic game takes one side away already; every other event as there
-    pytest.param(34, "third_eye", ("browser", "board"), tuple(e for e in EVENTS if e != "pause"),
-                 id="third_eye-browser-board"),
+    pytest.param(34, "third_eye", ("browser", "board"), EVENTS, id="third_eye-browser-board"),
+    pytest.param(37, "classic", ("board", "board"), EVENTS, id="classic-board-board"),
 ]
 
 
@@ -779,8 +777,8 @@ def test_rematch_under_chaos(hubs):
     under the adversary (its cheap events). The streams the players had open stay open across the
     rematch (as a phone's page would) and must then show each player their new side only.
 
-    FAILS against r-hub at 091a34d (a real defect, not the test's): a stream opened before the
-    rematch goes on sending its old seat's state, so each player's open stream shows the rival's
-    whole lineup, reserve and setup in the rematch (see the failure's LEAK lines)."""
+    It caught, at r-hub 091a34d, a stream opened before the rematch going on with its old seat's
+    state: each player's open stream showed the rival's whole lineup, reserve and setup in the
+    rematch (passes since r-hub ee3b10d)."""
     run_chaos(20, "third_eye", hubs, kinds=("board", "browser"),
               events=("reconnect", "lost", "stale", "double", "delay", "probe"), games=2)
