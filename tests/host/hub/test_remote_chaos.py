@@ -75,7 +75,8 @@ CODE_ALPHABET = set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
 WAIT = 20  # seconds to wait for a state the hub owes (a bound for failing, never a measurement)
 PRESENCE_WAIT = 25  # presence lapses after 15 s (docs/remote-play.md): a little more than that
 NAMES = ("Ann", "Bob")
-EVENTS = ("reconnect", "lost", "stale", "double", "kill", "inflight", "delay", "pause", "probe")
+EVENTS = ("reconnect", "lost", "stale", "double", "kill", "inflight", "delay", "pause", "probe", "database")
+SLOW = ("kill", "inflight", "pause", "database")  # once per run, at a seeded step of the first game
 
 
 def other_side(side: str) -> str:
@@ -98,9 +99,13 @@ class Player:
 
 class Chaos:
     def __init__(self, seed: int, mode: str, start_hub, kinds=("browser", "browser"), events=EVENTS,
-                 rate=0.12, games: int = 1):
+                 rate=0.12, games: int = 1, database=None):
         self.seed, self.mode, self.start_hub, self.kinds = seed, mode, start_hub, kinds
         self.events, self.rate, self.games = events, rate, games
+        self.database = database  # the PostgreSQL cluster (stop(), start()), for the "database" event
+        if database is None:
+            self.events = tuple(e for e in events if e != "database")
+            events = self.events
         self.oracles: list[Oracle] = []
         self.game_index = 0
         self.play = random.Random(seed)  # the players' choices: the game itself
@@ -375,7 +380,7 @@ class Chaos:
         rival = self.players["black" if o.to_move == "white" else "white"]
         event = self.forced.get(self.step) if self.game_index == 0 else None
         if event is None and self.chaos.random() < self.rate:  # the slow ones only as forced
-            event = self.chaos.choice([e for e in self.events if e not in ("kill", "inflight", "pause")])
+            event = self.chaos.choice([e for e in self.events if e not in SLOW])
         if event == "pause" and (self.paused_once or len(o.acked) < 2):
             event = "delay"
         if event in ("kill", "inflight") and self.kills >= 2:
@@ -453,6 +458,40 @@ class Chaos:
                     break
             if not ok:
                 self.fail("neither of two identical concurrent actions was accepted", fatal=True)
+        elif event == "database":
+            # PostgreSQL stops under the action and comes back: the client retries (same seq and
+            # action) while the hub cannot answer; once it can, the action is applied once
+            self.database.stop()
+            box = {}
+
+            def go():
+                deadline = time.monotonic() + 60
+                tries = []
+                while time.monotonic() < deadline:
+                    try:
+                        ans = self.post(p, "/action", body, self.chaos.randrange(2))
+                    except OSError as exc:
+                        tries.append(type(exc).__name__)
+                        time.sleep(0.3)
+                        continue
+                    tries.append(ans.status)
+                    if ans.status < 500 and ans.status != 423:
+                        box["answer"] = ans
+                        break
+                    time.sleep(0.3)
+                box["tries"] = tries
+
+            t = threading.Thread(target=go)
+            t.start()
+            time.sleep(self.chaos.uniform(0.5, 1.5))
+            self.database.start()
+            t.join(90)
+            ans = box.get("answer")
+            self.note(f"PostgreSQL stopped under the action: answers {box.get('tries')}")
+            if ans is None or ans.status != 200 or ans.body != {"seq": seq + 1}:
+                self.fail(f"with PostgreSQL stopped and started under it, the action (retried while the hub "
+                          f"could not answer: {box.get('tries')}) ended with {ans!r}, not {{'seq': {seq + 1}}}",
+                          fatal=True)
         elif event == "inflight":
             # the process taking the action is killed while it does: the client never knows whether
             # it was applied, and sends it again to the other process
@@ -480,8 +519,9 @@ class Chaos:
         else:
             ans = self.retry_paused(lambda: self.post(p, "/action", body))
             if ans.status != 200 or ans.body != {"seq": seq + 1}:
-                self.fail(f"{p.side}'s action {canon(action)} at seq {seq} answered {ans!r}, not {{'seq': {seq + 1}}}",
-                          fatal=True)
+                self.fail(f"{p.side}'s action {canon(action)} at seq {seq} answered {ans!r}, not {{'seq': {seq + 1}}}; "
+                          + "; ".join(f"{q.side}'s stream {q.stream.label}: {self.recent(q.stream, 3)}"
+                                      for q in self.players.values()), fatal=True)
             if event == "lost":
                 if self.chaos.random() < 0.5:
                     again = self.post(p, "/action", body, self.chaos.randrange(2))
@@ -767,9 +807,9 @@ GAMES = [
 
 
 @pytest.mark.parametrize("seed,mode,kinds,events", GAMES)
-def test_remote_play_survives_chaos(hubs, seed, mode, kinds, events):
+def test_remote_play_survives_chaos(cluster, hubs, seed, mode, kinds, events):
     """A whole game under the adversary, every invariant of the module's docstring."""
-    run_chaos(seed, mode, hubs, kinds=kinds, events=events)
+    run_chaos(seed, mode, hubs, kinds=kinds, events=events, database=cluster)
 
 
 def test_rematch_under_chaos(hubs):
