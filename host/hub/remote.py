@@ -36,7 +36,7 @@ from engine.board import GATEWAYS, GRAVITY_NEIGHBORS, IRIS, PLAYERS, SPACE_NAMES
 from engine.errors import InvalidError
 from engine.game import Game
 from engine.pieces import VOID, Setup
-from engine.record import to_record
+from engine.record import parse_json, to_record
 from engine.state import BOTH, EMPTY
 from engine.views import action_seen_by, view
 
@@ -49,6 +49,7 @@ ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 KINDS = ("board", "browser")
 MAX_NAME = 40
 TABLE = "remote"  # the archive's table name for remote games
+LATER = object()  # Remote.state: the mover's state, worked out after the other side's
 
 
 class Refused(Exception):
@@ -389,15 +390,18 @@ class Remote:
         row = Row(r[:14])
         return row, row.present(r[14]), r[15]
 
-    async def state(self, game_id: int, seat: str) -> dict | None:
-        """The state of the seat (a token's hash) as its side sees it now (None: no such seat)."""
+    async def state(self, game_id: int, seat: str, mover_later: bool = False) -> dict | None:
+        """The state of the seat (a token's hash) as its side sees it now (None: no such seat; with
+        ``mover_later``, LATER if the seat's side is to move and its legal actions are not yet known)."""
         async with self.hub.pool.connection() as conn:
             async with self.lock(game_id):
                 row, present, last = await self.read(conn, game_id)
                 side = row.side_of(seat) if row is not None else None
                 if side is None:
                     return None
-                part = await self._part(conn, row, side, last)
+                part = await self._part(conn, row, side, last, mover_later)
+                if part is LATER:
+                    return LATER
         return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
                 "names": row.names(), "kinds": row.kinds(),
                 "present": {s: s in present for s in PLAYERS},
@@ -406,13 +410,15 @@ class Remote:
                 **part,
                 "rematch": {s: bool(row.rematch.get(s)) for s in PLAYERS}}
 
-    async def _part(self, conn, row: Row, side: str, last: dict | None) -> dict:
+    async def _part(self, conn, row: Row, side: str, last: dict | None, mover_later: bool = False) -> dict:
         """The state's part that follows the game (view, legal, reveal, last, record), kept per seq."""
         key = (row.round, row.seq, row.phase)
         kept = self.parts.get((row.id, side))
         if kept is not None and kept[0] == key:
             return kept[1]
         game = await self.game_at(conn, row)
+        if mover_later and game is not None and not game.is_over() and game.to_move == side:
+            return LATER
         part = {"view": None, "legal": None, "gravity": None, "gateways": None, "reveal": None, "last": None,
                 "record": None}
         if game is not None:
@@ -450,14 +456,26 @@ class Remote:
         subs = self.subs.get(game_id)
         if not subs:
             return
-        for seat in {s.seat for s in subs}:
+        # The side not to move first: the mover's legal actions (how many depends on its hidden
+        # identities) are worked out after the other side's message is on its way, so how soon
+        # that message leaves never depends on them.
+        later = []
+        for seat in sorted({s.seat for s in subs}):
+            state = await self.state(game_id, seat, mover_later=True)
+            if state is LATER:
+                later.append(seat)
+            elif state is not None:
+                self._send(game_id, seat, state)
+        for seat in later:
             state = await self.state(game_id, seat)
-            if state is None:
-                continue
-            blob = self.message(state)
-            for sub in list(self.subs.get(game_id, ())):
-                if sub.seat == seat:
-                    sub.send_state(blob)
+            if state is not None and state is not LATER:
+                self._send(game_id, seat, state)
+
+    def _send(self, game_id: int, seat: str, state: dict) -> None:
+        blob = self.message(state)
+        for sub in list(self.subs.get(game_id, ())):
+            if sub.seat == seat:
+                sub.send_state(blob)
 
     # --- changes --------------------------------------------------------------------------------
 
@@ -853,9 +871,9 @@ def _handlers():
 
         def body(self) -> dict:
             try:
-                body = json.loads(self.request.body or b"{}")
-            except ValueError:
-                raise Refused(400, "body: JSON is expected") from None
+                body = parse_json(self.request.body or b"{}")
+            except ValueError as exc:
+                raise Refused(400, f"body: JSON is expected ({exc})") from None
             if not isinstance(body, dict):
                 raise Refused(400, "body: a JSON object is expected")
             return body
