@@ -119,6 +119,8 @@ class Chaos:
         self.paused_once = False
         self.late = None  # an action whose answer was "lost", resent a step later
         self.reveals = 0
+        self.checked = 0  # states whose every rival identity was checked (after the run)
+        self.rival_shown = 0  # rival identities they showed, rightly (the check is not vacuous)
         self.counts = {e: 0 for e in EVENTS}
         self.spent: dict[str, float] = {}  # seconds of the steps with each event (for the budget)
         # every kind of event at least once, early in the first game, then at random (a side taken
@@ -778,9 +780,16 @@ class Chaos:
                         exempt = set(re.findall(r'"([wb][1-5][1-9]|h[we][1-5]|wi|bi)"', json.dumps(state["reveal"])))
                     oracle = self.oracles[game_no] if game_no < len(self.oracles) else None
                     leaks = oracle.leaks(side, state, exempt) if oracle else []
+                    if oracle and state.get("view"):
+                        self.checked += 1
+                        self.rival_shown += sum(1 for e in state["view"]["board"]
+                                                if e["owner"] != side and e["piece"] is not None)
                     if leaks:
                         problem(s, game_no, i, state, "leak", f"LEAK to {p.name} ({side}): " + "; ".join(leaks[:4])
                                 + (f" (+{len(leaks) - 4} more)" if len(leaks) > 4 else ""))
+        if not self.checked or not self.rival_shown:
+            self.failures.append(f"seed {self.seed} ({self.mode}): the leak check saw {self.checked} states and "
+                                 f"{self.rival_shown} rival identities: it checked nothing")
         for cases in found.values():
             more = f" [and {len(cases) - 1} more states of this stream alike]" if len(cases) > 1 else ""
             self.failures.append(f"seed {self.seed} ({self.mode}), after the run: {cases[0]}{more}")
@@ -795,7 +804,8 @@ def run_chaos(seed, mode, hubs, **kw) -> Chaos:
     except Exception as exc:  # noqa: BLE001 - any crash is reported with the seed and step
         raise AssertionError(f"{c.where()}: {type(exc).__name__}: {exc}{c.tail()}") from exc
     print(json.dumps({"seed": seed, "mode": mode, "actions": [len(o.acked) for o in c.oracles],
-                      "reveals": c.reveals, "events": c.counts, "spent": c.spent,
+                      "reveals": c.reveals, "states checked": c.checked,
+                      "rival identities seen revealed": c.rival_shown, "events": c.counts, "spent": c.spent,
                       "seconds": round(time.monotonic() - c.t0, 1)}))
     assert not c.failures, "\n".join(c.failures) + c.tail()
     return c
