@@ -675,6 +675,17 @@ class Chaos:
         elif pieces != want[0] or outcome is not None:
             self.fail(f"the flash's reveal answered {pieces!r} {outcome!r}; the true identities are {want[0]!r}")
         self.seq = seq + 1
+        if self.chaos.random() < 0.4:  # its answer "lost": the same reveal again answers the same
+            again = self.post(mover, "/reveal", body, self.chaos.randrange(2))
+            self.note(f"reveal resent -> {again!r}")
+            if again.status != 200 or again.body != ans.body:
+                self.fail(f"the same reveal resent answered {again!r}, not the same {ans!r}")
+        if self.chaos.random() < 0.3 and seq > 0:  # a reveal at a stale seq
+            stale = dict(body, seq=seq - 1)
+            bad = self.post(mover, "/reveal", stale, self.chaos.randrange(2))
+            self.note(f"stale reveal -> {bad!r}")
+            if bad.status != 409:
+                self.fail(f"a reveal at the stale seq {seq - 1} answered {bad!r}, not 409")
         for p in (mover, rival):
             shown_reveal = p.stream.wait(lambda s: s.get("seq", -1) >= seq + 1 and s.get("reveal"), WAIT)
             if shown_reveal is None:
