@@ -132,8 +132,9 @@ ROW = ("id, code, mode, vision, first, seq, round, phase, seats, setups, reveal,
 
 
 class Row:
-    __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups", "reveal",
-                 "rematch", "archive", "started")
+    # in the order of ROW (the row's values are read by position)
+    __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups",  # noqa: RUF023
+                 "reveal", "rematch", "archive", "started")
 
     def __init__(self, values):
         for k, v in zip(self.__slots__, values):
@@ -393,15 +394,14 @@ class Remote:
     async def state(self, game_id: int, seat: str, mover_later: bool = False) -> dict | None:
         """The state of the seat (a token's hash) as its side sees it now (None: no such seat; with
         ``mover_later``, LATER if the seat's side is to move and its legal actions are not yet known)."""
-        async with self.hub.pool.connection() as conn:
-            async with self.lock(game_id):
-                row, present, last = await self.read(conn, game_id)
-                side = row.side_of(seat) if row is not None else None
-                if side is None:
-                    return None
-                part = await self._part(conn, row, side, last, mover_later)
-                if part is LATER:
-                    return LATER
+        async with self.hub.pool.connection() as conn, self.lock(game_id):
+            row, present, last = await self.read(conn, game_id)
+            side = row.side_of(seat) if row is not None else None
+            if side is None:
+                return None
+            part = await self._part(conn, row, side, last, mover_later)
+            if part is LATER:
+                return LATER
         return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
                 "names": row.names(), "kinds": row.kinds(),
                 "present": {s: s in present for s in PLAYERS},
@@ -852,8 +852,6 @@ CODE = r"([0-9A-Za-z-]{6,7})"
 
 
 def _handlers():
-    from tornado import web
-
     from .server import STREAM_RETRY, Base, _quiet
 
     class RemoteBase(Base):
@@ -947,6 +945,7 @@ def _handlers():
             self.set_header("Content-Type", "text/event-stream")
             self.set_header("Cache-Control", "no-cache")
             self.set_header("X-Accel-Buffering", "no")
+            self._watch_socket(remote.lapse)
             hub.streams[address] = hub.streams.get(address, 0) + 1
             try:
                 await remote.arrive(self)
@@ -960,6 +959,28 @@ def _handlers():
             finally:
                 hub.streams[address] -= 1
                 await remote.leave(self)
+
+        def _watch_socket(self, lapse: float) -> None:
+            """A player whose network vanished without a word (no FIN, no RST) must not stay present
+            for the minutes TCP would take: the keep-alive comments this stream gets every
+            ``renew`` seconds that stay unacknowledged for ``lapse`` seconds close it (Linux's
+            TCP_USER_TIMEOUT), and so does a silent peer (TCP keep-alive probes)."""
+            import socket
+
+            sock = getattr(self.request.connection.stream, "socket", None)
+            if sock is None:
+                return
+            for level, name, value in ((socket.SOL_SOCKET, "SO_KEEPALIVE", 1),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPIDLE", max(1, int(lapse / 3))),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPINTVL", max(1, int(lapse / 6))),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPCNT", 3),
+                                       (socket.IPPROTO_TCP, "TCP_USER_TIMEOUT", int(lapse * 1000))):
+                option = getattr(socket, name, None)
+                if option is not None:
+                    try:
+                        sock.setsockopt(level, option, value)
+                    except OSError:
+                        pass
 
         def send_state(self, blob: bytes) -> None:
             if not self.started or blob == self.last:
