@@ -831,6 +831,13 @@ GAMES = [
 ]
 
 
+if os.environ.get("QUIN_CHAOS_SEEDS"):  # a soak: QUIN_CHAOS_SEEDS=100-120 plays those seeds in both modes
+    _lo, _, _hi = os.environ["QUIN_CHAOS_SEEDS"].partition("-")
+    GAMES = [pytest.param(seed, mode, kinds, EVENTS, id=f"{mode}-{seed}")
+             for seed in range(int(_lo), int(_hi or _lo) + 1)
+             for mode, kinds in (("classic", ("board", "browser")), ("third_eye", ("board", "board")))]
+
+
 @pytest.mark.parametrize("seed,mode,kinds,events", GAMES)
 def test_remote_play_survives_chaos(cluster, hubs, seed, mode, kinds, events):
     """A whole game under the adversary, every invariant of the module's docstring."""
