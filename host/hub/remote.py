@@ -145,6 +145,10 @@ class Row:
                 return side
         return None
 
+    def present(self, seats) -> set[str]:
+        """The sides whose seat (token hash) is among ``seats``."""
+        return {s for s in PLAYERS if self.seats.get(s) and self.seats[s]["token"] in seats}
+
     def names(self) -> dict:
         return {s: (self.seats.get(s) or {}).get("name") for s in PLAYERS}
 
@@ -277,7 +281,7 @@ class Remote:
             for subs in list(self.subs.values()):
                 for sub in list(subs):
                     sub.send(b": keep-alive\n\n")
-            held = [(g, s) for g, subs in self.subs.items() for s in {sub.side for sub in subs}]
+            held = [(g, s) for g, subs in self.subs.items() for s in {sub.seat for sub in subs}]
             if not held:
                 continue
             try:
@@ -285,7 +289,7 @@ class Remote:
                     await conn.execute(
                         "UPDATE remote_presence p SET expires = now() + make_interval(secs => %s) "
                         "FROM unnest(%s::bigint[], %s::text[]) AS h(g, s) "
-                        "WHERE p.game_id = h.g AND p.side = h.s AND p.holder = %s",
+                        "WHERE p.game_id = h.g AND p.seat = h.s AND p.holder = %s",
                         (self.lapse, [g for g, _ in held], [s for _, s in held], self.holder))
             except (psycopg.Error, OSError) as exc:
                 log.warning("remote presence not renewed: %s", exc)
@@ -293,13 +297,13 @@ class Remote:
     # --- presence ---------------------------------------------------------------------------
 
     async def arrive(self, sub) -> None:
-        first = not any(s.side == sub.side for s in self.subs.get(sub.game_id, ()))
+        first = not any(s.seat == sub.seat for s in self.subs.get(sub.game_id, ()))
         self.subs.setdefault(sub.game_id, set()).add(sub)
         async with self.hub.pool.connection() as conn:
             await conn.execute(
-                "INSERT INTO remote_presence(game_id, side, holder, expires) VALUES (%s, %s, %s, "
-                "now() + make_interval(secs => %s)) ON CONFLICT (game_id, side, holder) DO UPDATE SET "
-                "expires = EXCLUDED.expires", (sub.game_id, sub.side, self.holder, self.lapse))
+                "INSERT INTO remote_presence(game_id, seat, holder, expires) VALUES (%s, %s, %s, "
+                "now() + make_interval(secs => %s)) ON CONFLICT (game_id, seat, holder) DO UPDATE SET "
+                "expires = EXCLUDED.expires", (sub.game_id, sub.seat, self.holder, self.lapse))
             if first:
                 await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
 
@@ -308,12 +312,12 @@ class Remote:
         subs.discard(sub)
         if not subs:
             self.subs.pop(sub.game_id, None)
-        if any(s.side == sub.side for s in subs) or self.hub.closing.is_set():
+        if any(s.seat == sub.seat for s in subs) or self.hub.closing.is_set():
             return  # closing: close() clears this process's presence at once
         try:
             async with self.hub.pool.connection() as conn:
-                await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND side = %s AND holder = %s",
-                                   (sub.game_id, sub.side, self.holder))
+                await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND seat = %s AND holder = %s",
+                                   (sub.game_id, sub.seat, self.holder))
                 await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
         except (psycopg.Error, OSError) as exc:  # the row lapses by itself
             log.warning("remote presence not cleared: %s", exc)
@@ -360,19 +364,22 @@ class Remote:
 
     async def read(self, conn, game_id: int) -> tuple[Row, set[str], dict | None]:
         r = await (await conn.execute(
-            f"SELECT {ROW}, ARRAY(SELECT DISTINCT side FROM remote_presence p WHERE p.game_id = g.id AND "
+            f"SELECT {ROW}, ARRAY(SELECT DISTINCT seat FROM remote_presence p WHERE p.game_id = g.id AND "
             "p.expires > now()), (SELECT json_build_object('side', side, 'request', request, 'revealed', revealed) "
             "FROM remote_log l WHERE l.game_id = g.id AND l.round = g.round AND l.kind = 'action' "
             "ORDER BY seq DESC LIMIT 1) FROM remote_games g WHERE id = %s", (game_id,))).fetchone()
         if r is None:
             return None, set(), None
-        return Row(r[:14]), set(r[14]), r[15]
+        row = Row(r[:14])
+        return row, row.present(r[14]), r[15]
 
-    async def state(self, game_id: int, side: str) -> dict | None:
+    async def state(self, game_id: int, seat: str) -> dict | None:
+        """The state of the seat (a token's hash) as its side sees it now (None: no such seat)."""
         async with self.hub.pool.connection() as conn:
             async with self.lock(game_id):
                 row, present, last = await self.read(conn, game_id)
-                if row is None:
+                side = row.side_of(seat) if row is not None else None
+                if side is None:
                     return None
                 part = await self._part(conn, row, side, last)
         return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
@@ -427,13 +434,13 @@ class Remote:
         subs = self.subs.get(game_id)
         if not subs:
             return
-        for side in {s.side for s in subs}:
-            state = await self.state(game_id, side)
+        for seat in {s.seat for s in subs}:
+            state = await self.state(game_id, seat)
             if state is None:
                 continue
             blob = self.message(state)
             for sub in list(self.subs.get(game_id, ())):
-                if sub.side == side:
+                if sub.seat == seat:
                     sub.send_state(blob)
 
     # --- changes --------------------------------------------------------------------------------
@@ -455,10 +462,10 @@ class Remote:
                 raise Refused(401, f"token: not a seat of the game {show_code(code)}")
         return row, side
 
-    async def _present(self, conn, game_id: int) -> set[str]:
-        rows = await (await conn.execute("SELECT DISTINCT side FROM remote_presence WHERE game_id = %s AND "
-                                         "expires > now()", (game_id,))).fetchall()
-        return {r[0] for r in rows}
+    async def _present(self, conn, row: Row) -> set[str]:
+        rows = await (await conn.execute("SELECT DISTINCT seat FROM remote_presence WHERE game_id = %s AND "
+                                         "expires > now()", (row.id,))).fetchall()
+        return row.present([r[0] for r in rows])
 
     async def _known_player(self, conn, code: str | None) -> None:
         if code is None:
@@ -559,7 +566,7 @@ class Remote:
     async def _playable(self, conn, row: Row, side: str) -> Game:
         if row.phase != "playing":
             raise Refused(409, f"phase: the game is {row.phase}, not being played")
-        paused = paused_line(row, await self._present(conn, row.id))
+        paused = paused_line(row, await self._present(conn, row))
         if paused:
             raise Refused(423, f"paused: {paused}")
         game = await self.game_at(conn, row)
@@ -733,7 +740,8 @@ class Remote:
         return {"ok": True}
 
     async def seat(self, code: str, token: str) -> tuple[int, str]:
-        """A stream's game and side; Refused 404/401."""
+        """A stream's game and seat (its token's hash: the side it plays changes with a rematch);
+        Refused 404/401."""
         async with self.hub.pool.connection() as conn:
             r = await (await conn.execute("SELECT id, seats FROM remote_games WHERE code = %s", (code,))).fetchone()
         if r is None:
@@ -742,7 +750,7 @@ class Remote:
         for side in PLAYERS:
             seat = r[1].get(side)
             if seat and secrets.compare_digest(seat["token"], digest):
-                return r[0], side
+                return r[0], digest
         raise Refused(401, f"token: not a seat of the game {show_code(code)}")
 
     # --- the archive ----------------------------------------------------------------------------
@@ -898,7 +906,7 @@ def _handlers():
             try:
                 if not token:
                     token = self.token()
-                self.game_id, self.side = await remote.seat(self.code(code), token)
+                self.game_id, self.seat = await remote.seat(self.code(code), token)
             except Refused as exc:
                 return self.fail(exc.status, exc.message)
             self.last = b""
@@ -910,7 +918,7 @@ def _handlers():
             hub.streams[address] = hub.streams.get(address, 0) + 1
             try:
                 await remote.arrive(self)
-                state = await remote.state(self.game_id, self.side)
+                state = await remote.state(self.game_id, self.seat)
                 self.last = remote.message(state)
                 self.write(b"retry: 1500\n\n" + self.last)
                 self.flush().add_done_callback(_quiet)

@@ -85,10 +85,10 @@ CREATE TABLE IF NOT EXISTS remote_log (
 );
 CREATE TABLE IF NOT EXISTS remote_presence (
     game_id BIGINT NOT NULL REFERENCES remote_games(id),
-    side TEXT NOT NULL,
-    holder TEXT NOT NULL,                -- the hub process holding a stream of the side
+    seat TEXT NOT NULL,                  -- the seat's token hash (its side changes with a rematch)
+    holder TEXT NOT NULL,                -- the hub process holding a stream of the seat
     expires TIMESTAMPTZ NOT NULL,        -- renewed while the stream is open; lapsed: away
-    PRIMARY KEY (game_id, side, holder)
+    PRIMARY KEY (game_id, seat, holder)
 );
 """
 
