@@ -174,13 +174,6 @@ document.addEventListener("DOMContentLoaded", () => {
     // --- each state ------------------------------------------------------------------------------
 
     async function onState(s) {
-      if (state && state.phase === "over" && s.phase !== "over") {
-        // A rematch: the sides are swapped under the same token.  A new stream asks the hub which
-        // side this seat holds now (the hub resolves a stream's side when it opens it).
-        state = null;
-        open();
-        return;
-      }
       const moved = !state || state.seq !== s.seq || state.phase !== s.phase;
       state = s;
       me = s.side;
