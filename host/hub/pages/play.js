@@ -279,6 +279,7 @@ document.addEventListener("DOMContentLoaded", () => {
     function renderSetup() {
       const show = state.phase === "setup" && !(state.setups_in && state.setups_in[me]);
       $("setup").classList.toggle("hidden", !show);
+      board.setCrop(show ? "own" : null);  // the lineup: your half of the board, larger
       if (!show) return;
       $("clone").value = draft.clone;
       $("removed").value = draft.removed;
@@ -712,7 +713,11 @@ document.addEventListener("DOMContentLoaded", () => {
       const lines = [h("p", {}, `${who}: ${Quin.actionText(l.seen)}`)];
       const turn = v.history.length ? v.history[v.history.length - 1] : null;
       const flashes = turn ? v.events.filter((e) => e.type === "flash" && e.turn === turn.turn) : [];
-      for (const e of flashes) lines.push(h("p", { class: "flash-line" }, "Flash! " + Quin.flashEventText(e, turn.player, me)));
+      const from = l.seen.from || null;  // the flash's start, where this side saw it (a move or a reflection)
+      for (const e of flashes) {
+        lines.push(h("p", { class: "flash-line" }, "Flash! " + Quin.flashText(
+          { player: turn.player, attacker: e.attacker, defender: e.defender, at: e.at, outcome: e.outcome, from }, me)));
+      }
       const times = turn ? v.events.filter((e) => e.type === "time" && e.turn === turn.turn) : [];
       for (const e of times) lines.push(h("p", {}, Quin.timeText(Object.assign({ player: turn.player }, e), me)));
       const pieces = Object.entries(l.pieces || {});
