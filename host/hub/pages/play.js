@@ -169,7 +169,7 @@ document.addEventListener("DOMContentLoaded", () => {
       $("powers").classList.add("hidden");
     }
     /* After a refusal that says the page is behind (409) or the game paused (423): the newest state. */
-    function refresh() { open(); }
+    function refresh() { conn("catching up…", "lost"); open(); }
 
     // --- each state ------------------------------------------------------------------------------
 
@@ -413,8 +413,8 @@ document.addEventListener("DOMContentLoaded", () => {
       if (status !== 200) {
         setBusy(false);
         $("act-error").textContent = sentence(data.error);
+        renderPlay();
         if (status === 409 || status === 423) refresh();
-        else renderPlay();
         return;
       }
       if (state.seq > seq) { setBusy(false); renderPlay(); }  // the stream was first: draw what may be tapped now
