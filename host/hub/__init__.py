@@ -3,6 +3,9 @@
 - :mod:`host.hub.schema`: the PostgreSQL schema (tables, games, public events, players, ratings).
 - :mod:`host.hub.server`: ``quin hub serve``, the spectators' pages, streams and read formats, and
   the boards' push endpoint; several processes may serve one database (LISTEN/NOTIFY wakes them).
+- :mod:`host.hub.remote`: remote play (docs/remote-play.md): two players far apart, the true game
+  on the hub (both lineups in its database, never sent but through a side's view), their streams,
+  presence and pause, reveals for a board's referee, rematch, the archive under the table ``remote``.
 - :mod:`host.hub.push`: the board's side: an outbox in the board's own store and the thread that
   drains it to the hub (``quin serve --hub URL --table-key K``).
 

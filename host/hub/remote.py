@@ -237,6 +237,7 @@ class Remote:
         self.address_limit = Limiter(rate * 4, rate * 16)  # per address
         self.join_limit = Limiter(join_rate, join_rate * 20)  # creates and joins per address
         self._table: int | None = None
+        self._used: dict[int, float] = {}  # game id -> when this process last read it (to forget idle games)
 
     def lock(self, game_id: int) -> asyncio.Lock:
         lk = self.locks.get(game_id)
@@ -269,11 +270,25 @@ class Remote:
     async def _poller(self) -> None:
         while not self.hub.closing.is_set():
             await asyncio.sleep(min(self.hub.poll, self.lapse / 3))
+            self._forget_idle()
             for game_id in list(self.subs):
                 try:
                     await self.refresh(game_id)
                 except (psycopg.Error, OSError):
                     pass
+
+    def _forget_idle(self, idle: float = 60.0) -> None:
+        """Games no stream of this process follows, unread for ``idle`` seconds, leave memory."""
+        now = time.monotonic()
+        for game_id in list(self._used):
+            lk = self.locks.get(game_id)
+            if game_id in self.subs or now - self._used[game_id] < idle or (lk is not None and lk.locked()):
+                continue
+            del self._used[game_id]
+            self.games.pop(game_id, None)
+            self.locks.pop(game_id, None)
+            for side in PLAYERS:
+                self.parts.pop((game_id, side), None)
 
     async def _renewer(self) -> None:
         while not self.hub.closing.is_set():
@@ -340,6 +355,7 @@ class Remote:
 
     async def game_at(self, conn, row: Row) -> Game | None:
         """The game of ``row``'s round at ``row.seq`` (None before play).  Call holding ``lock(row.id)``."""
+        self._used[row.id] = time.monotonic()
         if row.phase not in ("playing", "over"):
             return None
         cached = self.games.get(row.id)
@@ -578,12 +594,15 @@ class Remote:
         seq = _seq(body)
         action = _action(body.get("action"))
         request = action.to_record()
-        async with self.hub.pool.connection() as conn:
-            async with conn.transaction():
-                row, side = await self._locked(conn, code, token)
-                if seq != row.seq:
-                    return await self._retry(conn, row, side, seq, "action", request)
-                async with self.lock(row.id):
+        held = None  # this process's lock of the game, held until the change is committed
+        try:
+            async with self.hub.pool.connection() as conn:
+                async with conn.transaction():
+                    row, side = await self._locked(conn, code, token)
+                    if seq != row.seq:
+                        return await self._retry(conn, row, side, seq, "action", request)
+                    held = self.lock(row.id)
+                    await held.acquire()
                     game = await self._playable(conn, row, side)
                     bound = row.reveal if row.reveal and row.reveal["side"] == side else None
                     if bound is not None and request not in bound["actions"]:
@@ -592,28 +611,28 @@ class Remote:
                     why = game.why_illegal(action)
                     if why:
                         raise Refused(400, f"action: {action} {why}")
+                    # valid: from here on the game in memory is changed, and forgotten unless committed
                     before = self._public_frame(row, game)
                     known, loc = list(game.state.known), list(game.state.loc)
+                    self.games.pop(row.id, None)
                     game.push(action)
-                    self.games[row.id] = (row.round, row.seq, game)  # at row.seq + 1 once committed
-                    try:
-                        revealed = revealed_by(game, known, loc)
-                        answer = {"seq": row.seq + 1}
-                        over = game.is_over()
-                        await conn.execute(
-                            "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer, revealed) VALUES "
-                            "(%s, %s, %s, %s, 'action', %s, %s, %s)",
-                            (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer), Jsonb(revealed)))
-                        await conn.execute(
-                            "UPDATE remote_games SET seq = seq + 1, reveal = CASE WHEN %s THEN NULL ELSE reveal END, "
-                            "phase = %s WHERE id = %s", (bound is not None, "over" if over else "playing", row.id))
-                        await self._archive_event(conn, row, game, before, over)
-                        await self._notify(conn, row.id, row.seq + 1)
-                    except BaseException:
-                        self.games.pop(row.id, None)
-                        raise
-                    self.games[row.id] = (row.round, row.seq + 1, game)
-        return answer
+                    revealed = revealed_by(game, known, loc)
+                    answer = {"seq": row.seq + 1}
+                    over = game.is_over()
+                    await conn.execute(
+                        "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer, revealed) VALUES "
+                        "(%s, %s, %s, %s, 'action', %s, %s, %s)",
+                        (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer), Jsonb(revealed)))
+                    await conn.execute(
+                        "UPDATE remote_games SET seq = seq + 1, reveal = CASE WHEN %s THEN NULL ELSE reveal END, "
+                        "phase = %s WHERE id = %s", (bound is not None, "over" if over else "playing", row.id))
+                    await self._archive_event(conn, row, game, before, over)
+                    await self._notify(conn, row.id, row.seq + 1)
+            self.games[row.id] = (row.round, row.seq + 1, game)  # committed
+            return answer
+        finally:
+            if held is not None:
+                held.release()
 
     async def check(self, code: str, token: str, body: dict) -> dict:
         action = _action(body.get("action"))
@@ -652,12 +671,15 @@ class Remote:
             if type(actions[0]) is not Time:
                 raise Refused(400, "time: a Time action is expected")
             request = {"time": actions[0].to_record()}
-        async with self.hub.pool.connection() as conn:
-            async with conn.transaction():
-                row, side = await self._locked(conn, code, token)
-                if seq != row.seq:
-                    return await self._retry(conn, row, side, seq, "reveal", request)
-                async with self.lock(row.id):
+        held = None
+        try:
+            async with self.hub.pool.connection() as conn:
+                async with conn.transaction():
+                    row, side = await self._locked(conn, code, token)
+                    if seq != row.seq:
+                        return await self._retry(conn, row, side, seq, "reveal", request)
+                    held = self.lock(row.id)
+                    await held.acquire()
                     game = await self._playable(conn, row, side)
                     if row.reveal:
                         named = ", ".join(str(action_from_record(a)) for a in row.reveal["actions"])
@@ -673,6 +695,7 @@ class Remote:
                         answer, public = self._time_answer(game, actions[0])
                     answer = {"seq": row.seq + 1, **answer}
                     pending = {"side": side, "actions": [a.to_record() for a in actions], "public": public}
+                    self.games.pop(row.id, None)  # at row.seq + 1 once committed (a reveal moves no tower)
                     await conn.execute(
                         "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer) VALUES "
                         "(%s, %s, %s, %s, 'reveal', %s, %s)",
@@ -680,9 +703,11 @@ class Remote:
                     await conn.execute("UPDATE remote_games SET seq = seq + 1, reveal = %s WHERE id = %s",
                                        (Jsonb(pending), row.id))
                     await self._notify(conn, row.id, row.seq + 1)
-                    if self.games.get(row.id, (0, 0, None))[2] is game:
-                        self.games[row.id] = (row.round, row.seq + 1, game)  # a reveal changes no position
-        return answer
+            self.games[row.id] = (row.round, row.seq + 1, game)
+            return answer
+        finally:
+            if held is not None:
+                held.release()
 
     @staticmethod
     def _flash_answer(game: Game, actions) -> tuple[dict, dict]:
@@ -814,18 +839,7 @@ def _handlers():
     from .server import STREAM_RETRY, Base, _quiet
 
     class RemoteBase(Base):
-        """A remote route: tokens may come in the query string (the stream), so nothing logged of a
-        request names more than its method and path."""
-
-        def _request_summary(self) -> str:
-            return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
-
-        def log_exception(self, typ, value, tb):
-            if isinstance(value, web.HTTPError):
-                if value.log_message:
-                    log.warning("%d %s: %s", value.status_code, self._request_summary(), value.log_message)
-            else:
-                log.error("uncaught exception %s", self._request_summary(), exc_info=(typ, value, tb))
+        """A remote route (nothing logged of a request names more than its method and path: Base)."""
 
         @property
         def remote(self) -> Remote:

@@ -791,6 +791,17 @@ class Base(web.RequestHandler):
     def write_error(self, status_code, **kw):
         self.finish({"error": self._reason})
 
+    def _request_summary(self) -> str:
+        # never the query string (a remote stream's seat token travels in one): the path only
+        return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
+
+    def log_exception(self, typ, value, tb):
+        if isinstance(value, web.HTTPError):
+            if value.log_message:
+                log.warning("%d %s: %s", value.status_code, self._request_summary(), value.log_message)
+        else:  # tornado's own would add the request, its URI with it
+            log.error("uncaught exception %s", self._request_summary(), exc_info=(typ, value, tb))
+
     def fail(self, status: int, message: str) -> None:
         self.set_status(status, reason=message.splitlines()[0][:200].replace("\r", ""))
         self.finish({"error": message})

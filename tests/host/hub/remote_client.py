@@ -25,6 +25,7 @@ class Stream:
         self.status = self.resp.status
         self.raw: list[bytes] = []  # each message's bytes as received
         self.states: list[dict] = []
+        self.times: list[float] = []  # when each message arrived (time.monotonic)
         self.cond = threading.Condition()
         self.ended = False
         if self.status == 200:
@@ -45,6 +46,7 @@ class Stream:
                         with self.cond:
                             self.raw.append(blob)
                             self.states.append(data)
+                            self.times.append(time.monotonic())
                             self.cond.notify_all()
                     lines = []
                 elif not line.startswith(b":"):
