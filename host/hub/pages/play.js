@@ -128,6 +128,7 @@ document.addEventListener("DOMContentLoaded", () => {
     let lastNews = null;        // the seq of the last announced action
     let draft = { clone: "", removed: "", lineup: {} };
     let spot = null;            // the starting space a tapped piece goes on
+    let editing = false;        // changing a lineup already sent (until play starts)
     let source = null, retry = null;
 
     // --- the stream ------------------------------------------------------------------------------
@@ -277,8 +278,13 @@ document.addEventListener("DOMContentLoaded", () => {
     }
 
     function renderSetup() {
-      const show = state.phase === "setup" && !(state.setups_in && state.setups_in[me]);
+      // A lineup may be chosen as soon as this seat is taken, and changed until play starts.
+      const early = state.phase === "setup" || state.phase === "waiting";
+      const sent = !!(state.setups_in && state.setups_in[me]);
+      if (!early) editing = false;
+      const show = early && (!sent || editing);
       $("setup").classList.toggle("hidden", !show);
+      $("change-setup").classList.toggle("hidden", !early || !sent || editing);
       board.setCrop(show ? "own" : null);  // the lineup: your half of the board, larger
       if (!show) return;
       $("clone").value = draft.clone;
@@ -345,7 +351,10 @@ document.addEventListener("DOMContentLoaded", () => {
         return;
       }
       $("setup-error").textContent = "";
+      editing = false;
+      if (state) render();
     });
+    $("change-setup").addEventListener("click", () => { editing = true; render(); });
 
     // --- playing: what may be tapped ----------------------------------------------------------------
 
@@ -363,7 +372,8 @@ document.addEventListener("DOMContentLoaded", () => {
 
     function onTap(space) {
       if (!state) return;
-      if (state.phase === "setup") {
+      if (state.phase === "setup" || state.phase === "waiting") {
+        if ($("setup").classList.contains("hidden")) return;
         if (!startSpaces().includes(space)) {
           $("setup-error").textContent = `${space} is not one of your starting spaces: they are your Gateways and Ring 8.`;
           return;
@@ -635,9 +645,9 @@ document.addEventListener("DOMContentLoaded", () => {
       const s = state, v = s.view;
       const playing = (s.phase === "playing" || s.phase === "over") && v;
       for (const id of ["zg-card", "log-card"]) $(id).classList.toggle("hidden", !playing);
-      $("board").closest(".remote-board").classList.toggle("hidden", !playing && s.phase !== "setup");
-      if (s.phase === "setup" && !(s.setups_in && s.setups_in[me])) { renderPowers(); renderCompose(); return; }
-      if (s.phase === "setup") { board.render([], {}, []); renderPowers(); renderCompose(); return; }
+      $("board").closest(".remote-board").classList.toggle("hidden", !playing && s.phase !== "setup" && s.phase !== "waiting");
+      if ((s.phase === "setup" || s.phase === "waiting") && !$("setup").classList.contains("hidden")) { renderPowers(); renderCompose(); return; }
+      if (s.phase === "setup" || s.phase === "waiting") { board.render([], {}, []); renderPowers(); renderCompose(); return; }
       if (!playing) { renderPowers(); renderCompose(); return; }
       Quin.renderZeroGravity($("zg"), v, me);
       Quin.renderLog($("log"), v, me);

@@ -455,3 +455,75 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed, powers):
         print(f"{mode}: {len(final['record']['turns'])} turns, the page used {sorted(set(log))}")
     finally:
         ctx.close()
+
+
+def test_join_by_code_and_link_and_the_hubs_refusals(remote_hub, browser):
+    """Ann starts a game; Bob joins from the code on /play, a third device is refused in one line;
+    a lineup chosen while waiting and changed before play; an unknown code is said."""
+    errors = []
+    ctxs = [browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True) for _ in range(3)]
+    ann, bob, eve = (c.new_page() for c in ctxs)
+    for p in (ann, bob, eve):
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        p.set_default_timeout(STEP)
+    try:
+        ann.goto(remote_hub + "/play")
+        ann.fill("#new-game input[name=name]", "Ann")
+        ann.select_option("#new-game select[name=side]", "random")
+        ann.click("#create")
+        ann.wait_for_url("**/play/*-*")
+        code = ann.url.rsplit("/", 1)[1]
+        # the lineup may be chosen while waiting for the friend
+        expect(ann.locator("#turn")).to_have_text("Waiting for your friend to join")
+        ann.click("#random-lineup")
+        ann.click("#send-setup")
+        expect(ann.locator("#change-setup")).to_be_visible()
+
+        bob.goto(remote_hub + "/play")
+        bob.fill("#join-code input[name=code]", "K7M")
+        bob.fill("#join-code input[name=name]", "Bob")
+        bob.click("#join-go")
+        expect(bob.locator("#join-code-error")).to_contain_text("6 characters")
+        bob.fill("#join-code input[name=code]", "222-222")
+        bob.click("#join-go")
+        expect(bob.locator("#join-code-error")).to_contain_text("no game")  # the hub's one line
+        bob.fill("#join-code input[name=code]", code.lower())  # any case, dash or not
+        bob.click("#join-go")
+        bob.wait_for_url("**/play/" + code)
+        expect(bob.locator("#turn")).to_have_text("Choose your lineup")
+        sides = {ann.inner_text("#side-pill").strip(), bob.inner_text("#side-pill").strip()}
+        assert sides == {"White", "Black"}, sides
+        expect(ann.locator("#turn")).to_have_text("Waiting for Bob's lineup")
+
+        # a third device with the link: the form to join, and the hub's refusal in one line
+        eve.goto(f"{remote_hub}/play/{code}")
+        eve.fill("#join-form input[name=name]", "Eve")
+        eve.click("#join-this")
+        expect(eve.locator("#join-error")).to_contain_text("taken")
+
+        # Ann changes her lineup before play starts; then both are in and play starts
+        ann.click("#change-setup")
+        ann.select_option("#clone", "void")
+        ann.select_option("#removed", "reflector")
+        ann.click("#clear-lineup")
+        for _ in range(10):
+            ann.click('#palette button[data-piece]:not([data-piece=""]):enabled >> nth=0')
+        sent = dict(ann.eval_on_selector_all("#spaces button[data-space]", "els => els.map(e => [e.dataset.space, e.dataset.piece])"))
+        assert all(sent.values()) and len(sent) == 10, sent
+        ann.click("#send-setup")
+        expect(ann.locator("#setup")).to_be_hidden()
+        bob.click("#random-lineup")
+        bob.click("#send-setup")
+        for p in (ann, bob):
+            expect(p.locator("#log-card")).to_be_visible()
+        first = ann if ann.inner_text("#turn") == "Your move" else bob
+        expect(first.locator("#turn")).to_have_text("Your move")
+        # Ann's changed lineup is the one in play
+        me = ann.inner_text("#side-pill").strip().lower()
+        mine = dict(ann.eval_on_selector_all(f"#board g.tower.{me}", """els => els.map(e =>
+            [e.getAttribute('data-tower'), e.querySelector('use.face').getAttribute('data-piece')])"""))
+        assert mine == sent, (mine, sent)
+        assert not errors, errors
+    finally:
+        for c in ctxs:
+            c.close()
