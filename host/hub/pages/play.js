@@ -134,23 +134,45 @@ document.addEventListener("DOMContentLoaded", () => {
     // --- the stream ------------------------------------------------------------------------------
 
     const conn = (text, cls) => { $("conn").textContent = text; $("conn").className = "conn " + cls; };
+    /* A new stream; the one before is closed only once the new one has spoken, so this seat is
+       never away meanwhile (the rival's game would pause for a moment). */
     function open() {
       clearTimeout(retry);
-      if (source) source.close();
-      source = new EventSource(`${api("stream")}?token=${encodeURIComponent(token)}`);
-      source.addEventListener("state", (e) => {
+      const es = new EventSource(`${api("stream")}?token=${encodeURIComponent(token)}`);
+      const adopt = () => {
+        if (source === es) return;
+        if (source) source.close();
+        source = es;
+      };
+      if (!source || source.readyState === EventSource.CLOSED) source = es;
+      es.addEventListener("state", (e) => {
+        adopt();
+        conn("live", "live");
         let s;
         try { s = JSON.parse(e.data); } catch (err) { return; }
         onState(s);
       });
-      source.onopen = () => conn("live", "live");
-      source.onerror = () => {
+      es.onopen = () => { if (source === es) conn("live", "live"); };
+      es.onerror = () => {
+        if (source !== es) {  // a replacement that failed: the current stream stays
+          if (es.readyState === EventSource.CLOSED) es.close();
+          return;
+        }
         conn("reconnecting…", "lost");
-        if (source.readyState === EventSource.CLOSED) {
+        if (es.readyState === EventSource.CLOSED) {
           // Refused (not a dropped line): find out why before trying again.
           probe().then((again) => { if (again) retry = setTimeout(open, 2000); });
         }
       };
+    }
+    /* The hub counts this seat away although its stream is open (its presence was lost): a new
+       stream says it is here (at most every 5 s). */
+    let healed = 0;
+    function heal() {
+      const now = Date.now();
+      if (now - healed < 5000) return;
+      healed = now;
+      open();
     }
     /* A stream refused: a token the hub does not know, or no such game, is said; else try again. */
     async function probe() {
@@ -170,11 +192,12 @@ document.addEventListener("DOMContentLoaded", () => {
       $("powers").classList.add("hidden");
     }
     /* After a refusal that says the page is behind (409) or the game paused (423): the newest state. */
-    function refresh() { conn("catching up…", "lost"); open(); }
+    function refresh() { conn("catching up…", "lost"); open(); }  // live again at the new stream's first state
 
     // --- each state ------------------------------------------------------------------------------
 
     async function onState(s) {
+      if (s.present && s.present[s.side] === false) heal();
       const moved = !state || state.seq !== s.seq || state.phase !== s.phase;
       state = s;
       me = s.side;

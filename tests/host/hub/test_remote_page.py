@@ -317,12 +317,25 @@ def remote_hub(hubs):
     return hubs().url
 
 
+def lose_presence(dsn, token):
+    """What a late leave of an old stream does (its DELETE after the new stream's INSERT): the
+    seat's presence row is gone while its stream is open.  The hub notices at its next poll."""
+    import hashlib
+
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        n = conn.execute("DELETE FROM remote_presence WHERE seat = %s",
+                         (hashlib.sha256(token.encode()).hexdigest(),)).rowcount
+    assert n >= 1
+
+
 # seeds whose games reach every power the page composes (checked at the end of each game)
 @pytest.mark.parametrize("mode,seed,powers", [
     ("classic", 4, {"flash", "lights", "reinforce", "resurrect", "time"}),
     ("third_eye", 3, {"flash", "gravity", "lights", "time"}),
 ])
-def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed, powers):
+def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
     rng = random.Random(seed)
     errors = []
     ctx = browser.new_context(viewport={"width": 412, "height": 915}, has_touch=True)  # a phone
@@ -366,7 +379,7 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed, powers):
         opp.wait(lambda s: s["phase"] == "playing", "play")
 
         used, log = set(), []
-        reloaded = paused = revealed = stale = False
+        reloaded = paused = revealed = stale = healed = False
         for n in range(MAX_ACTIONS):
             s = opp.wait(lambda s: s["phase"] in ("playing", "over"), "play")
             page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
@@ -382,11 +395,19 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed, powers):
                     reloaded = True
                     page.reload()
                     page.wait_for_function("(n) => Number(document.body.dataset.seq) === n", arg=s["seq"])
-                    # (within the hub's presence renewal: the old stream's leave may clear the seat's
-                    # presence just after the new stream set it, and then the game looks paused until
-                    # the renewal, at most 5 s; reported to the hub's side)
-                    expect(page.locator("#turn")).to_have_text("Your move", timeout=15_000)
+                    # (the old stream's leave may clear the seat's presence just after the new stream
+                    # set it: the page, told it is away while its stream is open, opens another)
+                    expect(page.locator("#turn")).to_have_text("Your move")
                     expect(page.locator("#side-pill")).to_have_text("White")
+                if n >= 4 and not healed:
+                    # the hub counts the page away although its stream is open: the game pauses for
+                    # the opponent, and the page, seeing itself away, opens a stream that says it is here
+                    healed = True
+                    seat = json.loads(page.evaluate(f"() => localStorage.getItem('quin.remote.{code.replace('-', '')}')"))
+                    lose_presence(db[0], seat["token"])
+                    opp.wait(lambda x: x["paused"] and "Ann" in x["paused"], "the page to look away", timeout=20)
+                    opp.wait(lambda x: not x["paused"], "the page to be back", timeout=20)
+                    expect(page.locator("#paused")).to_be_hidden()
                 if n >= 5 and not stale:
                     # the hub refuses a tap sent at a stale seq (409): one line, and the page takes
                     # the newest state from the stream; the next tap is played
@@ -432,7 +453,7 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed, powers):
                 opp.act(s)
         else:
             raise AssertionError(f"no end after {MAX_ACTIONS} actions")
-        assert reloaded and paused and revealed and stale, (reloaded, paused, revealed, stale, len(log))
+        assert reloaded and paused and revealed and stale and healed, (reloaded, paused, revealed, stale, healed, len(log))
         assert powers <= set(log), (powers - set(log), log)  # every power this game offered was played by taps
 
         # the end: every identity open, the record, a rematch
