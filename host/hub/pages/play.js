@@ -10,7 +10,8 @@ document.addEventListener("DOMContentLoaded", () => {
   const { h, cap } = Quin;
   const norm = (c) => String(c || "").toUpperCase().replace(/[^0-9A-Z]/g, "");
   const pretty = (c) => (c.length === 6 ? `${c.slice(0, 3)}-${c.slice(3)}` : c);
-  const sentence = (t) => { t = Quin.proper(String(t || "").trim()); return t ? cap(t) + (/[.!?]$/.test(t) ? "" : ".") : ""; };
+  // The hub's one line as it says it (its field name first, as sent), ended as a sentence.
+  const sentence = (t) => { t = Quin.proper(String(t || "").trim()); return t ? t + (/[.!?]$/.test(t) ? "" : ".") : ""; };
 
   // The seat token per game code, on this device only: a reload resumes the same seat.
   const seats = {
@@ -18,9 +19,17 @@ document.addEventListener("DOMContentLoaded", () => {
     set(code, v) { try { localStorage.setItem("quin.remote." + code, JSON.stringify(v)); } catch (e) { /* private mode */ } },
     drop(code) { try { localStorage.removeItem("quin.remote." + code); } catch (e) { /* private mode */ } },
   };
-  const remembered = {
-    get name() { try { return localStorage.getItem("quin.remote.name") || ""; } catch (e) { return ""; } },
-    set name(v) { try { localStorage.setItem("quin.remote.name", v); } catch (e) { /* private mode */ } },
+  // Your name and player code, kept on this device for the next game (the code is shown to no one).
+  const keep = (key) => ({
+    get() { try { return localStorage.getItem(key) || ""; } catch (e) { return ""; } },
+    set(v) { try { localStorage.setItem(key, v); } catch (e) { /* private mode */ } },
+  });
+  const remembered = { name: keep("quin.remote.name"), player: keep("quin.remote.player") };
+  /* The optional player code, as the hub takes it ({} when none). */
+  const playerOf = (f) => {
+    const code = String(f.get("player") || "").trim();
+    remembered.player.set(code);
+    return code ? { player: code } : {};
   };
 
   /* POST JSON; resolves {status, data} (never throws for an HTTP error: the caller shows it). */
@@ -50,7 +59,8 @@ document.addEventListener("DOMContentLoaded", () => {
   // --- /play: start a game, or join one with a code ----------------------------------------------
 
   function fillNames() {
-    for (const input of document.querySelectorAll("input[name=name]")) if (!input.value) input.value = remembered.name;
+    for (const input of document.querySelectorAll("input[name=name]")) if (!input.value) input.value = remembered.name.get();
+    for (const input of document.querySelectorAll("input[name=player]")) if (!input.value) input.value = remembered.player.get();
   }
 
   function startPage() {
@@ -61,10 +71,10 @@ document.addEventListener("DOMContentLoaded", () => {
       e.preventDefault();
       const f = new FormData(e.target);
       const name = String(f.get("name")).trim();
-      remembered.name = name;
+      remembered.name.set(name);
       $("create").disabled = true;
-      const { status, data } = await post("/api/remote", {
-        mode: f.get("mode"), vision: false, side: f.get("side"), first: f.get("first"), name, kind: "browser" });
+      const { status, data } = await post("/api/remote", Object.assign({
+        mode: f.get("mode"), vision: false, side: f.get("side"), first: f.get("first"), name, kind: "browser" }, playerOf(f)));
       $("create").disabled = false;
       if (status !== 200) { $("create-error").textContent = sentence(data.error); return; }
       const code = norm(data.code);
@@ -76,14 +86,14 @@ document.addEventListener("DOMContentLoaded", () => {
       const f = new FormData(e.target);
       const code = norm(f.get("code"));
       if (code.length !== 6) { $("join-code-error").textContent = "Code: a game's code has 6 characters, like K7M-2QX."; return; }
-      const ok = await join(code, String(f.get("name")).trim(), $("join-code-error"));
+      const ok = await join(code, String(f.get("name")).trim(), $("join-code-error"), playerOf(f));
       if (ok) location.assign("/play/" + pretty(code));
     });
   }
 
-  async function join(code, name, errorEl) {
-    remembered.name = name;
-    const { status, data } = await post(`/api/remote/${code}/join`, { name, kind: "browser" });
+  async function join(code, name, errorEl, player) {
+    remembered.name.set(name);
+    const { status, data } = await post(`/api/remote/${code}/join`, Object.assign({ name, kind: "browser" }, player || {}));
     if (status !== 200) { errorEl.textContent = sentence(data.error); return false; }
     seats.set(code, { token: data.token, side: data.side });
     return true;
@@ -104,8 +114,8 @@ document.addEventListener("DOMContentLoaded", () => {
     fillNames();
     $("join-form").addEventListener("submit", async (e) => {
       e.preventDefault();
-      const name = String(new FormData(e.target).get("name")).trim();
-      if (await join(code, name, $("join-error"))) {
+      const f = new FormData(e.target);
+      if (await join(code, String(f.get("name")).trim(), $("join-error"), playerOf(f))) {
         $("join").classList.add("hidden");
         play(code, seats.get(code).token);
       }

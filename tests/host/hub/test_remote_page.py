@@ -478,7 +478,7 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
         ctx.close()
 
 
-def test_join_by_code_and_link_and_the_hubs_refusals(remote_hub, browser):
+def test_join_by_code_and_link_and_the_hubs_refusals(remote_hub, db, browser):
     """Ann starts a game; Bob joins from the code on /play, a third device is refused in one line;
     a lineup chosen while waiting and changed before play; an unknown code is said."""
     errors = []
@@ -509,6 +509,12 @@ def test_join_by_code_and_link_and_the_hubs_refusals(remote_hub, browser):
         bob.click("#join-go")
         expect(bob.locator("#join-code-error")).to_contain_text("no game")  # the hub's one line
         bob.fill("#join-code input[name=code]", code.lower())  # any case, dash or not
+        bob.fill("#join-code input[name=player]", "qp_00000000")
+        bob.click("#join-go")
+        expect(bob.locator("#join-code-error")).to_contain_text("player: the hub does not know qp_00000000")
+        from hubproc import quin
+        known = quin("hub", "add-player", "Bob", "--db", db[0]).stdout.strip()
+        bob.fill("#join-code input[name=player]", known)
         bob.click("#join-go")
         bob.wait_for_url("**/play/" + code)
         expect(bob.locator("#turn")).to_have_text("Choose your lineup")
