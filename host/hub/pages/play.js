@@ -138,7 +138,8 @@ document.addEventListener("DOMContentLoaded", () => {
     let lastNews = null;        // the seq of the last announced action
     let draft = { clone: "", removed: "", lineup: {} };
     let spot = null;            // the starting space a tapped piece goes on
-    let editing = false;        // changing a lineup already sent (until play starts)
+    let editing = false;
+    let zoomIn = false;         // a close look at the spaces that matter now (on a phone)        // changing a lineup already sent (until play starts)
     let source = null, retry = null;
 
     // --- the stream ------------------------------------------------------------------------------
@@ -388,6 +389,11 @@ document.addEventListener("DOMContentLoaded", () => {
       if (state) render();
     });
     $("change-setup").addEventListener("click", () => { editing = true; render(); });
+    $("zoom").addEventListener("click", () => {
+      zoomIn = !zoomIn;
+      if (!zoomIn) board.zoom(null);
+      if (state && (state.phase === "playing" || state.phase === "over")) renderPlay();
+    });
 
     // --- playing: what may be tapped ----------------------------------------------------------------
 
@@ -704,6 +710,13 @@ document.addEventListener("DOMContentLoaded", () => {
         }
       }
       $("board").dataset.sources = compose ? "" : [...sources].sort().join(" ");
+      // A close look (a phone): the spaces that matter now, followed as they change.
+      const focus = Object.keys(marks).filter((sp) => !["new", "time", "moved"].includes(marks[sp]));
+      const zb = $("zoom");
+      zb.classList.toggle("hidden", !myTurn() && !zoomIn);
+      zb.setAttribute("aria-pressed", String(zoomIn));
+      zb.textContent = zoomIn ? "Whole board" : "Zoom in";
+      if (zoomIn) board.zoom(focus.length ? focus : null);
       board.render(towers, marks, overlays);
       renderPowers();
       renderCompose();

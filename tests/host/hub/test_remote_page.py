@@ -379,7 +379,7 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
         opp.wait(lambda s: s["phase"] == "playing", "play")
 
         used, log = set(), []
-        reloaded = paused = revealed = stale = healed = False
+        reloaded = paused = revealed = stale = healed = zoomed = False
         for n in range(MAX_ACTIONS):
             s = opp.wait(lambda s: s["phase"] in ("playing", "over"), "play")
             page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
@@ -421,6 +421,13 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
                     page.unroute("**/action")
                     expect(page.locator("#conn")).to_have_text("live")
                     assert seq_of(page) == s["seq"]
+                if n >= 8 and not zoomed:
+                    # a close look (a phone): the rest of the game is played zoomed in, the view
+                    # following the spaces that matter
+                    zoomed = True
+                    page.click("#zoom")
+                    expect(page.locator("#zoom")).to_have_attribute("aria-pressed", "true")
+                    assert page.get_attribute("#board", "viewBox").split()[2] != "1000.0"
                 page_turn(page, rng, used, log)
             else:
                 if n >= 4 and not paused:
