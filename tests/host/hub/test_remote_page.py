@@ -21,6 +21,7 @@ import urllib.request
 from collections import deque
 from urllib.parse import urlparse
 
+import hubproc
 import pytest
 from playwright.sync_api import expect
 
@@ -317,6 +318,16 @@ def remote_hub(hubs):
     return hubs().url
 
 
+def presence_rows(dsn, token):
+    import hashlib
+
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute("SELECT count(*) FROM remote_presence WHERE seat = %s",
+                            (hashlib.sha256(token.encode()).hexdigest(),)).fetchone()[0]
+
+
 def lose_presence(dsn, token):
     """What a late leave of an old stream does (its DELETE after the new stream's INSERT): the
     seat's presence row is gone while its stream is open.  The hub notices at its next poll."""
@@ -379,7 +390,7 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
         opp.wait(lambda s: s["phase"] == "playing", "play")
 
         used, log = set(), []
-        reloaded = paused = revealed = stale = healed = zoomed = False
+        reloaded = paused = revealed = stale = healed = zoomed = locked = False
         for n in range(MAX_ACTIONS):
             s = opp.wait(lambda s: s["phase"] in ("playing", "over"), "play")
             page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
@@ -421,6 +432,27 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
                     page.unroute("**/action")
                     expect(page.locator("#conn")).to_have_text("live")
                     assert seq_of(page) == s["seq"]
+                if n >= 6 and not locked:
+                    # the opponent drops just as the page sends its tap: the hub answers 423, the
+                    # page says so in one line and shows the pause from its stream; it resumes
+                    locked = True
+
+                    def drop_then_send(route):
+                        opp.close()
+                        hubproc.wait_for(lambda: presence_rows(db[0], opp.token) == 0, "the opponent away")
+                        route.continue_()
+
+                    page.route("**/action", drop_then_send)
+                    frm = page.get_attribute("#board", "data-sources").split()[0]
+                    tap(page, frm)
+                    tap(page, lit(page)[0])
+                    expect(page.locator("#act-error")).to_contain_text("Bob's board is away")
+                    page.unroute("**/action")
+                    expect(page.locator("#paused")).to_be_visible()
+                    assert seq_of(page) == s["seq"]  # nothing was played
+                    opp.open()
+                    expect(page.locator("#paused")).to_be_hidden()
+                    opp.wait(lambda x: not x["paused"], "the game to resume")
                 if n >= 8 and not zoomed:
                     # a close look (a phone): the rest of the game is played zoomed in, the view
                     # following the spaces that matter
@@ -460,7 +492,7 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
                 opp.act(s)
         else:
             raise AssertionError(f"no end after {MAX_ACTIONS} actions")
-        assert reloaded and paused and revealed and stale and healed, (reloaded, paused, revealed, stale, healed, len(log))
+        assert reloaded and paused and revealed and stale and healed and locked, (reloaded, paused, revealed, stale, healed, locked, len(log))
         assert powers <= set(log), (powers - set(log), log)  # every power this game offered was played by taps
 
         # the end: every identity open, the record, a rematch
