@@ -187,7 +187,8 @@ document.addEventListener("DOMContentLoaded", () => {
     }
     /* A stream refused: a token the hub does not know, or no such game, is said; else try again. */
     async function probe() {
-      const { status, data } = await post(api("check"), {}, token);
+      // a well-formed question (the hub checks the body's form before the token and the code)
+      const { status, data } = await post(api("check"), { action: { type: "pass" } }, token);
       if (status === 401) {
         seats.drop(code);
         fatal("This device's seat in the game is not known to the hub any more. Open the game's link again to join.");

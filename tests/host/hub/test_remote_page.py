@@ -567,6 +567,16 @@ def test_join_by_code_and_link_and_the_hubs_refusals(remote_hub, db, browser):
         eve.click("#join-this")
         expect(eve.locator("#join-error")).to_contain_text("taken")
 
+        # a seat this device kept that the hub does not know (a stale token), or a game that is gone
+        eve.evaluate(f"() => localStorage.setItem('quin.remote.{code.replace('-', '')}', JSON.stringify({{token: 'qs_' + 'x'.repeat(32), side: 'white'}}))")
+        eve.goto(f"{remote_hub}/play/{code}")
+        expect(eve.locator("#turn")).to_contain_text("not known to the hub")
+        expect(eve.locator("#conn")).to_have_text("stopped")
+        assert eve.evaluate(f"() => localStorage.getItem('quin.remote.{code.replace('-', '')}')") is None
+        eve.evaluate("() => localStorage.setItem('quin.remote.222222', JSON.stringify({token: 'qs_' + 'x'.repeat(32), side: 'white'}))")
+        eve.goto(f"{remote_hub}/play/222-222")
+        expect(eve.locator("#turn")).to_contain_text("no game")
+
         # Ann changes her lineup before play starts; then both are in and play starts
         ann.click("#change-setup")
         ann.select_option("#clone", "void")
