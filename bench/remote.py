@@ -27,11 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "host" / "hub"))
 
-from hubproc import HubProcess  # noqa: E402
-from pg import Cluster  # noqa: E402
-from remote_client import SIDES, start  # noqa: E402
+from hubproc import HubProcess
+from pg import Cluster
+from remote_client import SIDES, start
 
-from engine.randplay import random_setup  # noqa: E402
+from engine.randplay import random_setup
 
 FAST = ("--presence-renew", "1", "--presence-lapse", "5", "--remote-rate", "1000", "--join-rate", "100")
 

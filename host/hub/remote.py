@@ -36,7 +36,7 @@ from engine.board import GATEWAYS, GRAVITY_NEIGHBORS, IRIS, PLAYERS, SPACE_NAMES
 from engine.errors import InvalidError
 from engine.game import Game
 from engine.pieces import VOID, Setup
-from engine.record import to_record
+from engine.record import parse_json, to_record
 from engine.state import BOTH, EMPTY
 from engine.views import action_seen_by, view
 
@@ -49,6 +49,7 @@ ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 KINDS = ("board", "browser")
 MAX_NAME = 40
 TABLE = "remote"  # the archive's table name for remote games
+LATER = object()  # Remote.state: the mover's state, worked out after the other side's
 
 
 class Refused(Exception):
@@ -131,8 +132,9 @@ ROW = ("id, code, mode, vision, first, seq, round, phase, seats, setups, reveal,
 
 
 class Row:
-    __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups", "reveal",
-                 "rematch", "archive", "started")
+    # in the order of ROW (the row's values are read by position)
+    __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups",  # noqa: RUF023
+                 "reveal", "rematch", "archive", "started")
 
     def __init__(self, values):
         for k, v in zip(self.__slots__, values):
@@ -389,15 +391,17 @@ class Remote:
         row = Row(r[:14])
         return row, row.present(r[14]), r[15]
 
-    async def state(self, game_id: int, seat: str) -> dict | None:
-        """The state of the seat (a token's hash) as its side sees it now (None: no such seat)."""
-        async with self.hub.pool.connection() as conn:
-            async with self.lock(game_id):
-                row, present, last = await self.read(conn, game_id)
-                side = row.side_of(seat) if row is not None else None
-                if side is None:
-                    return None
-                part = await self._part(conn, row, side, last)
+    async def state(self, game_id: int, seat: str, mover_later: bool = False) -> dict | None:
+        """The state of the seat (a token's hash) as its side sees it now (None: no such seat; with
+        ``mover_later``, LATER if the seat's side is to move and its legal actions are not yet known)."""
+        async with self.hub.pool.connection() as conn, self.lock(game_id):
+            row, present, last = await self.read(conn, game_id)
+            side = row.side_of(seat) if row is not None else None
+            if side is None:
+                return None
+            part = await self._part(conn, row, side, last, mover_later)
+            if part is LATER:
+                return LATER
         return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
                 "names": row.names(), "kinds": row.kinds(),
                 "present": {s: s in present for s in PLAYERS},
@@ -406,13 +410,15 @@ class Remote:
                 **part,
                 "rematch": {s: bool(row.rematch.get(s)) for s in PLAYERS}}
 
-    async def _part(self, conn, row: Row, side: str, last: dict | None) -> dict:
+    async def _part(self, conn, row: Row, side: str, last: dict | None, mover_later: bool = False) -> dict:
         """The state's part that follows the game (view, legal, reveal, last, record), kept per seq."""
         key = (row.round, row.seq, row.phase)
         kept = self.parts.get((row.id, side))
         if kept is not None and kept[0] == key:
             return kept[1]
         game = await self.game_at(conn, row)
+        if mover_later and game is not None and not game.is_over() and game.to_move == side:
+            return LATER
         part = {"view": None, "legal": None, "gravity": None, "gateways": None, "reveal": None, "last": None,
                 "record": None}
         if game is not None:
@@ -450,14 +456,26 @@ class Remote:
         subs = self.subs.get(game_id)
         if not subs:
             return
-        for seat in {s.seat for s in subs}:
+        # The side not to move first: the mover's legal actions (how many depends on its hidden
+        # identities) are worked out after the other side's message is on its way, so how soon
+        # that message leaves never depends on them.
+        later = []
+        for seat in sorted({s.seat for s in subs}):
+            state = await self.state(game_id, seat, mover_later=True)
+            if state is LATER:
+                later.append(seat)
+            elif state is not None:
+                self._send(game_id, seat, state)
+        for seat in later:
             state = await self.state(game_id, seat)
-            if state is None:
-                continue
-            blob = self.message(state)
-            for sub in list(self.subs.get(game_id, ())):
-                if sub.seat == seat:
-                    sub.send_state(blob)
+            if state is not None and state is not LATER:
+                self._send(game_id, seat, state)
+
+    def _send(self, game_id: int, seat: str, state: dict) -> None:
+        blob = self.message(state)
+        for sub in list(self.subs.get(game_id, ())):
+            if sub.seat == seat:
+                sub.send_state(blob)
 
     # --- changes --------------------------------------------------------------------------------
 
@@ -834,8 +852,6 @@ CODE = r"([0-9A-Za-z-]{6,7})"
 
 
 def _handlers():
-    from tornado import web
-
     from .server import STREAM_RETRY, Base, _quiet
 
     class RemoteBase(Base):
@@ -853,9 +869,9 @@ def _handlers():
 
         def body(self) -> dict:
             try:
-                body = json.loads(self.request.body or b"{}")
-            except ValueError:
-                raise Refused(400, "body: JSON is expected") from None
+                body = parse_json(self.request.body or b"{}")
+            except ValueError as exc:
+                raise Refused(400, f"body: JSON is expected ({exc})") from None
             if not isinstance(body, dict):
                 raise Refused(400, "body: a JSON object is expected")
             return body
@@ -929,6 +945,7 @@ def _handlers():
             self.set_header("Content-Type", "text/event-stream")
             self.set_header("Cache-Control", "no-cache")
             self.set_header("X-Accel-Buffering", "no")
+            self._watch_socket(remote.lapse)
             hub.streams[address] = hub.streams.get(address, 0) + 1
             try:
                 await remote.arrive(self)
@@ -942,6 +959,28 @@ def _handlers():
             finally:
                 hub.streams[address] -= 1
                 await remote.leave(self)
+
+        def _watch_socket(self, lapse: float) -> None:
+            """A player whose network vanished without a word (no FIN, no RST) must not stay present
+            for the minutes TCP would take: the keep-alive comments this stream gets every
+            ``renew`` seconds that stay unacknowledged for ``lapse`` seconds close it (Linux's
+            TCP_USER_TIMEOUT), and so does a silent peer (TCP keep-alive probes)."""
+            import socket
+
+            sock = getattr(self.request.connection.stream, "socket", None)
+            if sock is None:
+                return
+            for level, name, value in ((socket.SOL_SOCKET, "SO_KEEPALIVE", 1),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPIDLE", max(1, int(lapse / 3))),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPINTVL", max(1, int(lapse / 6))),
+                                       (socket.IPPROTO_TCP, "TCP_KEEPCNT", 3),
+                                       (socket.IPPROTO_TCP, "TCP_USER_TIMEOUT", int(lapse * 1000))):
+                option = getattr(socket, name, None)
+                if option is not None:
+                    try:
+                        sock.setsockopt(level, option, value)
+                    except OSError:
+                        pass
 
         def send_state(self, blob: bytes) -> None:
             if not self.started or blob == self.last:

@@ -153,12 +153,12 @@ class Played:
 
 
 def play(seats: dict, streams: dict, rng=None, script=None, reveal_sides=(), limit: int = 4000,
-         on_step=None) -> Played:
+         on_step=None, probe=None) -> Played:
     """Play the game to its end through the API in lockstep: after each change both streams show it
     before the next.  ``rng``: choose among each state's ``legal`` (and compose Gravity and
     several-tower reinforcements, checked with ``check``); ``script``: the steps of an earlier
     ``play``.  A side in ``reveal_sides`` plays as a board: ``reveal`` before each flash and each
-    Classic Time."""
+    Classic Time.  ``probe(side, state)`` is called with the mover's state before it acts."""
     out = Played()
     seq = max(streams[s].last["seq"] for s in SIDES)
     for n in range(limit):
@@ -171,6 +171,8 @@ def play(seats: dict, streams: dict, rng=None, script=None, reveal_sides=(), lim
         me = movers[0]
         st = states[me]
         seat = seats[me]
+        if probe is not None:
+            probe(me, st)
         if script is not None:
             step = script[n]
             assert step["side"] == me, (n, step, me)

@@ -8,7 +8,6 @@ import random
 import re
 import time
 
-import psycopg
 from client import request
 from hubproc import quin
 from remote_client import SIDES, Seat, advance, create, flash_of, join, play, start
@@ -89,9 +88,12 @@ def test_bad_input_is_refused_in_one_line_naming_the_field_and_changes_nothing(h
         assert status == 400 and _one_line(answer).startswith(f"{field}:"), (body, answer)
     status, answer = request(url, "POST", b"{not json")
     assert status == 400 and _one_line(answer).startswith("body:")
+    for raw in (b"[" * 100000 + b"]" * 100000, b'{"name": "A", "n": ' + b"9" * 5000 + b"}", b"[1, 2]"):
+        status, answer = request(url, "POST", raw)
+        assert status == 400 and _one_line(answer).startswith("body:")
     setups = _setups(2)
     seats, streams = start(hub.url, "classic", setups["white"], setups["black"])
-    white, black = seats["white"], seats["black"]
+    white = seats["white"]
     seq = streams["white"].last["seq"]
     legal = streams["white"].last["legal"]
     for body, field in (({"seq": seq}, "action"), ({"seq": seq, "action": {"type": "fly"}}, "action"),
@@ -178,7 +180,7 @@ def test_an_illegal_action_is_refused_with_the_engines_reason(hubs):
     assert status == 400 and "not yours" in _one_line(answer)
     # black out of turn
     status, answer = black.post("action", {"seq": seq, "action": st["legal"][0]})
-    assert status == 409 and _one_line(answer) == f"turn: it is white's turn (turn 1)"
+    assert status == 409 and _one_line(answer) == "turn: it is white's turn (turn 1)"
     assert black.post("check", {"action": st["legal"][0]}) == (200, {"legal": False, "reason": "it is white's turn"})
     assert white.post("check", {"action": st["legal"][0]}) == (200, {"legal": True, "reason": None})
     time.sleep(0.3)
@@ -493,3 +495,50 @@ def test_an_uncaught_exception_is_logged_by_its_path_without_the_query_string():
     text = "\n".join(keep.lines)
     assert "uncaught exception GET /boom (127.0.0.1)" in text and "500 GET /boom " in text
     assert "qs_secret1234" not in text and "token=" not in text
+
+
+def test_actions_sent_at_once_through_two_processes_are_serialized_on_the_game(hubs):
+    import threading
+
+    one, two = hubs(*FAST), hubs(*FAST)
+    setups = _setups(14)
+    seats, streams = start(one.url, "classic", setups["white"], setups["black"])
+    white = seats["white"]
+    via_two = Seat(two.url, {"code": white.code, "side": "white", "token": white.token})
+    def actions(state):
+        return len([a for t in state["view"]["history"] for a in t["actions"]])
+
+    for round_ in range(6):
+        st = streams["white"].wait(lambda x: x["legal"] is not None, "white to move")
+        seq, before = st["seq"], actions(st)
+        same = round_ % 2 == 0  # the same action twice (a retry racing itself), or two different ones
+        acts = [st["legal"][0], st["legal"][0] if same else st["legal"][-1]]
+        answers = [None, None]
+        barrier = threading.Barrier(2)
+
+        def send(i, seat):
+            barrier.wait()
+            answers[i] = seat.post("action", {"seq": seq, "action": acts[i]})
+
+        threads = [threading.Thread(target=send, args=(i, s)) for i, s in enumerate((white, via_two))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        if same:
+            assert answers == [(200, {"seq": seq + 1})] * 2, answers
+        else:
+            assert sorted(a[0] for a in answers) == [200, 409], answers
+        st = streams["black"].wait(lambda x, q=seq: x["seq"] >= q + 1, "the action")
+        assert st["seq"] == seq + 1 and actions(st) == before + 1  # applied once
+        # play on (legal[0] for whoever moves) until white is to move again
+        seq += 1
+        while True:
+            states = {s: streams[s].wait(lambda x, q=seq: x["seq"] >= q, "play on") for s in SIDES}
+            me = next(s for s in SIDES if states[s]["legal"] is not None)
+            if me == "white" and states["white"]["view"]["turn"] > st["view"]["turn"]:
+                break
+            assert seats[me].post("action", {"seq": seq, "action": states[me]["legal"][0]})[0] == 200
+            seq += 1
+    for s in streams.values():
+        s.close()

@@ -96,6 +96,34 @@ def _permuted(setups, mode, steps):
     return dict(setups["black"], lineup=lineup), revealed, changed
 
 
+class Prober:
+    """White asking what the routes allow of the rival's towers, every few turns of its own: ``check``
+    of a move of every other tower of its own onto each black tower (a flash), and a ``reveal`` with each as
+    a wrong form (a Third Eye Time, a candidate that is no flash), every answer kept."""
+
+    def __init__(self, seats, every: int = 6):
+        self.seats, self.every, self.turns = seats, every, 0
+        self.answers: list = []
+
+    def __call__(self, side, state):
+        if side != "white":
+            return
+        self.turns += 1
+        if self.turns % self.every:
+            return
+        board = state["view"]["board"]
+        mine = [e["space"] for e in board if e["owner"] == "white"]
+        theirs = [e["space"] for e in board if e["owner"] == "black"]
+        white = self.seats["white"]
+        for a in mine[::2]:
+            for b in theirs:
+                self.answers.append(white.post("check", {"action": {"type": "move", "from": a, "to": b}}))
+        self.answers.append(white.post("reveal", {"seq": state["seq"], "time": {"type": "time", "at": theirs[0],
+                                                                               "target": theirs[-1], "to": theirs[0]}}))
+        self.answers.append(white.post("reveal", {"seq": state["seq"], "flash": [
+            {"type": "move", "from": mine[0], "to": theirs[0]}, {"type": "move", "from": mine[-1], "to": theirs[-1]}]}))
+
+
 def _white_messages(seats, streams):
     over = streams["white"].wait(lambda x: x["phase"] == "over", "the end")
     time.sleep(0.5)  # nothing more comes (a late message would show in the comparison)
@@ -113,20 +141,26 @@ def test_the_rivals_unrevealed_identities_never_reach_a_sides_stream(hubs, mode,
     rng = random.Random(setup_seed)
     setups = {s: random_setup(rng, s).to_record() for s in SIDES}
     seats, streams = start(hub.url, mode, setups["white"], setups["black"], kinds=("browser", "board"))
-    played = play(seats, streams, rng=random.Random(play_seed), reveal_sides=("black",))
+    prober = Prober(seats)
+    played = play(seats, streams, rng=random.Random(play_seed), reveal_sides=("black",), probe=prober)
     first, code1 = _white_messages(seats, streams)
 
     permuted, revealed, moved = _permuted(setups, mode, played.steps)
     assert revealed > 0 and moved >= 2  # some of black's towers were revealed to white; others changed
-    print(mode, len(played.steps), "actions", played.reveals, "reveals", revealed, "revealed", moved, "permuted")
+    print(mode, len(played.steps), "actions", played.reveals, "reveals", revealed, "revealed", moved, "permuted",
+          len(prober.answers), "probes")
     assert played.reveals > 0 or mode == "third_eye"  # black, a board, asked the hub to reveal its flashes
     seats, streams = start(hub.url, mode, setups["white"], permuted, kinds=("browser", "board"))
-    again = play(seats, streams, script=played.steps)
+    prober2 = Prober(seats)
+    again = play(seats, streams, script=played.steps, probe=prober2)
     second, code2 = _white_messages(seats, streams)
     for a, b in zip(played.steps, again.steps):
         assert a["answer"] == b["answer"]  # the reveals answered the same
 
     second = [m.replace(code2, code1) for m in second]  # a game's code is drawn at random
+    # every answer white's prober got is the same (and there were some of each kind)
+    assert len(prober.answers) > 100 and prober.answers == prober2.answers
+    assert {a[0] for a in prober.answers} == {200, 400}
     assert len(first) == len(second)
     flashes = 0
     for i, (a, b) in enumerate(zip(first, second)):
