@@ -328,6 +328,13 @@ def presence_rows(dsn, token):
                             (hashlib.sha256(token.encode()).hexdigest(),)).fetchone()[0]
 
 
+def stale_seq(seq):
+    """A route handler that sends the page's action at an older seq."""
+    def handler(route):
+        route.continue_(post_data=json.dumps(dict(json.loads(route.request.post_data), seq=seq)))
+    return handler
+
+
 def lose_presence(dsn, token):
     """What a late leave of an old stream does (its DELETE after the new stream's INSERT): the
     seat's presence row is gone while its stream is open.  The hub notices at its next poll."""
@@ -351,7 +358,8 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
     errors = []
     ctx = browser.new_context(viewport={"width": 412, "height": 915}, has_touch=True)  # a phone
     # the page's own random lineup, seeded: a failing game can be played again
-    ctx.add_init_script("(() => { let s = %d; Math.random = () => (s = (s * 1103515245 + 12345) %% 2147483648) / 2147483648; })()" % seed)
+    lcg = "(s = (s * 1103515245 + 12345) % 2147483648) / 2147483648"
+    ctx.add_init_script(f"(() => {{ let s = {seed}; Math.random = () => {lcg}; }})()")
     page = ctx.new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(STEP)
@@ -423,8 +431,7 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
                     # the hub refuses a tap sent at a stale seq (409): one line, and the page takes
                     # the newest state from the stream; the next tap is played
                     stale = True
-                    page.route("**/action", lambda route: route.continue_(post_data=json.dumps(
-                        dict(json.loads(route.request.post_data), seq=s["seq"] - 1))))
+                    page.route("**/action", stale_seq(s["seq"] - 1))
                     frm = page.get_attribute("#board", "data-sources").split()[0]
                     tap(page, frm)
                     tap(page, lit(page)[0])
@@ -481,8 +488,8 @@ def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
                     s, answer = opp.reveal(s, flash)
                     page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
                     expect(page.locator("#reveal")).to_be_visible()
-                    expect(page.locator("#reveal")).to_contain_text(f"flashes your")
-                    for space, piece in answer["pieces"].items():
+                    expect(page.locator("#reveal")).to_contain_text("flashes your")
+                    for space in answer["pieces"]:
                         expect(page.locator("#reveal")).to_contain_text(f"on {space}")
                     check_privacy(page, s, "white")
                     opp.act(s, flash)
