@@ -229,6 +229,7 @@ document.addEventListener("DOMContentLoaded", () => {
       document.body.dataset.seq = String(s.seq);
       document.body.dataset.phase = s.phase;
       document.body.dataset.side = me;
+      (window.QUIN_DRAWN = window.QUIN_DRAWN || {})[s.seq] = Date.now();  // when each state was drawn (bench/remote_page.py)
     }
 
     function nameOf(p) {
