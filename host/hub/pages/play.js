@@ -10,7 +10,8 @@ document.addEventListener("DOMContentLoaded", () => {
   const { h, cap } = Quin;
   const norm = (c) => String(c || "").toUpperCase().replace(/[^0-9A-Z]/g, "");
   const pretty = (c) => (c.length === 6 ? `${c.slice(0, 3)}-${c.slice(3)}` : c);
-  const sentence = (t) => { t = Quin.proper(String(t || "").trim()); return t ? cap(t) + (/[.!?]$/.test(t) ? "" : ".") : ""; };
+  // The hub's one line as it says it (its field name first, as sent), ended as a sentence.
+  const sentence = (t) => { t = Quin.proper(String(t || "").trim()); return t ? t + (/[.!?]$/.test(t) ? "" : ".") : ""; };
 
   // The seat token per game code, on this device only: a reload resumes the same seat.
   const seats = {
@@ -18,9 +19,17 @@ document.addEventListener("DOMContentLoaded", () => {
     set(code, v) { try { localStorage.setItem("quin.remote." + code, JSON.stringify(v)); } catch (e) { /* private mode */ } },
     drop(code) { try { localStorage.removeItem("quin.remote." + code); } catch (e) { /* private mode */ } },
   };
-  const remembered = {
-    get name() { try { return localStorage.getItem("quin.remote.name") || ""; } catch (e) { return ""; } },
-    set name(v) { try { localStorage.setItem("quin.remote.name", v); } catch (e) { /* private mode */ } },
+  // Your name and player code, kept on this device for the next game (the code is shown to no one).
+  const keep = (key) => ({
+    get() { try { return localStorage.getItem(key) || ""; } catch (e) { return ""; } },
+    set(v) { try { localStorage.setItem(key, v); } catch (e) { /* private mode */ } },
+  });
+  const remembered = { name: keep("quin.remote.name"), player: keep("quin.remote.player") };
+  /* The optional player code, as the hub takes it ({} when none). */
+  const playerOf = (f) => {
+    const code = String(f.get("player") || "").trim();
+    remembered.player.set(code);
+    return code ? { player: code } : {};
   };
 
   /* POST JSON; resolves {status, data} (never throws for an HTTP error: the caller shows it). */
@@ -50,7 +59,8 @@ document.addEventListener("DOMContentLoaded", () => {
   // --- /play: start a game, or join one with a code ----------------------------------------------
 
   function fillNames() {
-    for (const input of document.querySelectorAll("input[name=name]")) if (!input.value) input.value = remembered.name;
+    for (const input of document.querySelectorAll("input[name=name]")) if (!input.value) input.value = remembered.name.get();
+    for (const input of document.querySelectorAll("input[name=player]")) if (!input.value) input.value = remembered.player.get();
   }
 
   function startPage() {
@@ -61,10 +71,10 @@ document.addEventListener("DOMContentLoaded", () => {
       e.preventDefault();
       const f = new FormData(e.target);
       const name = String(f.get("name")).trim();
-      remembered.name = name;
+      remembered.name.set(name);
       $("create").disabled = true;
-      const { status, data } = await post("/api/remote", {
-        mode: f.get("mode"), vision: false, side: f.get("side"), first: f.get("first"), name, kind: "browser" });
+      const { status, data } = await post("/api/remote", Object.assign({
+        mode: f.get("mode"), vision: false, side: f.get("side"), first: f.get("first"), name, kind: "browser" }, playerOf(f)));
       $("create").disabled = false;
       if (status !== 200) { $("create-error").textContent = sentence(data.error); return; }
       const code = norm(data.code);
@@ -76,14 +86,14 @@ document.addEventListener("DOMContentLoaded", () => {
       const f = new FormData(e.target);
       const code = norm(f.get("code"));
       if (code.length !== 6) { $("join-code-error").textContent = "Code: a game's code has 6 characters, like K7M-2QX."; return; }
-      const ok = await join(code, String(f.get("name")).trim(), $("join-code-error"));
+      const ok = await join(code, String(f.get("name")).trim(), $("join-code-error"), playerOf(f));
       if (ok) location.assign("/play/" + pretty(code));
     });
   }
 
-  async function join(code, name, errorEl) {
-    remembered.name = name;
-    const { status, data } = await post(`/api/remote/${code}/join`, { name, kind: "browser" });
+  async function join(code, name, errorEl, player) {
+    remembered.name.set(name);
+    const { status, data } = await post(`/api/remote/${code}/join`, Object.assign({ name, kind: "browser" }, player || {}));
     if (status !== 200) { errorEl.textContent = sentence(data.error); return false; }
     seats.set(code, { token: data.token, side: data.side });
     return true;
@@ -104,8 +114,8 @@ document.addEventListener("DOMContentLoaded", () => {
     fillNames();
     $("join-form").addEventListener("submit", async (e) => {
       e.preventDefault();
-      const name = String(new FormData(e.target).get("name")).trim();
-      if (await join(code, name, $("join-error"))) {
+      const f = new FormData(e.target);
+      if (await join(code, String(f.get("name")).trim(), $("join-error"), playerOf(f))) {
         $("join").classList.add("hidden");
         play(code, seats.get(code).token);
       }
@@ -128,32 +138,57 @@ document.addEventListener("DOMContentLoaded", () => {
     let lastNews = null;        // the seq of the last announced action
     let draft = { clone: "", removed: "", lineup: {} };
     let spot = null;            // the starting space a tapped piece goes on
+    let editing = false;
+    let zoomIn = false;         // a close look at the spaces that matter now (on a phone)        // changing a lineup already sent (until play starts)
     let source = null, retry = null;
 
     // --- the stream ------------------------------------------------------------------------------
 
     const conn = (text, cls) => { $("conn").textContent = text; $("conn").className = "conn " + cls; };
+    /* A new stream; the one before is closed only once the new one has spoken, so this seat is
+       never away meanwhile (the rival's game would pause for a moment). */
     function open() {
       clearTimeout(retry);
-      if (source) source.close();
-      source = new EventSource(`${api("stream")}?token=${encodeURIComponent(token)}`);
-      source.addEventListener("state", (e) => {
+      const es = new EventSource(`${api("stream")}?token=${encodeURIComponent(token)}`);
+      const adopt = () => {
+        if (source === es) return;
+        if (source) source.close();
+        source = es;
+      };
+      if (!source || source.readyState === EventSource.CLOSED) source = es;
+      es.addEventListener("state", (e) => {
+        adopt();
+        conn("live", "live");
         let s;
         try { s = JSON.parse(e.data); } catch (err) { return; }
         onState(s);
       });
-      source.onopen = () => conn("live", "live");
-      source.onerror = () => {
+      es.onopen = () => { if (source === es) conn("live", "live"); };
+      es.onerror = () => {
+        if (source !== es) {  // a replacement that failed: the current stream stays
+          if (es.readyState === EventSource.CLOSED) es.close();
+          return;
+        }
         conn("reconnecting…", "lost");
-        if (source.readyState === EventSource.CLOSED) {
+        if (es.readyState === EventSource.CLOSED) {
           // Refused (not a dropped line): find out why before trying again.
           probe().then((again) => { if (again) retry = setTimeout(open, 2000); });
         }
       };
     }
+    /* The hub counts this seat away although its stream is open (its presence was lost): a new
+       stream says it is here (at most every 5 s). */
+    let healed = 0;
+    function heal() {
+      const now = Date.now();
+      if (now - healed < 5000) return;
+      healed = now;
+      open();
+    }
     /* A stream refused: a token the hub does not know, or no such game, is said; else try again. */
     async function probe() {
-      const { status, data } = await post(api("check"), {}, token);
+      // a well-formed question (the hub checks the body's form before the token and the code)
+      const { status, data } = await post(api("check"), { action: { type: "pass" } }, token);
       if (status === 401) {
         seats.drop(code);
         fatal("This device's seat in the game is not known to the hub any more. Open the game's link again to join.");
@@ -169,18 +204,12 @@ document.addEventListener("DOMContentLoaded", () => {
       $("powers").classList.add("hidden");
     }
     /* After a refusal that says the page is behind (409) or the game paused (423): the newest state. */
-    function refresh() { open(); }
+    function refresh() { conn("catching up…", "lost"); open(); }  // live again at the new stream's first state
 
     // --- each state ------------------------------------------------------------------------------
 
     async function onState(s) {
-      if (state && state.phase === "over" && s.phase !== "over") {
-        // A rematch: the sides are swapped under the same token.  A new stream asks the hub which
-        // side this seat holds now (the hub resolves a stream's side when it opens it).
-        state = null;
-        open();
-        return;
-      }
+      if (s.present && s.present[s.side] === false) heal();
       const moved = !state || state.seq !== s.seq || state.phase !== s.phase;
       state = s;
       me = s.side;
@@ -200,6 +229,7 @@ document.addEventListener("DOMContentLoaded", () => {
       document.body.dataset.seq = String(s.seq);
       document.body.dataset.phase = s.phase;
       document.body.dataset.side = me;
+      (window.QUIN_DRAWN = window.QUIN_DRAWN || {})[s.seq] = Date.now();  // when each state was drawn (bench/remote_page.py)
     }
 
     function nameOf(p) {
@@ -284,8 +314,14 @@ document.addEventListener("DOMContentLoaded", () => {
     }
 
     function renderSetup() {
-      const show = state.phase === "setup" && !(state.setups_in && state.setups_in[me]);
+      // A lineup may be chosen as soon as this seat is taken, and changed until play starts.
+      const early = state.phase === "setup" || state.phase === "waiting";
+      const sent = !!(state.setups_in && state.setups_in[me]);
+      if (!early) editing = false;
+      const show = early && (!sent || editing);
       $("setup").classList.toggle("hidden", !show);
+      $("change-setup").classList.toggle("hidden", !early || !sent || editing);
+      board.setCrop(show ? "own" : null);  // the lineup: your half of the board, larger
       if (!show) return;
       $("clone").value = draft.clone;
       $("removed").value = draft.removed;
@@ -351,6 +387,14 @@ document.addEventListener("DOMContentLoaded", () => {
         return;
       }
       $("setup-error").textContent = "";
+      editing = false;
+      if (state) render();
+    });
+    $("change-setup").addEventListener("click", () => { editing = true; render(); });
+    $("zoom").addEventListener("click", () => {
+      zoomIn = !zoomIn;
+      if (!zoomIn) board.zoom(null);
+      if (state && (state.phase === "playing" || state.phase === "over")) renderPlay();
     });
 
     // --- playing: what may be tapped ----------------------------------------------------------------
@@ -369,7 +413,8 @@ document.addEventListener("DOMContentLoaded", () => {
 
     function onTap(space) {
       if (!state) return;
-      if (state.phase === "setup") {
+      if (state.phase === "setup" || state.phase === "waiting") {
+        if ($("setup").classList.contains("hidden")) return;
         if (!startSpaces().includes(space)) {
           $("setup-error").textContent = `${space} is not one of your starting spaces: they are your Gateways and Ring 8.`;
           return;
@@ -419,8 +464,8 @@ document.addEventListener("DOMContentLoaded", () => {
       if (status !== 200) {
         setBusy(false);
         $("act-error").textContent = sentence(data.error);
+        renderPlay();
         if (status === 409 || status === 423) refresh();
-        else renderPlay();
         return;
       }
       if (state.seq > seq) { setBusy(false); renderPlay(); }  // the stream was first: draw what may be tapped now
@@ -641,9 +686,9 @@ document.addEventListener("DOMContentLoaded", () => {
       const s = state, v = s.view;
       const playing = (s.phase === "playing" || s.phase === "over") && v;
       for (const id of ["zg-card", "log-card"]) $(id).classList.toggle("hidden", !playing);
-      $("board").closest(".remote-board").classList.toggle("hidden", !playing && s.phase !== "setup");
-      if (s.phase === "setup" && !(s.setups_in && s.setups_in[me])) { renderPowers(); renderCompose(); return; }
-      if (s.phase === "setup") { board.render([], {}, []); renderPowers(); renderCompose(); return; }
+      $("board").closest(".remote-board").classList.toggle("hidden", !playing && s.phase !== "setup" && s.phase !== "waiting");
+      if ((s.phase === "setup" || s.phase === "waiting") && !$("setup").classList.contains("hidden")) { renderPowers(); renderCompose(); return; }
+      if (s.phase === "setup" || s.phase === "waiting") { board.render([], {}, []); renderPowers(); renderCompose(); return; }
       if (!playing) { renderPowers(); renderCompose(); return; }
       Quin.renderZeroGravity($("zg"), v, me);
       Quin.renderLog($("log"), v, me);
@@ -667,6 +712,13 @@ document.addEventListener("DOMContentLoaded", () => {
         }
       }
       $("board").dataset.sources = compose ? "" : [...sources].sort().join(" ");
+      // A close look (a phone): the spaces that matter now, followed as they change.
+      const focus = Object.keys(marks).filter((sp) => !["new", "time", "moved"].includes(marks[sp]));
+      const zb = $("zoom");
+      zb.classList.toggle("hidden", !myTurn() && !zoomIn);
+      zb.setAttribute("aria-pressed", String(zoomIn));
+      zb.textContent = zoomIn ? "Whole board" : "Zoom in";
+      if (zoomIn) board.zoom(focus.length ? focus : null);
       board.render(towers, marks, overlays);
       renderPowers();
       renderCompose();
@@ -719,7 +771,11 @@ document.addEventListener("DOMContentLoaded", () => {
       const lines = [h("p", {}, `${who}: ${Quin.actionText(l.seen)}`)];
       const turn = v.history.length ? v.history[v.history.length - 1] : null;
       const flashes = turn ? v.events.filter((e) => e.type === "flash" && e.turn === turn.turn) : [];
-      for (const e of flashes) lines.push(h("p", { class: "flash-line" }, "Flash! " + Quin.flashEventText(e, turn.player, me)));
+      const from = l.seen.from || null;  // the flash's start, where this side saw it (a move or a reflection)
+      for (const e of flashes) {
+        lines.push(h("p", { class: "flash-line" }, "Flash! " + Quin.flashText(
+          { player: turn.player, attacker: e.attacker, defender: e.defender, at: e.at, outcome: e.outcome, from }, me)));
+      }
       const times = turn ? v.events.filter((e) => e.type === "time" && e.turn === turn.turn) : [];
       for (const e of times) lines.push(h("p", {}, Quin.timeText(Object.assign({ player: turn.player }, e), me)));
       const pieces = Object.entries(l.pieces || {});

@@ -316,7 +316,7 @@ const Quin = (() => {
     const mover = f.player, rival = other(mover);
     const a = `${whose(mover, viewer)} ${pieceName(f.attacker)}`, d = `${whose(rival, viewer)} ${pieceName(f.defender)}`;
     if (f.outcome === "capture") return cap(`${a} captures ${d} on ${f.at}`);
-    if (f.outcome === "swap") return cap(`${a} from ${f.from} swaps with ${d} on ${f.at}`);
+    if (f.outcome === "swap") return cap(`${a}${f.from ? " from " + f.from : ""} swaps with ${d} on ${f.at}`);
     return cap(`${a} and ${d} destroy each other on ${f.at}`);
   }
 

@@ -21,6 +21,7 @@ import urllib.request
 from collections import deque
 from urllib.parse import urlparse
 
+import hubproc
 import pytest
 from playwright.sync_api import expect
 
@@ -209,19 +210,22 @@ def settled(page):
 
 
 def play_power(page, kind, rng, used):
-    """Use a power through the buttons and lit spaces; False if it came to nothing."""
+    """Use a power through the buttons and lit spaces: what was played ("lights" for several
+    Artificial Lights at once), or None if it came to nothing."""
     seq = seq_of(page)
+    label = kind
     page.click(f'#powers button[data-power="{kind}"]')
     for _ in range(10):
         settled(page)
         if seq_of(page) > seq:
-            return True
+            return label
         if page.locator("#compose").is_hidden():
-            return False  # refused: the error line says why
+            return None  # refused: the error line says why
         pieces = page.eval_on_selector_all("#compose button[data-piece]", "els => els.map(e => e.dataset.piece)")
         if pieces:
             piece = "artificial_lights" if "artificial_lights" in pieces and "lights" not in used else rng.choice(pieces)
             used.add("lights" if piece == "artificial_lights" else piece)
+            label = "lights" if piece == "artificial_lights" else kind
             page.click(f'#compose button[data-piece="{piece}"]')
             continue
         spots = lit(page)
@@ -240,10 +244,10 @@ def play_power(page, kind, rng, used):
         tap(page, rng.choice(spots))
     settled(page)
     if seq_of(page) > seq:
-        return True
+        return label
     if page.locator("#compose").is_visible():
         page.click('#compose button[data-compose="cancel"]')
-    return False
+    return None
 
 
 def page_turn(page, rng, used, log):
@@ -251,13 +255,14 @@ def page_turn(page, rng, used, log):
     settled(page)
     seq = seq_of(page)
     powers = page.eval_on_selector_all("#powers button[data-power]", "els => els.map(e => e.dataset.power)")
-    fresh = [k for k in powers if k not in used and k != "pass"]
+    fresh = [k for k in powers if (k not in used or (k == "reinforce" and "lights" not in used)) and k != "pass"]
     sources = (page.get_attribute("#board", "data-sources") or "").split()
     if fresh and rng.random() < 0.7:
-        kind = fresh[0]
+        kind = rng.choice(fresh)
         used.add(kind)
-        if play_power(page, kind, rng, used):
-            log.append(kind)
+        played = play_power(page, kind, rng, used)
+        if played:
+            log.append(played)
             return
         page.wait_for_selector("#compose", state="hidden")
     if sources:
@@ -281,8 +286,9 @@ def page_turn(page, rng, used, log):
         wait_seq_after(page, seq)
         return
     for kind in powers:
-        if play_power(page, kind, rng, used):
-            log.append(kind)
+        played = play_power(page, kind, rng, used)
+        if played:
+            log.append(played)
             return
     raise AssertionError(f"nothing to tap at seq {seq}: powers {powers}, sources {sources}; the page says: "
                          f"{page.inner_text('#turn')!r} {page.inner_text('#act-error')!r} {page.inner_text('#compose')!r}")
@@ -293,6 +299,8 @@ def check_privacy(page, opp_state, me):
     towers = page.eval_on_selector_all("#board g.tower", """els => els.map(e => [e.getAttribute('data-tower'),
         e.classList.contains('white') ? 'white' : 'black', (e.querySelector('use.face') || {getAttribute: () => null}).getAttribute('data-piece')])""")
     truth = {t["space"]: t for t in opp_state["view"]["board"]}
+    text = page.inner_text("#game")
+    assert "undefined" not in text and "null" not in text and "NaN" not in text, text
     assert sorted(t[0] for t in towers) == sorted(truth), "the page draws the towers where the game has them"
     for space, owner, piece in towers:
         t = truth[space]
@@ -310,13 +318,48 @@ def remote_hub(hubs):
     return hubs().url
 
 
-@pytest.mark.parametrize("mode,seed", [("classic", 3), ("third_eye", 8)])
-def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
+def presence_rows(dsn, token):
+    import hashlib
+
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute("SELECT count(*) FROM remote_presence WHERE seat = %s",
+                            (hashlib.sha256(token.encode()).hexdigest(),)).fetchone()[0]
+
+
+def stale_seq(seq):
+    """A route handler that sends the page's action at an older seq."""
+    def handler(route):
+        route.continue_(post_data=json.dumps(dict(json.loads(route.request.post_data), seq=seq)))
+    return handler
+
+
+def lose_presence(dsn, token):
+    """What a late leave of an old stream does (its DELETE after the new stream's INSERT): the
+    seat's presence row is gone while its stream is open.  The hub notices at its next poll."""
+    import hashlib
+
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        n = conn.execute("DELETE FROM remote_presence WHERE seat = %s",
+                         (hashlib.sha256(token.encode()).hexdigest(),)).rowcount
+    assert n >= 1
+
+
+# seeds whose games reach every power the page composes (checked at the end of each game)
+@pytest.mark.parametrize("mode,seed,powers", [
+    ("classic", 4, {"flash", "lights", "reinforce", "resurrect", "time"}),
+    ("third_eye", 3, {"flash", "gravity", "lights", "time"}),
+])
+def test_a_whole_game_by_tapping(remote_hub, db, browser, mode, seed, powers):
     rng = random.Random(seed)
     errors = []
     ctx = browser.new_context(viewport={"width": 412, "height": 915}, has_touch=True)  # a phone
     # the page's own random lineup, seeded: a failing game can be played again
-    ctx.add_init_script("(() => { let s = %d; Math.random = () => (s = (s * 1103515245 + 12345) %% 2147483648) / 2147483648; })()" % seed)
+    lcg = "(s = (s * 1103515245 + 12345) % 2147483648) / 2147483648"
+    ctx.add_init_script(f"(() => {{ let s = {seed}; Math.random = () => {lcg}; }})()")
     page = ctx.new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(STEP)
@@ -338,8 +381,8 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
         expect(page.locator("#turn")).to_have_text("Choose your lineup")
         expect(page.locator("#names")).to_contain_text("Bob")
         # the lineup: a tap on a space that is not a starting space is refused in one line
-        tap(page, "fs")
-        expect(page.locator("#setup-error")).to_contain_text("fs is not one of your starting spaces")
+        tap(page, "w37")
+        expect(page.locator("#setup-error")).to_contain_text("w37 is not one of your starting spaces")
         page.click("#random-lineup")
         expect(page.locator("#spaces button.empty")).to_have_count(0)
         # the editor: empty a space, put a piece back on it
@@ -355,7 +398,7 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
         opp.wait(lambda s: s["phase"] == "playing", "play")
 
         used, log = set(), []
-        reloaded = paused = revealed = False
+        reloaded = paused = revealed = stale = healed = zoomed = locked = False
         for n in range(MAX_ACTIONS):
             s = opp.wait(lambda s: s["phase"] in ("playing", "over"), "play")
             page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
@@ -371,8 +414,59 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
                     reloaded = True
                     page.reload()
                     page.wait_for_function("(n) => Number(document.body.dataset.seq) === n", arg=s["seq"])
+                    # (the old stream's leave may clear the seat's presence just after the new stream
+                    # set it: the page, told it is away while its stream is open, opens another)
                     expect(page.locator("#turn")).to_have_text("Your move")
                     expect(page.locator("#side-pill")).to_have_text("White")
+                if n >= 4 and not healed:
+                    # the hub counts the page away although its stream is open: the game pauses for
+                    # the opponent, and the page, seeing itself away, opens a stream that says it is here
+                    healed = True
+                    seat = json.loads(page.evaluate(f"() => localStorage.getItem('quin.remote.{code.replace('-', '')}')"))
+                    lose_presence(db[0], seat["token"])
+                    opp.wait(lambda x: x["paused"] and "Ann" in x["paused"], "the page to look away", timeout=20)
+                    opp.wait(lambda x: not x["paused"], "the page to be back", timeout=20)
+                    expect(page.locator("#paused")).to_be_hidden()
+                if n >= 5 and not stale:
+                    # the hub refuses a tap sent at a stale seq (409): one line, and the page takes
+                    # the newest state from the stream; the next tap is played
+                    stale = True
+                    page.route("**/action", stale_seq(s["seq"] - 1))
+                    frm = page.get_attribute("#board", "data-sources").split()[0]
+                    tap(page, frm)
+                    tap(page, lit(page)[0])
+                    expect(page.locator("#act-error")).to_contain_text("is stale")
+                    page.unroute("**/action")
+                    expect(page.locator("#conn")).to_have_text("live")
+                    assert seq_of(page) == s["seq"]
+                if n >= 6 and not locked:
+                    # the opponent drops just as the page sends its tap: the hub answers 423, the
+                    # page says so in one line and shows the pause from its stream; it resumes
+                    locked = True
+
+                    def drop_then_send(route):
+                        opp.close()
+                        hubproc.wait_for(lambda: presence_rows(db[0], opp.token) == 0, "the opponent away")
+                        route.continue_()
+
+                    page.route("**/action", drop_then_send)
+                    frm = page.get_attribute("#board", "data-sources").split()[0]
+                    tap(page, frm)
+                    tap(page, lit(page)[0])
+                    expect(page.locator("#act-error")).to_contain_text("Bob's board is away")
+                    page.unroute("**/action")
+                    expect(page.locator("#paused")).to_be_visible()
+                    assert seq_of(page) == s["seq"]  # nothing was played
+                    opp.open()
+                    expect(page.locator("#paused")).to_be_hidden()
+                    opp.wait(lambda x: not x["paused"], "the game to resume")
+                if n >= 8 and not zoomed:
+                    # a close look (a phone): the rest of the game is played zoomed in, the view
+                    # following the spaces that matter
+                    zoomed = True
+                    page.click("#zoom")
+                    expect(page.locator("#zoom")).to_have_attribute("aria-pressed", "true")
+                    assert page.get_attribute("#board", "viewBox").split()[2] != "1000.0"
                 page_turn(page, rng, used, log)
             else:
                 if n >= 4 and not paused:
@@ -394,8 +488,8 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
                     s, answer = opp.reveal(s, flash)
                     page.wait_for_function("(n) => Number(document.body.dataset.seq) >= n", arg=s["seq"])
                     expect(page.locator("#reveal")).to_be_visible()
-                    expect(page.locator("#reveal")).to_contain_text(f"flashes your")
-                    for space, piece in answer["pieces"].items():
+                    expect(page.locator("#reveal")).to_contain_text("flashes your")
+                    for space in answer["pieces"]:
                         expect(page.locator("#reveal")).to_contain_text(f"on {space}")
                     check_privacy(page, s, "white")
                     opp.act(s, flash)
@@ -405,8 +499,8 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
                 opp.act(s)
         else:
             raise AssertionError(f"no end after {MAX_ACTIONS} actions")
-        assert reloaded and paused and revealed, (reloaded, paused, revealed, len(log))
-        assert any(k != "tap" for k in log), log  # more than plain moves were tapped
+        assert reloaded and paused and revealed and stale and healed and locked, (reloaded, paused, revealed, stale, healed, locked, len(log))
+        assert powers <= set(log), (powers - set(log), log)  # every power this game offered was played by taps
 
         # the end: every identity open, the record, a rematch
         final = opp.state
@@ -428,3 +522,91 @@ def test_a_whole_game_by_tapping(remote_hub, browser, mode, seed):
         print(f"{mode}: {len(final['record']['turns'])} turns, the page used {sorted(set(log))}")
     finally:
         ctx.close()
+
+
+def test_join_by_code_and_link_and_the_hubs_refusals(remote_hub, db, browser):
+    """Ann starts a game; Bob joins from the code on /play, a third device is refused in one line;
+    a lineup chosen while waiting and changed before play; an unknown code is said."""
+    errors = []
+    ctxs = [browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True) for _ in range(3)]
+    ann, bob, eve = (c.new_page() for c in ctxs)
+    for p in (ann, bob, eve):
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        p.set_default_timeout(STEP)
+    try:
+        ann.goto(remote_hub + "/play")
+        ann.fill("#new-game input[name=name]", "Ann")
+        ann.select_option("#new-game select[name=side]", "random")
+        ann.click("#create")
+        ann.wait_for_url("**/play/*-*")
+        code = ann.url.rsplit("/", 1)[1]
+        # the lineup may be chosen while waiting for the friend
+        expect(ann.locator("#turn")).to_have_text("Waiting for your friend to join")
+        ann.click("#random-lineup")
+        ann.click("#send-setup")
+        expect(ann.locator("#change-setup")).to_be_visible()
+
+        bob.goto(remote_hub + "/play")
+        bob.fill("#join-code input[name=code]", "K7M")
+        bob.fill("#join-code input[name=name]", "Bob")
+        bob.click("#join-go")
+        expect(bob.locator("#join-code-error")).to_contain_text("6 characters")
+        bob.fill("#join-code input[name=code]", "222-222")
+        bob.click("#join-go")
+        expect(bob.locator("#join-code-error")).to_contain_text("no game")  # the hub's one line
+        bob.fill("#join-code input[name=code]", code.lower())  # any case, dash or not
+        bob.fill("#join-code input[name=player]", "qp_00000000")
+        bob.click("#join-go")
+        expect(bob.locator("#join-code-error")).to_contain_text("player: the hub does not know qp_00000000")
+        from hubproc import quin
+        known = quin("hub", "add-player", "Bob", "--db", db[0]).stdout.strip()
+        bob.fill("#join-code input[name=player]", known)
+        bob.click("#join-go")
+        bob.wait_for_url("**/play/" + code)
+        expect(bob.locator("#turn")).to_have_text("Choose your lineup")
+        sides = {ann.inner_text("#side-pill").strip(), bob.inner_text("#side-pill").strip()}
+        assert sides == {"White", "Black"}, sides
+        expect(ann.locator("#turn")).to_have_text("Waiting for Bob's lineup")
+
+        # a third device with the link: the form to join, and the hub's refusal in one line
+        eve.goto(f"{remote_hub}/play/{code}")
+        eve.fill("#join-form input[name=name]", "Eve")
+        eve.click("#join-this")
+        expect(eve.locator("#join-error")).to_contain_text("taken")
+
+        # a seat this device kept that the hub does not know (a stale token), or a game that is gone
+        eve.evaluate(f"() => localStorage.setItem('quin.remote.{code.replace('-', '')}', JSON.stringify({{token: 'qs_' + 'x'.repeat(32), side: 'white'}}))")
+        eve.goto(f"{remote_hub}/play/{code}")
+        expect(eve.locator("#turn")).to_contain_text("not known to the hub")
+        expect(eve.locator("#conn")).to_have_text("stopped")
+        assert eve.evaluate(f"() => localStorage.getItem('quin.remote.{code.replace('-', '')}')") is None
+        eve.evaluate("() => localStorage.setItem('quin.remote.222222', JSON.stringify({token: 'qs_' + 'x'.repeat(32), side: 'white'}))")
+        eve.goto(f"{remote_hub}/play/222-222")
+        expect(eve.locator("#turn")).to_contain_text("no game")
+
+        # Ann changes her lineup before play starts; then both are in and play starts
+        ann.click("#change-setup")
+        ann.select_option("#clone", "void")
+        ann.select_option("#removed", "reflector")
+        ann.click("#clear-lineup")
+        for _ in range(10):
+            ann.click('#palette button[data-piece]:not([data-piece=""]):enabled >> nth=0')
+        sent = dict(ann.eval_on_selector_all("#spaces button[data-space]", "els => els.map(e => [e.dataset.space, e.dataset.piece])"))
+        assert all(sent.values()) and len(sent) == 10, sent
+        ann.click("#send-setup")
+        expect(ann.locator("#setup")).to_be_hidden()
+        bob.click("#random-lineup")
+        bob.click("#send-setup")
+        for p in (ann, bob):
+            expect(p.locator("#log-card")).to_be_visible()
+        first = ann if ann.inner_text("#turn") == "Your move" else bob
+        expect(first.locator("#turn")).to_have_text("Your move")
+        # Ann's changed lineup is the one in play
+        me = ann.inner_text("#side-pill").strip().lower()
+        mine = dict(ann.eval_on_selector_all(f"#board g.tower.{me}", """els => els.map(e =>
+            [e.getAttribute('data-tower'), e.querySelector('use.face').getAttribute('data-piece')])"""))
+        assert mine == sent, (mine, sent)
+        assert not errors, errors
+    finally:
+        for c in ctxs:
+            c.close()
