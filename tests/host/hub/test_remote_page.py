@@ -314,8 +314,10 @@ def check_privacy(page, opp_state, me):
 
 @pytest.fixture
 def remote_hub(hubs):
-    """A real `quin hub serve` process on its own fresh PostgreSQL database."""
-    return hubs().url
+    """A real `quin hub serve` process on its own fresh PostgreSQL database.  Its presence renewal
+    is slow (30 s), so a seat's presence lost under an open stream comes back within the test's
+    waits only by what the page does."""
+    return hubs("--presence-renew", "30", "--presence-lapse", "90").url
 
 
 def presence_rows(dsn, token):
