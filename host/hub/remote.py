@@ -735,6 +735,10 @@ class Remote:
                     else:
                         answer, public = self._time_answer(game, actions[0])
                     answer = {"seq": row.seq + 1, **answer}
+                    if "time" in request:
+                        # Classic Time's outcome is the rewind of the rival's last action, whichever Time
+                        # tower goes: with two Time towers (the clone) the player may still take either
+                        actions = [a for a in game.legal_actions() if type(a) is Time] or actions
                     pending = {"side": side, "actions": [a.to_record() for a in actions], "public": public}
                     self.games.pop(row.id, None)  # at row.seq + 1 once committed (a reveal moves no tower)
                     await conn.execute(

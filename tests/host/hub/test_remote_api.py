@@ -323,7 +323,11 @@ def test_a_classic_time_reveal_answers_its_outcome_and_the_failing_shadow(hubs):
         for s in SIDES:
             assert states[s]["reveal"] == {"time": {"by": "white", "at": time_action["at"], "outcome": answer["outcome"],
                                                     "pieces": answer["pieces"], "action": time_action}}
-        other = next((a for a in st["legal"] if a != time_action), None)
+        # bound to the Power of Time, from whichever Time tower (with the clone, two): the outcome is
+        # the rewind of black's last action either way
+        times = [a for a in st["legal"] if a["type"] == "time"]
+        assert states["white"]["legal"] == times
+        other = next((a for a in st["legal"] if a["type"] != "time"), None)
         if other is not None:
             assert white.post("action", {"seq": seq + 1, "action": other})[0] == 409
         assert white.post("action", {"seq": seq + 1, "action": time_action}) == (200, {"seq": seq + 2})
@@ -542,3 +546,31 @@ def test_actions_sent_at_once_through_two_processes_are_serialized_on_the_game(h
             seq += 1
     for s in streams.values():
         s.close()
+
+
+def test_a_classic_time_reveal_with_two_time_towers_lets_either_tower_go(hubs):
+    """Spec 5: "Time, Classic ... goes to the rival's Zero Gravity whatever happens": with the clone
+    (two Time towers) the outcome is the same from either tower, and at the table whichever leaves the
+    board is the one used; the reveal binds the Power of Time, not the tower the board asked with."""
+    hub = hubs(*FAST)
+    white_setup = {"clone": "time", "removed": "void", "lineup": {
+        "w19": "shadow", "w29": "void", "w39": "light", "w49": "void", "w59": "shadow",
+        "w18": "time", "w28": "reflector", "w38": "memory", "w48": "peripheral", "w58": "time"}}
+    for seed in (3, 4, 5, 6):
+        black_setup = _setups(seed)["black"]
+        seats, streams = start(hub.url, "classic", white_setup, black_setup, kinds=("board", "browser"))
+        try:
+            st = advance(seats, streams, random.Random(seed), lambda x: x["side"] == "white" and len(
+                [a for a in x["legal"] if a["type"] == "time"]) == 2, limit=60)
+        except AssertionError:  # this seed's random play lost a Time tower first (or ended)
+            for s in streams.values():
+                s.close()
+            continue
+        seq = st["seq"]
+        first, second = sorted((a for a in st["legal"] if a["type"] == "time"), key=lambda a: a["at"])
+        assert seats["white"].post("reveal", {"seq": seq, "time": first})[0] == 200
+        assert seats["white"].post("action", {"seq": seq + 1, "action": second}) == (200, {"seq": seq + 2})
+        for s in streams.values():
+            s.close()
+        return
+    raise AssertionError("no seed reached a Classic Time with both Time towers on the board")
