@@ -360,7 +360,10 @@ class Chaos:
             self.fail(f"{p.side}'s stream did not show the position after {k} actions (turn: {need_turn}); "
                       f"newest: seq {newest and newest.get('seq')}, paused {newest and newest.get('paused')!r}, "
                       f"{newest and newest.get('view') and count_actions(newest['view'])} actions, "
-                      f"ended {p.stream.ended}; its last states: {self.recent(p.stream)}", fatal=True)
+                      f"ended {p.stream.ended}; its last states: {self.recent(p.stream)}; "
+                      + "; ".join(f"{q.side}'s stream {q.stream.label} (ended {q.stream.ended}, opened "
+                                  f"{time.monotonic() - q.stream.opened:.1f} s ago)"
+                                  for q in self.players.values() if q.stream is not None), fatal=True)
         n = count_actions(st["view"])
         if n > k:
             self.fail(f"{p.side}'s stream shows {n} actions, only {k} were acknowledged: an action applied "
