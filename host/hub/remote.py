@@ -232,6 +232,7 @@ class Remote:
         self.subs: dict[int, set] = {}  # game id -> this process's open streams (RemoteStream handlers)
         self.games: dict[int, tuple[int, int, Game]] = {}  # game id -> (round, seq, its Game at that seq)
         self.locks: dict[int, asyncio.Lock] = {}
+        self._presence_locks: dict[tuple[int, str], asyncio.Lock] = {}
         self.parts: dict[tuple[int, str], tuple[tuple, dict]] = {}  # (id, side) -> (key, the game part of its state)
         self._pending: set[int] = set()
         self._pending_set = asyncio.Event()
@@ -291,6 +292,8 @@ class Remote:
             self.locks.pop(game_id, None)
             for side in PLAYERS:
                 self.parts.pop((game_id, side), None)
+            for key in [k for k, lk in self._presence_locks.items() if k[0] == game_id and not lk.locked()]:
+                del self._presence_locks[key]
 
     async def _renewer(self) -> None:
         while not self.hub.closing.is_set():
@@ -303,39 +306,59 @@ class Remote:
                 continue
             try:
                 async with self.hub.pool.connection() as conn:
+                    # an upsert, not an update: a row that went missing (a leave racing an arrive, a
+                    # cleanup) comes back within one renewal while the stream is open
                     await conn.execute(
-                        "UPDATE remote_presence p SET expires = now() + make_interval(secs => %s) "
-                        "FROM unnest(%s::bigint[], %s::text[]) AS h(g, s) "
-                        "WHERE p.game_id = h.g AND p.seat = h.s AND p.holder = %s",
-                        (self.lapse, [g for g, _ in held], [s for _, s in held], self.holder))
+                        "INSERT INTO remote_presence(game_id, seat, holder, expires) "
+                        "SELECT h.g, h.s, %s, now() + make_interval(secs => %s) "
+                        "FROM unnest(%s::bigint[], %s::text[]) AS h(g, s) JOIN remote_games r ON r.id = h.g "
+                        "ON CONFLICT (game_id, seat, holder) DO UPDATE SET expires = EXCLUDED.expires",
+                        (self.holder, self.lapse, [g for g, _ in held], [s for _, s in held]))
             except (psycopg.Error, OSError) as exc:
                 log.warning("remote presence not renewed: %s", exc)
 
     # --- presence ---------------------------------------------------------------------------
 
+    def _presence_lock(self, game_id: int, seat: str) -> asyncio.Lock:
+        lk = self._presence_locks.get((game_id, seat))
+        if lk is None:
+            lk = self._presence_locks[(game_id, seat)] = asyncio.Lock()
+        return lk
+
+    def _holds(self, game_id: int, seat: str) -> bool:
+        return any(s.seat == seat for s in self.subs.get(game_id, ()))
+
     async def arrive(self, sub) -> None:
-        first = not any(s.seat == sub.seat for s in self.subs.get(sub.game_id, ()))
+        # A seat's presence row on this process is written under one lock per (game, seat), and
+        # what is written is decided inside it from the streams open then: a page reloading closes
+        # its stream and opens the next at once, and a DELETE of the closed one's leave landing after
+        # the new one's INSERT left the side away for good with its stream open.
+        first = not self._holds(sub.game_id, sub.seat)
         self.subs.setdefault(sub.game_id, set()).add(sub)
-        async with self.hub.pool.connection() as conn:
-            await conn.execute(
-                "INSERT INTO remote_presence(game_id, seat, holder, expires) VALUES (%s, %s, %s, "
-                "now() + make_interval(secs => %s)) ON CONFLICT (game_id, seat, holder) DO UPDATE SET "
-                "expires = EXCLUDED.expires", (sub.game_id, sub.seat, self.holder, self.lapse))
-            if first:
-                await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
+        async with self._presence_lock(sub.game_id, sub.seat):
+            async with self.hub.pool.connection() as conn:
+                await conn.execute(
+                    "INSERT INTO remote_presence(game_id, seat, holder, expires) VALUES (%s, %s, %s, "
+                    "now() + make_interval(secs => %s)) ON CONFLICT (game_id, seat, holder) DO UPDATE SET "
+                    "expires = EXCLUDED.expires", (sub.game_id, sub.seat, self.holder, self.lapse))
+                if first:
+                    await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
 
     async def leave(self, sub) -> None:
         subs = self.subs.get(sub.game_id, set())
         subs.discard(sub)
         if not subs:
             self.subs.pop(sub.game_id, None)
-        if any(s.seat == sub.seat for s in subs) or self.hub.closing.is_set():
+        if self._holds(sub.game_id, sub.seat) or self.hub.closing.is_set():
             return  # closing: close() clears this process's presence at once
         try:
-            async with self.hub.pool.connection() as conn:
-                await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND seat = %s AND holder = %s",
-                                   (sub.game_id, sub.seat, self.holder))
-                await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
+            async with self._presence_lock(sub.game_id, sub.seat):
+                if self._holds(sub.game_id, sub.seat):
+                    return  # a new stream of the seat arrived meanwhile: it stays present
+                async with self.hub.pool.connection() as conn:
+                    await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND seat = %s AND holder = %s",
+                                       (sub.game_id, sub.seat, self.holder))
+                    await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
         except (psycopg.Error, OSError) as exc:  # the row lapses by itself
             log.warning("remote presence not cleared: %s", exc)
 
