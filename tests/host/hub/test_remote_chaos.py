@@ -360,7 +360,10 @@ class Chaos:
             self.fail(f"{p.side}'s stream did not show the position after {k} actions (turn: {need_turn}); "
                       f"newest: seq {newest and newest.get('seq')}, paused {newest and newest.get('paused')!r}, "
                       f"{newest and newest.get('view') and count_actions(newest['view'])} actions, "
-                      f"ended {p.stream.ended}; its last states: {self.recent(p.stream)}", fatal=True)
+                      f"ended {p.stream.ended}; its last states: {self.recent(p.stream)}; "
+                      + "; ".join(f"{q.side}'s stream {q.stream.label} (ended {q.stream.ended}, opened "
+                                  f"{time.monotonic() - q.stream.opened:.1f} s ago)"
+                                  for q in self.players.values() if q.stream is not None), fatal=True)
         n = count_actions(st["view"])
         if n > k:
             self.fail(f"{p.side}'s stream shows {n} actions, only {k} were acknowledged: an action applied "
@@ -913,11 +916,12 @@ def test_stream_reopened_at_once_keeps_its_side_present(hubs):
     """A phone reloading its page closes its stream and opens a new one at once, on the same hub
     process: the side is present again as soon as the new stream is open, and the game resumes.
 
-    FAILS against r-hub at 57bf0b8 and 6530ee9 (found by the chaos test, seeds 21 and 37 in
-    classic, both intermittent): after some such reload (the close and the new stream racing in the hub), the
-    side stays away for good while its new stream is open: both streams say
-    `present: {"white": true, "black": false}` and `paused: "Bob's browser is away: the game waits
-    for it"`, and every action answers 423; seen for 40 s, past the 15 s lapse. It takes a few
+    It FAILED against r-hub at 57bf0b8 and 6530ee9 (found by the chaos test, seeds 21 and 37 in
+    classic and 104 in Third Eye, all intermittent; passes since 07eaccf): after some such reload
+    (the close and the new stream racing in the hub), the side stayed away for good while its new
+    stream was open: both streams said `present: {"white": true, "black": false}` and `paused:
+    "Bob's browser is away: the game waits for it"`, and every action answered 423; seen for 40 s,
+    past the 15 s lapse. It took a few
     to a few dozen reloads; the loop below makes up to 60."""
     procs = [hubs(), hubs()]
     a = call(procs[0].url, "POST", "/api/remote", {"mode": "classic", "vision": False, "side": "white",
