@@ -385,7 +385,10 @@ def test_the_phone_board_names_its_spaces_legibly_and_finds_the_named_ones_at_a_
     def close_look(page, size):
         assert small_text(page) == [], small_text(page)
         expect(page.locator('#board [data-label="b38"]')).to_be_visible()
-        disc = page.locator('#board [data-tower="b35"] circle').bounding_box()
+        # the page redraws the board after a resize: measure the disc once it is drawn again
+        tower = page.locator('#board [data-tower="b35"] circle')
+        expect(tower).to_be_visible()
+        disc = tower.bounding_box()
         if size == "phone":
             assert disc["width"] >= 30, disc  # a tower is a thumb's width, not 15 px
         for space in named:
