@@ -426,6 +426,8 @@ class Remote:
             if part is LATER:
                 return LATER
         return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
+                # the game's terms from the start, so a side that joined knows them before play
+                "mode": row.mode, "vision": row.vision, "first": row.first,
                 "names": row.names(), "kinds": row.kinds(),
                 "present": {s: s in present for s in PLAYERS},
                 "paused": paused_line(row, present),

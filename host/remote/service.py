@@ -82,10 +82,12 @@ class RemoteSeat:
         end = time.monotonic() + wait
         while self.link.state is None and time.monotonic() < end:
             time.sleep(0.02)
-        mode, vision, first = self.mode, self.vision, self.first
-        view = (self.link.state or {}).get("view")
-        if view:
-            mode, vision = view["mode"], view["vision"]
+        # a joining board learns the game's terms from the hub's state (sent from the start); the
+        # command line's --mode is only a new game's
+        state = self.link.state or {}
+        mode = state.get("mode", self.mode)
+        vision = state.get("vision", self.vision)
+        first = state.get("first", self.first)
         service.open(mode, vision, first, take_over=True)
         store.set_meta(META, f"{self.link.code}:{table.row.id}")
         if self.link.state is not None:

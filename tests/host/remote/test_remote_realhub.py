@@ -125,3 +125,19 @@ def test_a_flash_by_the_board_asks_the_hub(tmp_path, realhub):
     finally:
         bob.close()
         ann.stop()
+
+
+def test_a_board_joining_takes_the_games_terms_from_the_hub(tmp_path, realhub):
+    """The friend started a Third Eye game in a browser; the board joins with its code (its own
+    --mode is only a new game's): the board's game is Third Eye from the start, before play."""
+    bob = RemotePlayer(realhub.url)
+    bob.create(mode="third_eye", side="white", first="black")
+    ann = Board(tmp_path, realhub.url, remote=bob.code)
+    try:
+        assert ann.side == "black"
+        row = ann.table.row
+        assert (row.mode, row.first) == ("third_eye", "black")
+        assert ann.state()["mode"] == "third_eye"
+    finally:
+        ann.stop()
+        bob.close()
