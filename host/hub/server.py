@@ -1030,34 +1030,15 @@ class Stream(Base):
             self.hub.streams[address] -= 1
 
     def send(self, blob: bytes) -> None:
-        """Write an event (or several) to the spectator's socket: straight to it when nothing is
-        queued before it (one system call, no future, no callback: a process writes thousands of
-        these a second), else queued behind what is (tornado's stream sends it as the socket takes
-        it).  The headers went first (get)."""
         if self._ended.done() or not blob:  # (an empty chunk would end a chunked response)
             return
-        connection = self.request.connection
-        stream = connection.stream
+        stream = self.request.connection.stream
         if stream.closed():
             return self.end()
-        queued = stream._total_write_index - stream._total_write_done_index
-        if queued > self.MAX_BEHIND:
+        if stream._total_write_index - stream._total_write_done_index > self.MAX_BEHIND:
             stream.close()  # a spectator that does not read: it reconnects and resumes
             return self.end()
-        if connection._chunking_output:  # HTTP/1.1: the response is chunked (as tornado would write it)
-            blob = b"%x\r\n%b\r\n" % (len(blob), blob)
-        if not queued:
-            try:
-                sent = stream.socket.send(blob)
-            except BlockingIOError:
-                sent = 0
-            except OSError:  # reset by the spectator: the stream ends by on_connection_close
-                stream.close()
-                return self.end()
-            if sent == len(blob):
-                return
-            blob = blob[sent:]
-        stream.write(blob).add_done_callback(_quiet)
+        self.request.connection.write(blob).add_done_callback(_quiet)  # straight on: the headers went first
 
     def end(self) -> None:
         if not self._ended.done():
