@@ -367,7 +367,6 @@ class RemotePlay:
         self.seat = seat
         self.link = seat.link
         self.states = 0
-        self.applied_at: list[tuple[int, float]] = []  # (seq, monotonic time) each state was applied (bench)
 
     def on_state(self, state: dict) -> None:
         table = self.table
@@ -386,7 +385,6 @@ class RemotePlay:
                 log.exception("the hub's state could not be applied")
                 notices = []
             self.states += 1
-            self.applied_at.append((state.get("seq", -1), time.monotonic()))
             table._publish(table._split(notices))
 
     @property
