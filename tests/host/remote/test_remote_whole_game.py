@@ -130,6 +130,12 @@ def test_a_whole_game(tmp_path, realhub, mode, seed):
                                          f"{ann.table.ref.state} {ann.table.ref.public_status()} "
                                          f"{ann.state('white')['seat']['private']} {ann.table.game.to_move}") from None
                 carry_out(ann, truth, action)
+                if truth.board_effect(action).flash is None:
+                    # the board reads it first: set to the referee's expected occupancy while it still
+                    # waits for the hands (a Third Eye Time's pushed tower not yet seen placed), the
+                    # board would lose what the player just placed (a flash is announced, then
+                    # resolved on the board: followed at once)
+                    wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
                 follow_the_board(ann)
                 wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
                 got = [a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]][i]
