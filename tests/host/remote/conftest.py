@@ -1,5 +1,3 @@
-import itertools
-import os
 import sys
 from pathlib import Path
 
@@ -8,9 +6,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent / "hub"))
+from realhub import RealHub  # noqa: E402
 from scripthub import ScriptHub  # noqa: E402
-
-_names = itertools.count()
 
 
 @pytest.fixture
@@ -27,22 +24,6 @@ def cluster():
     c = Cluster()
     yield c
     c.close()
-
-
-class RealHub:
-    """A real `quin hub serve` process on a fresh PostgreSQL database (tests/host/hub/hubproc.py)."""
-
-    def __init__(self, cluster):
-        from hubproc import HubProcess
-
-        name = f"remote_{os.getpid()}_{next(_names)}"
-        self.dsn = cluster.new_database(name)
-        self.proc = HubProcess(self.dsn, "--presence-renew", "0.5", "--presence-lapse", "2",
-                               "--remote-rate", "1000", "--join-rate", "100")
-        self.url = self.proc.url
-
-    def close(self):
-        self.proc.stop()
 
 
 @pytest.fixture

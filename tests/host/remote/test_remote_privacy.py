@@ -21,6 +21,7 @@ from engine.game import Game
 from engine.pieces import Setup
 from engine.randplay import random_setup
 from player import RemotePlayer
+from realhub import RealHub
 from test_remote_table import Board, wait_for
 
 ROUNDS = 5
@@ -136,8 +137,6 @@ def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
 
 
 def test_permuted_rival_identities_leave_the_board_side_byte_identical(tmp_path, cluster, caplog):
-    from conftest import RealHub
-
     caplog.set_level(logging.INFO)
     white = random_setup(random.Random(11), "white")
     black = random_setup(random.Random(12), "black")

@@ -5,7 +5,7 @@ import ast
 from pathlib import Path
 
 HOST = Path(__file__).resolve().parents[3] / "host"
-HUB_POSTGRES = {"hub/server.py", "hub/schema.py", "hub/ratings.py"}  # the hub's own store (psycopg)
+HUB_POSTGRES = {"hub/server.py", "hub/schema.py", "hub/ratings.py", "hub/remote.py"}  # the hub's own store (psycopg)
 STATEMENTS = {"execute", "executemany", "executescript"}
 
 
