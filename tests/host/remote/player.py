@@ -76,8 +76,22 @@ class RemotePlayer:
         u = urllib.parse.urlsplit(self.url)
         conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
         self._conn = conn
-        conn.request("GET", f"/api/remote/{self.code}/stream?token={self.token}")
-        resp = conn.getresponse()
+        resp = None
+        try:
+            conn.request("GET", f"/api/remote/{self.code}/stream?token={self.token}")
+            resp = conn.getresponse()
+            if not self._closed:
+                self._read(resp)
+        except OSError:
+            return
+        finally:
+            # a page that goes away closes its connection: the socket itself, not only a shutdown
+            # (close() may also have come while this connected)
+            if resp is not None:
+                resp.close()
+            conn.close()
+
+    def _read(self, resp):
         data = []
         try:
             while True:
@@ -102,7 +116,7 @@ class RemotePlayer:
         if self._conn is not None and self._conn.sock is not None:
             import socket
             try:
-                self._conn.sock.shutdown(socket.SHUT_RDWR)
+                self._conn.sock.shutdown(socket.SHUT_RDWR)  # the reader thread closes it (_listen)
             except OSError:
                 pass
 
