@@ -59,7 +59,8 @@ def bob_back(ann, bob):
     bob.wait(lambda s: s["paused"] is None)
 
 
-@pytest.mark.parametrize("seed,drops", [(65, 11)])
+# game seed (random_game, Classic), drops seed: each pair gives every kind of drop at least once
+@pytest.mark.parametrize("seed,drops", [(65, 11), (87, 3)])
 def test_drops_and_resumes(tmp_path, realhub, seed, drops):
     from player import RemotePlayer
 
