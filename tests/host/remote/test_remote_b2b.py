@@ -30,8 +30,9 @@ def flashes(played) -> dict:
     return out
 
 
-# Classic seed 65: 48 actions to the end, a flash by each side, Time, Swap and Reinforce
-@pytest.mark.parametrize("mode,seed", [("classic", 65)])
+# Classic seed 65: 48 actions to the end, a flash by each side, Time, Swap and Reinforce; Third Eye seed
+# 2914: 46 actions, a flash by each side, Gravity, Resurrect, Reinforce, Swap and Time (pushing)
+@pytest.mark.parametrize("mode,seed", [("classic", 65), ("third_eye", 2914)])
 def test_board_against_board_a_whole_game(tmp_path, realhub, mode, seed):
     played = random_game(seed, mode, max_actions=80)
     # the game is bounded and has what the test claims (else the seed is wrong, not the code)
