@@ -36,10 +36,11 @@ def plain_move(legal, occupied_names):
 class Board:
     """This board's side: the service on the simulated board, the local player's hands and phone."""
 
-    def __init__(self, folder, hub_url, remote="new", **kw):
+    def __init__(self, folder, hub_url, remote="new", name="Ann", occupied=(), **kw):
         self.folder = folder
-        self.seat = RemoteSeat(folder, remote, hub_url, name="Ann", backoff=(0.05, 0.3), **kw)
-        self.board = SimulatedBoard(clock=time.monotonic)
+        self.seat = RemoteSeat(folder, remote, hub_url, name=name, backoff=(0.05, 0.3), **kw)
+        # ``occupied``: the towers already on the board (a service restarted at a board mid-game)
+        self.board = SimulatedBoard(occupied, clock=time.monotonic)
         self.service = Service(Store(folder / "quin.sqlite3"), board=self.board, settle=0.05,
                                **self.seat.service_kwargs())
         self.table = self.service.table

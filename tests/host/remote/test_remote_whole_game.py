@@ -88,7 +88,10 @@ def carry_out(ann, truth: Game, action):
     truth.push(action)
     want = truth.occupied()
     truth.pop()
-    for a in sorted(effect.touched):  # every tower the action moves comes up (a swapped one too)
+    # every tower the action moves comes up (a swapped one too); the Power of Time's tower first, as
+    # its text says ("put the Time tower ... on the Zero Gravity, then push ...")
+    first = getattr(action, "at", None) if type(action) is Time else None
+    for a in sorted(effect.touched, key=lambda s: (s != first, s)):
         if a in ann.board.occupied:
             ann.feed(ann.board.lift(a))
             time.sleep(0.03)
@@ -99,6 +102,11 @@ def carry_out(ann, truth: Game, action):
             time.sleep(0.03)
     if want != ann.board.occupied:
         ann.feed(ann.board.set(want))
+    if type(action) is Time and truth.mode == "third_eye":
+        # the push was done: the referee takes it once the sensors settle (until then its expected
+        # position still has the pushed tower in hand, and putting the board to it would undo the push)
+        wait_for(lambda: getattr(ann.table.ref.state, "value", "") != "time" or ann.table.game.to_move != side,
+                 what="the Power of Time taken")
 
 
 # one game per mode: Classic with Time, Swap and Reinforce; Third Eye with Gravity, Resurrect and Time
