@@ -322,7 +322,6 @@ def test_permuted_unrevealed_identities_with_reveals_leave_the_board_side_byte_i
     """As above, in a game with flashes both ways: White's flash onto a Black tower (its outcome from
     the hub's reveal) and Black's flash (revealing its own tower); only Black towers that stay
     unrevealed are permuted."""
-    from conftest import RealHub
 
     caplog.set_level(logging.INFO)
     white = random_setup(random.Random(11), "white")
