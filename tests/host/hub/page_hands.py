@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.board import NEIGHBORS, SPACE_NAMES
+from engine.board import NEIGHBORS, SPACE_IDS, SPACE_NAMES
 
 STEP = 15_000       # ms: the page's answer to one tap
 
 
-def _distances():
-    """Steps from each space to First Sight (the opponent's compass)."""
-    dist = {0: 0}
-    todo = deque([0])
+def distances_to(spaces) -> dict[str, int]:
+    """Steps from each space to the nearest of ``spaces`` (space names)."""
+    dist = {SPACE_IDS[s]: 0 for s in spaces}
+    todo = deque(dist)
     while todo:
         s = todo.popleft()
         for n, _ in NEIGHBORS[s]:
@@ -27,7 +27,7 @@ def _distances():
     return {SPACE_NAMES[s]: d for s, d in dist.items()}
 
 
-TO_FS = _distances()
+TO_FS = distances_to(["fs"])  # steps to First Sight (the opponent's compass)
 
 
 def own_pieces(page, me) -> dict:

@@ -18,30 +18,16 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections import deque
 from urllib.parse import urlparse
 
 import hubproc
 import pytest
-from page_hands import STEP, TO_FS, check_privacy, lit, page_turn, seq_of, tap
+from page_hands import STEP, TO_FS, check_privacy, distances_to, lit, page_turn, seq_of, tap
 from playwright.sync_api import expect
 
-from engine.board import NEIGHBORS, SPACE_IDS, SPACE_NAMES
 from engine.randplay import random_setup
 
 MAX_ACTIONS = 400   # a bound on a game: the opponent rushes its Light, so games end long before
-
-
-def _distances_to(spaces):
-    dist = {SPACE_IDS[s]: 0 for s in spaces}
-    todo = deque(dist)
-    while todo:
-        s = todo.popleft()
-        for n, _ in NEIGHBORS[s]:
-            if n not in dist:
-                dist[n] = dist[s] + 1
-                todo.append(n)
-    return {SPACE_NAMES[s]: d for s, d in dist.items()}
 
 
 class Opponent:
@@ -141,7 +127,7 @@ class Opponent:
         if not self.flashed:
             # seek contact (so a flash comes up), with anything but the Light
             theirs = [t["space"] for t in state["view"]["board"] if t["owner"] != self.side]
-            near = _distances_to(theirs) if theirs else {}
+            near = distances_to(theirs) if theirs else {}
             moves = [a for a in legal if a["type"] == "move" and mine.get(a["from"]) != "light"]
             if moves and near:
                 return min(moves, key=lambda a: (near.get(a["to"], 99), self.rng.random()))

@@ -9,20 +9,20 @@ commits), and the stream's keep-alive comments (sent by the clock)."""
 
 import json
 import logging
+import os
 import random
 import re
 import sqlite3
 import time
 
-import pytest
+from player import RemotePlayer
+from realhub import RealHub
+from test_remote_table import Board, wait_for
 
 from engine.actions import action_from_record
 from engine.game import Game
 from engine.pieces import Setup
 from engine.randplay import random_setup
-from player import RemotePlayer
-from realhub import RealHub
-from test_remote_table import Board, wait_for
 
 ROUNDS = 5
 
@@ -111,8 +111,14 @@ def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
         for sub in subs:
             sub.close()
         ann.stop()
-    dump = "\n".join(sqlite3.connect(tmp_path / "quin.sqlite3").iterdump())
-    linkfile = (tmp_path / "remote.json").read_text()
+    return what_the_board_holds(tmp_path, link, states, frames, secret, caplog)
+
+
+def what_the_board_holds(folder, link, states, frames, secret, caplog) -> dict:
+    """Everything this board received (its link's stream), stored (SQLite and remote.json), logged
+    and served (its states and streams) in a run, with the run's randomness and clocks masked."""
+    dump = "\n".join(sqlite3.connect(folder / "quin.sqlite3").iterdump())
+    linkfile = (folder / "remote.json").read_text()
     logs = "\n".join(f"{r.name} {r.levelname} {r.getMessage()}" for r in caplog.records
                      if r.name.startswith("quin"))
 
@@ -136,6 +142,25 @@ def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
     }
 
 
+def two_runs(tmp_path, cluster, setups, run) -> list[dict]:
+    """``run(folder, hub url, black's setup)`` once per Black lineup, each on a fresh real hub;
+    every part of what the board holds compared between them."""
+    runs = []
+    for i, setup in enumerate(setups):
+        hub = RealHub(cluster)
+        try:
+            folder = tmp_path / f"run{i}"
+            folder.mkdir()
+            runs.append(run(folder, hub.url, setup))
+        finally:
+            hub.close()
+    if os.environ.get("QUIN_DEBUG_DUMP"):  # both runs kept, to compare by hand
+        (tmp_path.parent / "runs.json").write_text(json.dumps(runs))
+    for what in runs[0]:
+        assert runs[0][what] == runs[1][what], f"{what} differs when the rival's unrevealed identities are permuted"
+    return runs
+
+
 def test_permuted_rival_identities_leave_the_board_side_byte_identical(tmp_path, cluster, caplog):
     caplog.set_level(logging.INFO)
     white = random_setup(random.Random(11), "white")
@@ -143,20 +168,7 @@ def test_permuted_rival_identities_leave_the_board_side_byte_identical(tmp_path,
     other = permuted(black)
     assert other.to_record() != black.to_record()
     moves = script(white, [black, other])
-    runs = []
-    for i, setup in enumerate((black, other)):
-        hub = RealHub(cluster)
-        try:
-            folder = tmp_path / f"run{i}"
-            folder.mkdir()
-            runs.append(play(folder, hub.url, setup, moves, caplog))
-        finally:
-            hub.close()
-    import os
-    if os.environ.get("QUIN_DEBUG_DUMP"):
-        (tmp_path.parent / "runs.json").write_text(json.dumps(runs))
-    for what in runs[0]:
-        assert runs[0][what] == runs[1][what], f"{what} differs when the rival's hidden identities are permuted"
+    runs = two_runs(tmp_path, cluster, (black, other), lambda folder, url, setup: play(folder, url, setup, moves, caplog))
     # and the runs saw the game: the rival's moves reached the board as plans
     assert runs[0]["served"].count("playing from afar: move Black") >= ROUNDS
 
@@ -271,28 +283,7 @@ def play_with_reveals(tmp_path, hub_url, white: Setup, black: Setup, moves: list
         for sub in subs:
             sub.close()
         ann.stop()
-    dump = "\n".join(sqlite3.connect(tmp_path / "quin.sqlite3").iterdump())
-    linkfile = (tmp_path / "remote.json").read_text()
-    logs = "\n".join(f"{r.name} {r.levelname} {r.getMessage()}" for r in caplog.records
-                     if r.name.startswith("quin"))
-
-    def dedup(items):
-        out = []
-        for x in items:
-            if not out or out[-1] != x:
-                out.append(x)
-        return out
-
-    return {
-        "received": mask("\n\n".join(block for block in b"".join(link.raw).decode().split("\n\n")
-                                      if not block.startswith(":")), secret),
-        "stored": mask(dump, secret),
-        "link file": mask(linkfile, secret),
-        "logs": mask(logs, secret),
-        "served": mask(json.dumps(states, sort_keys=True), secret),
-        "public stream": mask(json.dumps(dedup([f.decode() for f in frames["public"]])), secret),
-        "seat stream": mask(json.dumps(dedup([f.decode() for f in frames["white"]])), secret),
-    }
+    return what_the_board_holds(tmp_path, link, states, frames, secret, caplog)
 
 
 def hands_follow(ann):
@@ -329,20 +320,8 @@ def test_permuted_unrevealed_identities_with_reveals_leave_the_board_side_byte_i
     other = permuted(black)
     assert other.to_record() != black.to_record()
     moves = script_with_reveals(white, [black, other], seed=REVEAL_SEED)
-    runs = []
-    for i, setup in enumerate((black, other)):
-        hub = RealHub(cluster)
-        try:
-            folder = tmp_path / f"run{i}"
-            folder.mkdir()
-            runs.append(play_with_reveals(folder, hub.url, white, setup, moves, caplog))
-        finally:
-            hub.close()
-    import os
-    if os.environ.get("QUIN_DEBUG_DUMP"):
-        (tmp_path.parent / "runs.json").write_text(json.dumps(runs))
-    for what in runs[0]:
-        assert runs[0][what] == runs[1][what], f"{what} differs when the rival's unrevealed identities are permuted"
+    runs = two_runs(tmp_path, cluster, (black, other),
+                    lambda folder, url, setup: play_with_reveals(folder, url, white, setup, moves, caplog))
     # the runs saw the reveals: White's flash through the hub's reveal, and Black's flash naming the
     # Black tower it revealed (``last.pieces``, by the space it stood on)
     got = runs[0]["received"]
