@@ -3,7 +3,6 @@ docs/remote-play.md: opening and joining games, the stream, the outbox (idempote
 across a restart), the pause when the hub is not reached, and one-line errors."""
 
 import random
-import threading
 import time
 
 import pytest

@@ -2,13 +2,12 @@
 simulated board against a scripted remote player over HTTP, a restart mid-game."""
 
 import random
-import time
 
 from engine.randplay import random_setup
 from host.remote.link import Link, LinkFile, RemoteError, open_game
 from player import RemotePlayer
 from engine.board import SPACE_IDS
-from test_remote_table import Board, plain_move, wait_for
+from test_remote_table import Board, plain_move, start, wait_for
 
 import pytest
 
@@ -52,11 +51,7 @@ def test_a_game_against_a_remote_player(tmp_path, realhub):
     try:
         bob.join(ann.seat.link.code)
         bob.listen()
-        ann.set_up(1)
-        bob.post("setup", {"setup": random_setup(random.Random(2), bob.side).to_record()})
-        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
-        ann.place_start()
-        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        start(ann, bob, seeds=(1, 2))
         for _ in range(3):
             st = ann.seat.link.state
             a = plain_move(st["legal"], {t["space"] for t in st["view"]["board"]})
@@ -86,11 +81,7 @@ def test_a_flash_by_the_board_asks_the_hub(tmp_path, realhub):
     try:
         bob.join(ann.seat.link.code)
         bob.listen()
-        ann.set_up(3)
-        bob.post("setup", {"setup": random_setup(random.Random(4), bob.side).to_record()})
-        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
-        ann.place_start()
-        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        start(ann, bob, seeds=(3, 4))
         for _ in range(30):
             st = ann.seat.link.state
             wait_for(lambda: ann.seat.link.state["legal"], what="white's turn at the hub")

@@ -13,6 +13,7 @@ from host.board.simboard import SimulatedBoard
 from host.compose import Service
 from host.remote.service import RemoteSeat
 from host.store import Store
+from page_hands import distances_to
 from player import RemotePlayer
 
 
@@ -95,9 +96,10 @@ def game(request, tmp_path):
 
 
 
-def start(ann, bob):
-    ann.set_up(1)
-    bob.post("setup", {"setup": random_setup(random.Random(2), bob.side).to_record()})
+def start(ann, bob, seeds=(1, 2)):
+    """Both lineups in (seeded), the game started and the board set."""
+    ann.set_up(seeds[0])
+    bob.post("setup", {"setup": random_setup(random.Random(seeds[1]), bob.side).to_record()})
     wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
     ann.place_start()
     wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
@@ -141,7 +143,6 @@ def test_moves_both_ways(game):
         assert st["legal"], st
         occupied = {t["space"] for t in st["view"]["board"]}
         a = plain_move(st["legal"], occupied)
-        n = len(bob.states[-1]["view"]["history"]) if bob.states and bob.states[-1]["view"] else 0
         ann.move(a["from"], a["to"])
         # the hub has the local move: the remote player's stream shows it
         seen = bob.wait(lambda s: s["view"] and sum(len(t["actions"]) for t in s["view"]["history"]) > 2 * rnd)
@@ -200,28 +201,11 @@ def test_restart_resumes(game, tmp_path):
         ann.stop = lambda: None
 
 
-def distance_to(targets):
-    """Steps from every space to the nearest of ``targets`` (space names), over the board's edges."""
-    from collections import deque
-
-    from engine.board import NEIGHBORS, SPACE_NAMES
-
-    dist = {SPACE_IDS[t]: 0 for t in targets}
-    queue = deque(dist)
-    while queue:
-        s = queue.popleft()
-        for t, _ in NEIGHBORS[s]:
-            if t not in dist:
-                dist[t] = dist[s] + 1
-                queue.append(t)
-    return {SPACE_NAMES[s]: d for s, d in dist.items()}
-
-
 def towards(legal, view, side):
     """A plain move bringing one of ``side``'s towers nearest the rival's (the two sides meet)."""
     rivals = [t["space"] for t in view["board"] if t["owner"] != side]
     occupied = {t["space"] for t in view["board"]}
-    dist = distance_to(rivals)
+    dist = distances_to(rivals)
     moves = [a for a in legal if a["type"] == "move" and a["to"] not in occupied]
     return min(moves, key=lambda a: (dist.get(a["to"], 99), a["from"], a["to"]))
 

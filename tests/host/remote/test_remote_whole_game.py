@@ -7,7 +7,6 @@ the truth the hub keeps): the local player names each action on their phone (``c
 theirs, and the person at the board carries out the plan the board shows.  At the end the hub's
 record equals the game, and the board's store holds the finished game with every identity."""
 
-import random
 import time
 
 import pytest
