@@ -20,7 +20,6 @@ side with no stream pauses the game for both (actions answer 423) until it is ba
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import random
@@ -41,11 +40,14 @@ from engine.state import BOTH, EMPTY
 from engine.views import action_seen_by, view
 
 from . import frames, schema
+from .codes import ALPHABET, new_code, parse_code, show_code
+from .schema import (
+    hash_key as hash_token,  # a seat token is kept as a table key is: its SHA-256
+)
 
 log = logging.getLogger("quin.hub.remote")
 
 N = SPACE_NAMES
-ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 KINDS = ("board", "browser")
 MAX_NAME = 40
 TABLE = "remote"  # the archive's table name for remote games
@@ -61,28 +63,8 @@ class Refused(Exception):
         self.message = message
 
 
-def parse_code(text: str) -> str | None:
-    """A code as typed (any case, with or without its dash) -> its 6 characters, or None."""
-    code = text.upper().replace("-", "")
-    if len(code) == 6 and all(c in ALPHABET for c in code):
-        return code
-    return None
-
-
-def show_code(code: str) -> str:
-    return f"{code[:3]}-{code[3:]}"
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(ALPHABET) for _ in range(6))
-
-
 def new_token() -> str:
     return "qs_" + secrets.token_urlsafe(24)  # 32 url-safe characters
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 # --- reading requests ---------------------------------------------------------------------------

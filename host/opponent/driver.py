@@ -47,7 +47,8 @@ N = SPACE_NAMES
 
 
 def plan_of(action, seen: dict, side: str, rival_spaces=frozenset()) -> dict:
-    """What the human does with the opponent's towers for ``action``: public words and spaces only.
+    """What the human does with the opponent's towers for ``action`` (an action, or its class: only
+    its kind is read): public words and spaces only.
 
     ``seen`` is the action as the public sees it (``action_seen_by(..., None)``);
     lift/place are what the LEDs light.  ``rival_spaces``: the spaces holding the
@@ -55,7 +56,7 @@ def plan_of(action, seen: dict, side: str, rival_spaces=frozenset()) -> dict:
     before anyone lifts a tower: both towers come up, and the flash then says
     who wins.
     """
-    kind = type(action)
+    kind = action if isinstance(action, type) else type(action)
     Side = side.capitalize()
     rival = "black" if side == "white" else "white"
     who = f"{Side}'s tower"

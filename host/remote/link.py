@@ -27,13 +27,14 @@ import json
 import logging
 import os
 import random
-import re
 import socket
 import threading
-import time
 import urllib.parse
 from pathlib import Path
 from typing import Callable
+
+from host.hub.codes import parse_code
+from host.hub.codes import show_code as shown_code
 
 log = logging.getLogger("quin.remote")
 
@@ -41,8 +42,6 @@ FILE_NAME = "remote.json"
 BACKOFF = (0.5, 30.0)  # first and longest wait before reconnecting or resending, seconds
 TIMEOUT = 10.0  # seconds one request may take
 STREAM_SILENCE = 40.0  # seconds without a byte (the hub sends keep-alives) before the stream is reopened
-CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-_CODE = re.compile(f"^[{CODE_ALPHABET}]{{6}}$")
 NOT_REACHED = "the hub is not reached: the game waits"
 
 
@@ -54,16 +53,11 @@ def normalize_code(code: object) -> str:
     """A game code as the hub keeps it (6 characters, no dash), from any case, with or without the dash."""
     if not isinstance(code, str):
         raise RemoteError("--remote: expected 'new' or a game code such as K7M-2QX")
-    tidy = code.strip().replace("-", "").upper()
-    if not _CODE.match(tidy):
+    tidy = parse_code(code.strip())
+    if tidy is None:
         shown = code if len(code) <= 20 else code[:20] + "..."
         raise RemoteError(f"--remote: {shown!r} is not a game code (6 letters or digits, such as K7M-2QX)")
     return tidy
-
-
-def shown_code(code: str) -> str:
-    """The code as players read it: K7M-2QX."""
-    return f"{code[:3]}-{code[3:]}"
 
 
 def check_url(url: object) -> str:

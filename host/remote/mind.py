@@ -36,13 +36,11 @@ def plan_of_seen(seen: dict, side: str, rival_spaces=frozenset(), after: frozens
         seen = {"type": "swap", "spaces": sorted([seen["memory"], seen["with"]])}
     if kind is Gravity and "void" in seen:
         seen = {"type": "moves", "moves": seen["moves"]}
-    stand_in = object.__new__(kind)  # plan_of reads only the action's type; the rest is in ``seen``
-    plan = plan_of(stand_in, seen, side, rival_spaces)
+    plan = plan_of(kind, seen, side, rival_spaces)  # the kind of action; the rest is in ``seen``
     if plan.get("flash") and after is not None:
-        a, b = plan["from"], plan["to"]
-        stays = sorted(s for s in (b,) if s in after)
-        if stays:
-            plan["place"] = stays
+        b = plan["to"]
+        if b in after:
+            plan["place"] = [b]
             plan["text"] += f"; then put the winning tower on {b}"
         else:
             plan["text"] += "; both towers leave the board"

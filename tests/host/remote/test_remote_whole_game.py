@@ -126,7 +126,6 @@ def test_a_whole_game(tmp_path, realhub, mode, seed):
         wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
         ann.place_start()
         wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
-        seq = None
         for i, (turn, player, action) in enumerate(played.log):
             if player == "white":
                 try:
