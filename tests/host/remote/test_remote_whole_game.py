@@ -7,6 +7,7 @@ the truth the hub keeps): the local player names each action on their phone (``c
 theirs, and the person at the board carries out the plan the board shows.  At the end the hub's
 record equals the game, and the board's store holds the finished game with every identity."""
 
+import random
 import time
 
 import pytest
@@ -126,6 +127,7 @@ def test_a_whole_game(tmp_path, realhub, mode, seed):
         wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
         ann.place_start()
         wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        seq = None
         for i, (turn, player, action) in enumerate(played.log):
             if player == "white":
                 try:
