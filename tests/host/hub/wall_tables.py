@@ -21,10 +21,24 @@ NAMES = ["Ann", "Bob", "Chloé", "Dmitri", "Esther", "Fatima", "Gus", "Hana", "I
          "Maria Fernanda", "Noor", "Olu", "Pia", "Quentin", "Rosa", "Sven", "Tariq", "Uma", "Vera", "Wim", "Xu"]
 
 
-def frame(game: Game, players: dict, opponent: str | None, phase: str | None = None) -> dict:
-    """One public frame of the game as the board's status page gets it."""
-    over = game.is_over()
-    state = {"phase": phase or ("over" if over else "playing"), "mode": game.mode, "view": view(game, None),
+def play(seed: int, actions: int, mode: str = "classic") -> tuple[Game, list[dict]]:
+    """The random game of ``seed`` to its end or ``actions`` actions, and its public view at its
+    start and after each action (the same game whenever asked: tests compare the pages with it)."""
+    rng = random.Random(seed)
+    game = Game(random_setup(rng, "white"), random_setup(rng, "black"), mode)
+    views = [view(game, None)]
+    for _ in range(actions):
+        if game.is_over():
+            break
+        game.push(rng.choice(game.legal_actions()))
+        views.append(view(game, None))
+    return game, views
+
+
+def frame(v: dict, mode: str, players: dict, opponent: str | None) -> dict:
+    """One public frame of a game as the board's status page gets it."""
+    over = v["result"]["status"] != "ongoing"
+    state = {"phase": "over" if over else "playing", "mode": mode, "view": v,
              "players": players, "opponent": {"side": opponent} if opponent else None}
     return {"state": state, "notices": []}
 
@@ -33,14 +47,8 @@ def push_table(url: str, key: str, seed: int, actions: int, players: dict, oppon
                mode: str = "classic", final: bool = False) -> str:
     """A game pushed under ``key``: one frame per action; with ``final``, its end as a board sends
     it (its status, result, record and players).  Its UUID."""
-    rng = random.Random(seed)
-    game = Game(random_setup(rng, "white"), random_setup(rng, "black"), mode)
-    frames = [frame(game, players, opponent)]
-    for _ in range(actions):
-        if game.is_over():
-            break
-        game.push(rng.choice(game.legal_actions()))
-        frames.append(frame(game, players, opponent))
+    game, views = play(seed, actions, mode)
+    frames = [frame(v, mode, players, opponent) for v in views]
     g = str(uuidlib.UUID(int=random.Random(f"{seed} {key}").getrandbits(128), version=4))
     events = [{"seq": i + 1, "data": f} for i, f in enumerate(frames)]
     final_body = None
