@@ -131,7 +131,7 @@ def test_the_hub_doc_from_an_empty_machine_runs_as_written(tmp_path):
         url = f"http://127.0.0.1:{m.group(1)}"
         assert request(url + "/api/health")[0] == 200
         # the key add-table printed pushes a game; the hub lists it under the doc's table
-        game, views = play(5, 6)
+        _, views = play(5, 6)
         body = {"games": [{"uuid": "00000000-0000-4000-8000-000000000005",
                            "events": [{"seq": i + 1, "data": frame(v, "classic", {"white": "Ann", "black": None}, None)}
                                       for i, v in enumerate(views)]}]}
