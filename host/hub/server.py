@@ -41,7 +41,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 from tornado import httpserver, web
 
-from . import frames, ratings, schema
+from . import frames, ratings, schema, words
 
 log = logging.getLogger("quin.hub")
 
@@ -872,7 +872,8 @@ class Index(Base):
     async def get(self):
         args = {k: self.get_argument(k, "")[:64] for k in FILTERS}
         try:
-            self.json({"format": "quin-hub-index/1", "games": await self.hub.index(args)})
+            games = await words.fill(self.hub, await self.hub.index(args))  # live names as the wall shows them
+            self.json({"format": "quin-hub-index/1", "games": games})
         except ValueError as exc:
             self.fail(400, str(exc))
 
@@ -901,7 +902,7 @@ class GameJSON(Base):
             return self.json({"game": str(row[1]), "events": [{"seq": s, "data": json.loads(d)} for s, d in rows]})
         out = _game_json(row)
         out["state"] = await self.hub.newest(row[0], row[4])
-        self.json(out)
+        self.json(words.complete(out, out["state"]))
 
 
 class Export(Base):

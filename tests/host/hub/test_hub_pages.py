@@ -19,8 +19,8 @@ def test_wall_game_page_replay_and_archive(db, hubs, browser, tmp_path):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(hub.url + "/")
         page.wait_for_selector("a.tbl h2:text('Table 7')")
-        line = page.inner_text("a.tbl .line")
-        assert "turn" in line
+        line = page.inner_text("a.tbl .now-line")
+        assert line.startswith("Turn ") and "to move" in line, line
         # the board drawn small, once its layout is in (the drawing is checked in the next test)
         expect(page.locator("a.tbl svg.board g.tower")).not_to_have_count(0)
         before = page.inner_text("a.tbl")
@@ -120,16 +120,20 @@ def test_the_wall_draws_each_board_with_the_boards_geometry_its_last_move_and_fl
     page.goto(hub.url + "/")
     card = page.locator(f"a.tbl[data-game='{g}']")
     expect(card.locator("svg.board circle.space")).to_have_count(len(layout["spaces"]))  # every space of the board
-    assert card.locator("h2").inner_text() == "Table 3"
-    assert card.locator(".players").inner_text() == "Ann (White) – Black"
+    assert card.locator("h2").inner_text() == "Table 3 · Classic"
+    assert card.locator(".seat").all_inner_texts() == ["Ann (White)", "Black"]
     expect(card.locator("svg.board g.tower")).to_have_count(len(before["state"]["view"]["board"]))
     expect(card.locator("polygon.burst-flash")).to_have_count(0)
     # the flash arrives: a burst on its space, the last move says so, the card flashes
     assert request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [{"seq": 2, "data": after}]}]},
                    key=key)[0] == 200
     expect(card.locator(f"polygon.burst-flash[data-burst='{at}']")).to_have_count(1)
-    expect(card).to_have_class("tbl flash")
-    assert f"flash on {at}" in card.locator(".last").inner_text()
+    expect(card).to_have_class("tbl flashed flash")
+    flash = [e for e in view["events"] if e["type"] == "flash"][-1]
+    verb = {"capture": "captures", "swap": "swaps with"}.get(flash["outcome"], "destroy each other")
+    said = card.locator(".last").inner_text()  # the status page's words for a flash (Quin.flashEventText)
+    assert f" on {at}" in said and verb in said, said
+    expect(card.locator(".last")).to_have_class("last flashed")
     towers = view["board"]
     expect(card.locator("svg.board g.tower")).to_have_count(len(towers))
     for t in towers:  # each tower where the board's geometry puts its space, in its owner's colour
