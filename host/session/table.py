@@ -503,6 +503,18 @@ class Table:
         with self.lock:
             self._publish({})
 
+    def show_hub(self, hub: dict) -> None:
+        """The link to the club's hub changed (host.hub.push): every screen gets its last state with
+        the ``hub`` line changed and nothing else, so the moment of it tells nobody anything of the
+        game.  A screen that has been sent nothing yet gets the line with its first state."""
+        from host.web.events import AUDIENCES
+
+        with self.lock:
+            self.hub = hub
+            shown = {a: self.broker.current(a) for a in AUDIENCES}
+            if all(shown.values()):
+                self.broker.publish({a: dict(s, hub=hub) for a, s in shown.items()}, {})
+
     def state(self, viewer: str | None = None) -> dict:
         """Everything ``viewer`` (a player, or None for the public) may see now (projections.state)."""
         with self.lock:
