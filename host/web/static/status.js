@@ -75,7 +75,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     else Quin.addOpponent(state, null, need);
     renderNow(state, need);
     const drawn = Quin.scene(v, need);
-    board.render(v ? v.board : [], drawn.marks, drawn.overlays);
+    board.render(Quin.pendingTowers(state, v ? v.board : [], drawn.marks), drawn.marks, drawn.overlays);
     $("board").setAttribute("aria-label", boardLabel(state));
     Quin.renderZeroGravity($("zg"), v, null);
     Quin.renderLog($("log"), v, null);
