@@ -310,7 +310,7 @@ document.addEventListener("DOMContentLoaded", async () => {
           if (!(priv.instructions || []).length) lines.push(nextStep(priv.rejected));
         }
       }
-      if (!wrong && !need.lines.length && !priv.rejected && state.seat.declarations) {
+      if (!wrong && !need.lines.length && !priv.rejected && !priv.declared && !priv.question && state.seat.declarations) {
         // Your move, and nothing else to say: where moves are made, and what is new this turn.
         lines.push("Move one of your towers on the board: the referee sees it there.");
         tips = firstTimeTips(state);
