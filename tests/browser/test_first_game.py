@@ -77,6 +77,14 @@ def test_your_move_says_where_and_each_first_time_gets_one_tip_then_none(live):
     # Turn 7: everything possible now was possible before: no tip.
     my_turn(live, white, "white")
     assert tips(white) == {}
+    hands.move("w39", "w38")          # 7. the Light steps off its Gateway: w39 is empty
+    hands.move("b27", "b26")          # 8.
+
+    # Turn 9: an empty Gateway and Artificial Lights waiting in Zero Gravity: the Reinforcement tip.
+    my_turn(live, white, "white")
+    assert live.table.state("white")["seat"]["declarations"]["reinforce"]
+    assert tips(white) == {"reinforce": "To bring in a Reinforcement: tap Reinforce, pick the tower, then put it "
+                                        "on one of your empty Gateways (it ends your turn)."}
     assert not live.errors, live.errors
 
 
