@@ -166,3 +166,31 @@ def test_quin_serve_says_the_hub_refuses_its_key(db, hubs, tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.mark.parametrize("status, body, state, words", [
+    (200, b"<html>a router's page</html>", Link.NOT_HUB, "answers, but not as a Quin hub (HTTP 200)"),
+    (200, b'{"ok": false}', Link.NOT_HUB, "answers, but not as a Quin hub (HTTP 200)"),
+    (404, b"Not Found", Link.NOT_HUB, "answers, but not as a Quin hub (HTTP 404)"),
+    (401, b'{"error": "a table\'s key is needed"}', Link.KEY, "refuses this table key"),
+    (403, b'{"error": "unknown table key"}', Link.KEY, "refuses this table key"),
+    (503, b'{"error": "the hub\'s database is not reached (OperationalError)"}', Link.TROUBLE,
+     "cannot take the games now (503: the hub's database is not reached (OperationalError))"),
+    (429, b'{"error": "too many pushes for this table"}', Link.TROUBLE, "cannot take the games now (429: "),
+])
+def test_every_answer_a_push_may_get_is_said_as_what_it_is(status, body, state, words):
+    """The answers a real hub gives are tested above against one; these are the rest (a router's page,
+    the hub's database down, too many pushes), as a push would receive them."""
+    link = Link.answered("http://hub.local:8100", status, body)
+    assert link.state == state and words in link.message, link.message
+
+
+def test_a_hub_that_is_not_there_is_said_why_in_words():
+    url = "http://hub.local:8100"
+    assert Link.answered(url, 200, b'{"ok": true, "table": "t1"}') is None
+    assert "(nothing listens there)" in Link.unreached(url, ConnectionRefusedError(111, "Connection refused")).message
+    assert "(nothing answered in time)" in Link.unreached(url, TimeoutError("timed out")).message
+    unknown = Link.unreached(url, socket.gaierror(-2, "Name or service not known"))
+    assert unknown.state == Link.ABSENT
+    assert unknown.message == (f"no hub at {url} (that name is not known on this network): check the address and "
+                               "that `quin hub serve` runs there")
