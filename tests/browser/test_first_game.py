@@ -33,7 +33,7 @@ def test_your_move_says_where_and_each_first_time_gets_one_tip_then_none(live):
     # Turn 1: White's Memory may swap (w59 with a tower on its side): the swap tip, and only it.
     my_turn(live, white, "white")
     d = live.table.state("white")["seat"]["declarations"]
-    assert d["swap"] is True and d["time"] is False and d["flash"] is None and d["reinforce"] == []
+    assert d["swap"] is True and d["time"] is False and d["flashes"] == [] and d["reinforce"] == []
     shown = tips(white)
     assert list(shown) == ["swap"]
     assert shown["swap"] == ("To swap with your Memory: tap Swap, then lift your Memory and the tower it trades "
@@ -61,15 +61,28 @@ def test_your_move_says_where_and_each_first_time_gets_one_tip_then_none(live):
 
     # Turn 5: the Shadow on b35 may flash Black's tower on b38: the flash tip, with a pair to try.
     my_turn(live, white, "white")
-    flash = live.table.state("white")["seat"]["declarations"]["flash"]
-    assert flash is not None
+    flashes = live.table.state("white")["seat"]["declarations"]["flashes"]
+    assert {"from": "b35", "to": "b38"} in flashes
+    flash = flashes[0]
     assert list(tips(white)) == ["flash"]
     assert tips(white)["flash"] == (f"To flash: lift your tower (for one, on {flash['from']}) and Black's tower it "
                                     f"moves onto ({flash['to']}); the flash then says who wins and where each goes.")
     for page in (black, live.status, live.board):
         assert "To flash" not in body_text(page)
-    hands.flash("b35", "b38")
-    expect(white.locator("#now")).not_to_contain_text("To flash", timeout=10000)  # the flash says the rest
+    # A newcomer lifts their Shadow and holds it: past the referee's hold, their phone alone says to put it
+    # back -- or, since it may flash from there, to lift the rival's tower too.
+    hands.toggle("b35")
+    expect(white.locator("#now")).to_contain_text("Put your tower back on b35.", timeout=15000)
+    held = [f["to"] for f in flashes if f["from"] == "b35"]
+    expect(white.locator("#now")).to_contain_text(f"Or, to flash: lift Black's tower on {' or '.join(held)} too.")
+    for page in (black, live.status, live.board):
+        assert "to flash" not in body_text(page) and "back on b35" not in body_text(page)
+    hands.toggle("b38")
+    wait_for("the flash on b38", lambda: (hands.state()["referee"] or {}).get("flash"))
+    expect(white.locator("#now h3")).to_have_text("Your Shadow captures Black's Peripheral on b38", timeout=10000)
+    # the flash's step alone, as on every other screen: what the phone was told while holding is gone
+    expect(white.locator("#now li")).to_have_text(["Put your Shadow on b38."])
+    expect(live.board.locator("#now li")).to_have_text(["Put White's Shadow on b38."])
     expect(white.locator("#now")).not_to_contain_text(MOVE_HERE)
     hands.finish("b38")               # 5. the Shadow captures the Peripheral
     hands.move("b28", "b27")          # 6.

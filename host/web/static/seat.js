@@ -309,6 +309,8 @@ document.addEventListener("DOMContentLoaded", async () => {
           title = "Not allowed: " + Quin.proper(priv.rejected);
           if (!(priv.instructions || []).length) lines.push(nextStep(priv.rejected));
         }
+        const held = flashFrom(priv.instructions, state.seat.declarations);
+        if (held) lines.push(held);
       }
       if (!wrong && !need.lines.length && !priv.rejected && !priv.declared && !priv.question && state.seat.declarations) {
         // Your move, and nothing else to say: where moves are made, and what is new this turn.
@@ -326,6 +328,13 @@ document.addEventListener("DOMContentLoaded", async () => {
     box.className = "now " + cls + (box.childNodes.length ? "" : " hidden");
   }
 
+  /* One of your towers held alone, off a space it may flash from: "put it back" is not the only way on. */
+  function flashFrom(todo, d) {
+    if (!d || !todo || todo.length !== 1 || todo[0].do !== "fill") return "";
+    const to = (d.flashes || []).filter((f) => f.from === todo[0].space).map((f) => f.to);
+    return to.length ? `Or, to flash: lift ${cap(rival)}'s tower on ${to.join(" or ")} too.` : "";
+  }
+
   /* A one-line tip the first time a flash, the Power of Time, a Memory Swap or a Reinforcement is
      possible for this player (kept on this phone: a tip is shown through the turn it first appears
      in, then never again).  Only this player's own towers are named, and the rival tower a flash
@@ -335,7 +344,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     const d = s.seat.declarations, v = s.view;
     if (!d || !v) return [];
     const possible = [];
-    if (d.flash) possible.push(["flash", `To flash: lift your tower (for one, on ${d.flash.from}) and ${cap(rival)}'s tower it moves onto (${d.flash.to}); the flash then says who wins and where each goes.`]);
+    const f = (d.flashes || [])[0];
+    if (f) possible.push(["flash", `To flash: lift your tower (for one, on ${f.from}) and ${cap(rival)}'s tower it moves onto (${f.to}); the flash then says who wins and where each goes.`]);
     if (d.time) possible.push(["time", `To use the Power of Time: tap Time, then take your Time tower off the board; the screens then say ${s.mode === "third_eye" ? "which tower to push back" : "what it rewinds"}.`]);
     if (d.swap) possible.push(["swap", "To swap with your Memory: tap Swap, then lift your Memory and the tower it trades places with and put each on the other's space."]);
     if (d.reinforce && d.reinforce.length) possible.push(["reinforce", "To bring in a Reinforcement: tap Reinforce, pick the tower, then put it on one of your empty Gateways (it ends your turn)."]);
