@@ -125,3 +125,27 @@ def test_the_setup_screen_shows_its_green_spaces(live):
             assert "pending" not in page.locator(f'svg.board [data-tower="{space}"]').get_attribute("class")
     assert live.black.locator("text=Each of your towers goes on the green space").count() == 1
     assert not live.errors, live.errors
+
+
+def test_a_phone_whose_seat_was_given_away_says_so_plainly_and_offers_nothing_stale(live):
+    """A seat is never handed over silently: the phone that held it says who may have it now and
+    what to do, and shows nothing left to act on (not the last game's "Play again")."""
+    from scripted import to_first_flash, to_the_end
+    from webtools import post_json
+
+    to_first_flash(live.hands)
+    to_the_end(live.hands)  # White wins: its phone offers "Play again"
+    expect(live.white.locator("#again")).to_be_visible(timeout=10000)
+    expect(live.white.locator("#result")).to_be_visible()
+    key = live.table.host_key
+    status, body = post_json(f"{live.base}/api/host/{key}/reissue", {"player": "white"}, {"X-Host-Key": key})
+    assert status == 200, body
+    phone = live.white
+    expect(phone.locator("#turn")).to_have_text("This seat link no longer works", timeout=10000)
+    expect(phone.locator("#now")).to_have_text(
+        "This phone no longer plays this seat: the host gave it to another phone, or to the practice opponent. "
+        "Ask the host for the seat's new code (the host page shows it).")
+    for part in ("#setup", "#play", "#result", "#sheet"):
+        expect(phone.locator(part)).to_be_hidden()
+    expect(phone.locator("#again")).to_be_hidden()
+    expect(live.black.locator("#result")).to_be_visible()  # the other seat is as it was

@@ -562,7 +562,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("turn").textContent = "This seat link no longer works";
     $("now").className = "now problem";
     $("now").textContent = "This phone no longer plays this seat: the host gave it to another phone, or to the practice opponent. Ask the host for the seat's new code (the host page shows it).";
-    for (const id of ["setup", "play", "sheet"]) $(id).classList.add("hidden");
+    for (const id of ["setup", "play", "sheet", "result"]) $(id).classList.add("hidden");  // nothing left to act on here
     document.querySelector(".actionbar").classList.add("hidden");
     return false;
   }
