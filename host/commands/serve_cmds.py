@@ -542,7 +542,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
         print(f"  note: at most {server.max_streams} live pages and {server.max_connections} connections "
               f"(this process may open {files} files; raise LimitNOFILE or `ulimit -n` for more)", file=out)
     if pusher is not None:
-        print(f"  hub:           {args.hub} (games are pushed there; the status page says whether it is reached)", file=out)
+        print(f"  hub:           {args.hub} (games are pushed there; the status page, and this terminal "
+              "when it changes, say what the link is doing)", file=out)
     if remote is not None:
         link = remote.link
         print(f"  remote game:   {link.shown} on {link.hub}: you play {remote.local.capitalize()}"

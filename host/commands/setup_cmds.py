@@ -127,7 +127,8 @@ def _check_service(http_port: int) -> int:
 def _hub_line(url: str, state: dict) -> str | None:
     """What the service says of its hub, once it has tried it (a few seconds at most)."""
     deadline = time.monotonic() + 5.0
-    while state.get("hub") and not state["hub"].get("reached") and time.monotonic() < deadline:
+    # until the pusher has an answer: reached, or why not (a refused key, no hub at that address...)
+    while state.get("hub") and state["hub"].get("state") == "connecting" and time.monotonic() < deadline:
         time.sleep(0.3)
         state = _poll(url, 2.0) or state
     hub = state.get("hub")

@@ -13,7 +13,13 @@ SQLite file, written without waiting for the disk; the acknowledgement of each p
 so carries every frame numbered before it there: a power cut loses at most frames not yet
 acknowledged, and the board publishes its current state when it starts again) and pushes the oldest unacknowledged events, up to
 :data:`BATCH` at a time (so a board that was cut off catches up in a few large pushes), retrying
-with exponential backoff (``BACKOFF``, with jitter) for as long as it takes.  A push is idempotent
+with exponential backoff (``BACKOFF``: from half a second, doubling, to a minute; with jitter) for as
+long as it takes.
+
+What the link is doing is said as it is (:class:`Link`), on the status page (``hub``, published at
+once: only that line changes, so a change tells nobody anything of the game) and by ``quin serve``
+(one line each time it changes): reached; the hub refuses this table key; no hub at that address;
+that address answers but is not a Quin hub (a wrong path); or the hub cannot take the games now.  A push is idempotent
 (the hub keeps one row per table, game UUID and number), so a push repeated after a lost answer
 changes nothing.
 """
@@ -38,16 +44,75 @@ log = logging.getLogger("quin.hub.push")
 
 BATCH = 200  # events in one push
 BATCH_BYTES = 1024 * 1024  # and at most about this many bytes (the hub takes up to 4 MB)
-BACKOFF = (0.5, 30.0)  # first and longest wait between failed pushes, seconds
+BACKOFF = (0.5, 60.0)  # first and longest wait between failed pushes, seconds
 TIMEOUT = 10.0  # seconds a push may take
 CHECK_TIMEOUT = 3.0  # seconds a phone's setup waits for the hub to say whether it knows a player code
+
+class Link:
+    """What the link to the hub is doing, in words a club's organiser can act on (one line each).
+    ``state`` names the case for the pages and the tests; ``message`` is the line shown."""
+
+    CONNECTING = "connecting"
+    REACHED = "reached"
+    KEY = "key refused"  # the hub answers and refuses this table key
+    ABSENT = "no hub"  # nothing answers at that address
+    NOT_HUB = "not a hub"  # something answers there, and it is not a Quin hub (a wrong path, another server)
+    TROUBLE = "hub trouble"  # the hub answers and cannot take the games now (its database, too many pushes)
+
+    def __init__(self, state: str, message: str):
+        self.state, self.message = state, message
+
+    @classmethod
+    def connecting(cls, url: str) -> "Link":
+        return cls(cls.CONNECTING, f"connecting to the club's hub at {url}")
+
+    @classmethod
+    def reached(cls, url: str) -> "Link":
+        return cls(cls.REACHED, f"reached: the club's hub at {url} takes this table's games")
+
+    @classmethod
+    def unreached(cls, url: str, exc: BaseException) -> "Link":
+        if isinstance(exc, TimeoutError):
+            why = "nothing answered in time"
+        elif isinstance(exc, ConnectionRefusedError):
+            why = "nothing listens there"
+        elif isinstance(exc, OSError) and exc.__class__.__name__ == "gaierror":
+            why = "that name is not known on this network"
+        else:
+            why = f"{exc.__class__.__name__}: {exc}" if str(exc) else exc.__class__.__name__
+        return cls(cls.ABSENT, f"no hub at {url} ({why}): check the address and that `quin hub serve` "
+                               "runs there")
+
+    @classmethod
+    def answered(cls, url: str, status: int, raw: bytes) -> "Link | None":
+        """The hub's answer to a push: None if it took it, else why not."""
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        why = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), str) else None
+        if status == 200 and isinstance(body, dict) and body.get("ok") is True:
+            return None
+        if why is None or status in (404, 405) or status == 200:
+            # An answer that is not a Quin hub's (a web page, a wrong path under the right server)
+            return cls(cls.NOT_HUB, f"{url} answers, but not as a Quin hub (HTTP {status}): check the address, "
+                                    "its path too (the hub's own address, as `quin hub serve` printed it)")
+        if status == 401 or (status == 403 and "key" in why):
+            return cls(cls.KEY, f"the club's hub at {url} refuses this table key: check --table-key against "
+                                "the key `quin hub add-table` printed for this table")
+        return cls(cls.TROUBLE, f"the club's hub at {url} cannot take the games now ({status}: {why[:120]})")
+
 
 class Pusher:
     """Sends the table's public frames and finished records to the hub, from a thread of its own."""
 
     AUDIENCE = "public"  # what the hub may see of a live game: the public stream, nothing else
 
-    def __init__(self, table, url: str, key: str, backoff: tuple[float, float] = BACKOFF):
+    def __init__(self, table, url: str, key: str, backoff: tuple[float, float] = BACKOFF,
+                 wait=None, jitter=None):
+        """``wait(seconds)`` sleeps between failed pushes and returns True if the pusher was stopped
+        meanwhile (default: the stop event's wait); ``jitter()`` the factor each wait is scaled by
+        (default 0.8 to 1.2 at random).  Tests pass their own: time on an injected clock."""
         parts = urllib.parse.urlsplit(url.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"--hub: an http:// or https:// address is expected, not {url!r}")
@@ -67,6 +132,9 @@ class Pusher:
         self._answer: dict = {}  # the hub's answer to the last push
         self.reached: bool | None = None  # None: not tried yet
         self.problem: str | None = None
+        self.link = Link.connecting(self.url)
+        self._wait = wait if wait is not None else self._stop.wait
+        self._jitter = jitter if jitter is not None else (lambda: random.uniform(0.8, 1.2))
         self.pushes = 0
         self.latencies: deque[float] = deque(maxlen=10000)  # seconds per successful push (the bench reads them)
         sub = table.broker.stream(self.AUDIENCE)
@@ -164,19 +232,24 @@ class Pusher:
                                         game_uuid, hub_last)
                             self.outbox.realign(game_uuid, hub_last)
                 failures = 0
-                self._status(True, None)
+                self._status(Link.reached(self.url))
                 continue
-            self._status(False, problem)
+            self._status(problem)
             failures += 1
-            wait = min(self.backoff[1], self.backoff[0] * 2 ** (failures - 1)) * random.uniform(0.8, 1.2)
-            if self._stop.wait(wait):
+            if self._wait(self.retry_wait(failures)):
                 break
             self._drain_frames()
             self.outbox.add_finals()
         return 0.0
 
-    def _post(self, body: dict) -> str | None:
-        """None if the hub took it, else why not (one line)."""
+    def retry_wait(self, failures: int) -> float:
+        """Seconds to wait after ``failures`` failed pushes in a row: from ``backoff[0]``, doubling,
+        jittered, never more than ``backoff[1]`` (a minute)."""
+        first, longest = self.backoff
+        return min(longest, first * 2 ** min(failures - 1, 64) * self._jitter())
+
+    def _post(self, body: dict) -> "Link | None":
+        """None if the hub took it, else what the link is doing."""
         data = json.dumps(body, separators=(",", ":")).encode()
         started = time.monotonic()
         for attempt in (1, 2):  # a kept-alive connection the hub closed meanwhile: once more, afresh
@@ -195,22 +268,14 @@ class Pusher:
                     self._conn.close()
                 self._conn = None
                 if not reused or attempt == 2:
-                    return f"the hub at {self.url} is not reached ({exc.__class__.__name__}: {exc})"
-        if resp.status == 200:
-            try:
-                self._answer = json.loads(raw)
-            except ValueError:
-                self._answer = {}
-            if not isinstance(self._answer, dict):
-                self._answer = {}
-            self.pushes += 1
-            self.latencies.append(time.monotonic() - started)
-            return None
-        try:
-            why = json.loads(raw).get("error") or resp.reason
-        except (ValueError, AttributeError):
-            why = resp.reason
-        return f"the hub refused the push ({resp.status}: {why})"
+                    return Link.unreached(self.url, exc)
+        problem = Link.answered(self.url, resp.status, raw)
+        if problem is not None:
+            return problem
+        self._answer = json.loads(raw)
+        self.pushes += 1
+        self.latencies.append(time.monotonic() - started)
+        return None
 
     def check_code(self, code: str, timeout: float = CHECK_TIMEOUT) -> tuple[bool | None, str | None]:
         """Whether the hub knows a player code: (True, the hub's name for them), (False, None), or
@@ -240,27 +305,35 @@ class Pusher:
         self._codes[code] = name if isinstance(name, str) else None
         return True, self._codes[code]
 
-    def _status(self, reached: bool, problem: str | None) -> None:
-        if reached != self.reached or (problem is None) != (self.problem is None):
-            if problem:
-                log.warning("%s; retrying", problem)
-            elif self.reached is False:
-                log.warning("the hub at %s is reached again", self.url)
-            self.reached, self.problem = reached, problem
-            self._set_status()
-
-    def _set_status(self) -> None:
-        """The status page's hub line (public: it says nothing of the game)."""
-        if self.reached is None:
-            message = f"connecting to the hub at {self.url}"
-        elif self.reached:
-            message = f"the hub at {self.url} is reached"
+    def _status(self, link: Link) -> None:
+        """The link changed (or not): said once per change, in the log (``quin serve``'s terminal)
+        and on the status page."""
+        if (link.state, link.message) == (self.link.state, self.link.message):
+            return
+        reached = link.state == Link.REACHED
+        if reached:
+            log.warning("hub: %s", link.message)
         else:
-            message = f"{self.problem}; the games are kept and sent when it is reached"
-        # Shown with the page's next update, never published on its own: a publication at a moment
-        # of the pusher's choosing could show the referee between two commits (the moment a mover
-        # is asked a private question), which the table never publishes.
-        self.table.hub = {"url": self.url, "reached": bool(self.reached), "message": message}
+            log.warning("hub: %s; the games are kept, and sent once it takes them (retrying, at least "
+                        "once a minute)", link.message)
+        self.link = link
+        self.reached, self.problem = reached, None if reached else link.message
+        self._set_status(publish=True)
+
+    def _set_status(self, publish: bool = False) -> None:
+        """The status page's hub line (public: it says nothing of the game)."""
+        link = self.link
+        message = link.message
+        if link.state not in (Link.REACHED, Link.CONNECTING):
+            message += "; the games are kept and sent once it takes them"
+        hub = {"url": self.url, "reached": link.state == Link.REACHED, "state": link.state, "message": message}
+        if publish:
+            # Published at once, alone: every screen's last state with this line changed, nothing
+            # else (a fresh projection, at a moment of the pusher's choosing, could show the referee
+            # between two commits, which the table never publishes).
+            self.table.show_hub(hub)
+        else:
+            self.table.hub = hub
 
 
 def _frame_data(frame: bytes) -> list[dict]:

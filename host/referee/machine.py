@@ -1069,6 +1069,10 @@ class Referee:
             self._drop_asked(out, wording.LAPSED)
         held = FlashHeld(self.game.turn, mover, tuple(group), result)
         self._go(Event.FLASH_SEEN, Flashing(held))
+        # What the mover alone was told while their tower was held by itself ("put your tower back
+        # on w13") is stale now: the flash's own steps say what to do, the same on every screen.
+        self.rejected[mover] = None
+        self._clear_waiting(out)
         todo = corrections(self.ev.board(), result)
         self.public_instructions = todo
         out.append(Notice(PUBLIC, "flash", dict(status.held_json(held), instructions=todo)))

@@ -142,7 +142,15 @@ def _declarations(session, player: str) -> dict | None:
         return None
     said = words.declarations(game)  # the engine says what may be declared; the phone words it
     return {"reinforce": [list(ps) for ps in said.reinforce], "resurrect": list(said.resurrect),
-            "time": said.time, "swap": said.swap}
+            "time": said.time, "swap": said.swap, "flashes": _flashes(game)}
+
+
+def _flashes(game) -> list[dict]:
+    """The flashes the mover may make now (their tower's space and the rival tower's), for the phone's
+    first-flash tip and its word while a tower is held alone.  From the mover's own legal moves: on
+    their seat alone."""
+    return [{"from": SPACE_NAMES[frm], "to": SPACE_NAMES[t]}
+            for frm, to in words.destinations(game).items() for t in to if game.tower_at(t) is not None]
 
 
 def leds(table) -> dict[int, tuple[int, int, int]]:

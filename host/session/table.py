@@ -74,17 +74,18 @@ def check_who(data: object) -> tuple[str | None, str | None]:
         raise TableError(f"player: unknown field {sorted(unknown)[0]!r}")
     name, code = data.get("name"), data.get("code")
     if name is not None and not isinstance(name, str):
-        raise TableError("player.name: expected text")
+        raise TableError("Your name: expected text")
     if code is not None and not isinstance(code, str):
-        raise TableError("player.code: expected text")
+        raise TableError("Player code: expected text")
     name = " ".join((name or "").split()) or None
     if name is not None and (len(name) > NAME_MAX or not name.isprintable()):
-        raise TableError(f"player.name: at most {NAME_MAX} printable characters")
+        raise TableError(f"Your name: at most {NAME_MAX} letters, digits, spaces and signs (no line breaks)")
     code = (code or "").strip().lower() or None
     if code is not None and not CODE.match(code):
         shown = code if len(code) <= 20 else code[:20] + "..."
-        raise TableError(f"player.code: {shown!r} is not a player code (qp_ and 8 letters or digits, "
-                         "as `quin hub add-player` printed it)")
+        raise TableError(f"Player code: {shown!r} is not one: a code is qp_ and 8 of the digits 0-9 and letters "
+                         "a-f (such as qp_3f9a0c12), as the club's hub gave it; check it, or leave it empty to "
+                         "play unrated")
     return name, code
 
 
@@ -502,6 +503,18 @@ class Table:
         """Publish the current state again (an off-board seat's plan changed)."""
         with self.lock:
             self._publish({})
+
+    def show_hub(self, hub: dict) -> None:
+        """The link to the club's hub changed (host.hub.push): every screen gets its last state with
+        the ``hub`` line changed and nothing else, so the moment of it tells nobody anything of the
+        game.  A screen that has been sent nothing yet gets the line with its first state."""
+        from host.web.events import AUDIENCES
+
+        with self.lock:
+            self.hub = hub
+            shown = {a: self.broker.current(a) for a in AUDIENCES}
+            if all(shown.values()):
+                self.broker.publish({a: dict(s, hub=hub) for a, s in shown.items()}, {})
 
     def state(self, viewer: str | None = None) -> dict:
         """Everything ``viewer`` (a player, or None for the public) may see now (projections.state)."""

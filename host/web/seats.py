@@ -91,12 +91,12 @@ def _known_at_hub(table, who: tuple[str | None, str | None]) -> tuple[str | None
         return who
     pusher = table.hub_pusher
     if pusher is None:
-        raise TableError("player.code: this table pushes to no hub, so a player code means nothing here; "
-                         "leave it empty")
+        raise TableError("Player code: this table sends its games to no club hub, so a code counts for nothing "
+                         "here; leave it empty")
     known, hub_name = pusher.check_code(code)
     if known is False:
-        raise TableError(f"player.code: the hub does not know {code}; check it, or ask the hub's admin "
-                         "(`quin hub add-player NAME` makes one)")
+        raise TableError(f"Player code: the club's hub does not know {code}; check it with whoever runs the hub, "
+                         "or leave it empty to play unrated")
     return (name or hub_name), code
 
 

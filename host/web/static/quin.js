@@ -213,7 +213,7 @@ const Quin = (() => {
       render: draw,
     };
 
-    /* towers: [{space, owner, piece, revealed, own, ghost, unknown}]
+    /* towers: [{space, owner, piece, revealed, own, ghost, unknown, pending}]
        marks: {space: "lift"|"place"|"hint"|"selected"|"time"|"new"}
        overlays: [{arrow: kind, from, to, cls} | {burst: kind, at} | {tag: text, at, kind}] */
     function render(list, markMap, overlays) {
@@ -235,6 +235,7 @@ const Quin = (() => {
           let cls = "tower " + (t.owner || "");
           if (t.revealed) cls += " revealed";
           if (t.own && !t.revealed && t.piece) cls += " own-hidden";
+          if (t.pending) cls += " pending";  // not on the board yet: its green space shows through
           if (t.ghost) cls = "tower ghost";
           if (t.unknown) cls = "tower unknown";
           const g = el("g", { class: cls, "data-tower": t.space }, towers);
@@ -393,6 +394,14 @@ const Quin = (() => {
     if (lift.length) parts.push(`take the ${lift.length === 1 ? "tower off the red space" : `towers off the ${lift.length} red spaces`}`);
     if (place.length) parts.push(`put ${plural(place.length, "tower")} on the green space${place.length === 1 ? "" : "s"}`);
     return cap(parts.join(" and "));
+  }
+
+  /* While the board is being set up (or put back as the game stands), a tower the game has where the
+     board has none yet is drawn faint over its green space: "put it here", not "it is here". */
+  function pendingTowers(state, towers, marks) {
+    const phase = state.referee && state.referee.phase;
+    if (phase !== "setup" && phase !== "sync") return towers;
+    return towers.map((t) => (marks[t.space] === "place" ? Object.assign({}, t, { pending: true }) : t));
   }
 
   /* The referee's instructions as marks: red where a tower comes off, green where one goes, Time's
@@ -873,5 +882,6 @@ const Quin = (() => {
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
            stepMarks, stepKey, addOpponent, outOfTurn, proper, renderEnd, rewound, renderLog, renderZeroGravity, legend, towerAt,
+           pendingTowers,
            NAME, PIECES, PLAYERS };
 })();

@@ -259,7 +259,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       marks[selected] = "selected";
       if (hints && hints[selected]) for (const s of hints[selected]) marks[s] = "hint";
     }
-    const towers = v ? v.board.map((t) => ({ space: t.space, owner: t.owner, piece: t.piece, revealed: t.revealed, own: t.owner === me })) : [];
+    const towers = Quin.pendingTowers(state, v ? v.board.map((t) => ({ space: t.space, owner: t.owner, piece: t.piece, revealed: t.revealed, own: t.owner === me })) : [], marks);
     // The spaces the page names now: a close look at them is one tap away (and follows them while zoomed).
     named = Object.keys(marks).filter((sp) => marks[sp] === "lift" || marks[sp] === "place");
     if (zoomIn) board.zoom(named.length ? named : ["fs"]);
@@ -284,13 +284,16 @@ document.addEventListener("DOMContentLoaded", async () => {
     box.innerHTML = "";
     if (!state) return;
     const priv = (state.seat && state.seat.private) || {};
-    let title = "", cls = "", lines = [];
+    let title = "", cls = "", lines = [], tips = [];
     if (state.phase !== "setup") {
       const wrong = Quin.outOfTurn(state, me);
       const need = wrong || Quin.needs(state, me);
       const robot = !wrong && Quin.addOpponent(state, me, need);
       title = need.title || (need.kind === "setup" ? "Put your lineup on the board" : "");
       lines = need.lines.slice();
+      if (need.kind === "setup" && need.lines.length) {
+        lines.push("Each of your towers goes on the green space where its face is drawn (faint until it stands there).");
+      }
       if (need.kind === "setup" && state.opponent) {
         title = "Put both lineups on the board";
         lines.push(`${cap(state.opponent.side)}'s towers need no faces: put any ten of them on its starting spaces.`);
@@ -306,6 +309,13 @@ document.addEventListener("DOMContentLoaded", async () => {
           title = "Not allowed: " + Quin.proper(priv.rejected);
           if (!(priv.instructions || []).length) lines.push(nextStep(priv.rejected));
         }
+        const held = flashFrom(priv.instructions, state.seat.declarations);
+        if (held) lines.push(held);
+      }
+      if (!wrong && !need.lines.length && !priv.rejected && !priv.declared && !priv.question && state.seat.declarations) {
+        // Your move, and nothing else to say: where moves are made, and what is new this turn.
+        lines.push("Move one of your towers on the board: the referee sees it there.");
+        tips = firstTimeTips(state);
       }
     }
     // the board's link (public: the status page says the same): a problem now, or what just happened to it
@@ -314,7 +324,38 @@ document.addEventListener("DOMContentLoaded", async () => {
     else refusal = null;
     if (title) box.prepend(h("h3", {}, title));
     if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
+    for (const t of tips) box.append(h("p", { class: "tip", "data-tip": t.kind }, t.text));
     box.className = "now " + cls + (box.childNodes.length ? "" : " hidden");
+  }
+
+  /* One of your towers held alone, off a space it may flash from: "put it back" is not the only way on. */
+  function flashFrom(todo, d) {
+    if (!d || !todo || todo.length !== 1 || todo[0].do !== "fill") return "";
+    const to = (d.flashes || []).filter((f) => f.from === todo[0].space).map((f) => f.to);
+    return to.length ? `Or, to flash: lift ${cap(rival)}'s tower on ${to.join(" or ")} too.` : "";
+  }
+
+  /* A one-line tip the first time a flash, the Power of Time, a Memory Swap or a Reinforcement is
+     possible for this player (kept on this phone: a tip is shown through the turn it first appears
+     in, then never again).  Only this player's own towers are named, and the rival tower a flash
+     would meet (its space is public). */
+  const tipsSeen = store.get("tips", {});  // kind -> "game:turn" it was first shown in
+  function firstTimeTips(s) {
+    const d = s.seat.declarations, v = s.view;
+    if (!d || !v) return [];
+    const possible = [];
+    const f = (d.flashes || [])[0];
+    if (f) possible.push(["flash", `To flash: lift your tower (for one, on ${f.from}) and ${cap(rival)}'s tower it moves onto (${f.to}); the flash then says who wins and where each goes.`]);
+    if (d.time) possible.push(["time", `To use the Power of Time: tap Time, then take your Time tower off the board; the screens then say ${s.mode === "third_eye" ? "which tower to push back" : "what it rewinds"}.`]);
+    if (d.swap) possible.push(["swap", "To swap with your Memory: tap Swap, then lift your Memory and the tower it trades places with and put each on the other's space."]);
+    if (d.reinforce && d.reinforce.length) possible.push(["reinforce", "To bring in a Reinforcement: tap Reinforce, pick the tower, then put it on one of your empty Gateways (it ends your turn)."]);
+    const now = `${s.game}:${v.turn}`;
+    const out = [];
+    for (const [kind, text] of possible) {
+      if (!(kind in tipsSeen)) { tipsSeen[kind] = now; store.set("tips", tipsSeen); }
+      if (tipsSeen[kind] === now) out.push({ kind, text });
+    }
+    return out;
   }
 
   /* The declarations of docs/referee.md, in the action bar; only what makes sense now is enabled. */
@@ -520,8 +561,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("conn").textContent = "closed";
     $("turn").textContent = "This seat link no longer works";
     $("now").className = "now problem";
-    $("now").textContent = "This seat was re-issued to another phone (or handed to the practice opponent): ask the host for the new code.";
-    for (const id of ["setup", "play", "sheet"]) $(id).classList.add("hidden");
+    $("now").textContent = "This phone no longer plays this seat: the host gave it to another phone, or to the practice opponent. Ask the host for the seat's new code (the host page shows it).";
+    for (const id of ["setup", "play", "sheet", "result"]) $(id).classList.add("hidden");  // nothing left to act on here
     document.querySelector(".actionbar").classList.add("hidden");
     return false;
   }

@@ -31,7 +31,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (state.notice) lines.push(state.notice);
     // the board's link: a problem now, or (ok) one line on what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = "problem"; }
-    if (state.hub) lines.push((state.hub.reached ? "Hub: " : "Hub (not reached): ") + state.hub.message);
+    // the link to the club's hub, as it is (host/hub/push.py says it: reached, a refused key, no hub there...)
+    if (state.hub) lines.push("Club hub: " + state.hub.message + ".");
     if (title) box.append(h("h3", {}, title));
     if (lines.length === 1) box.append(h("p", { class: "line" }, lines[0]));
     else if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
@@ -74,7 +75,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     else Quin.addOpponent(state, null, need);
     renderNow(state, need);
     const drawn = Quin.scene(v, need);
-    board.render(v ? v.board : [], drawn.marks, drawn.overlays);
+    board.render(Quin.pendingTowers(state, v ? v.board : [], drawn.marks), drawn.marks, drawn.overlays);
     $("board").setAttribute("aria-label", boardLabel(state));
     Quin.renderZeroGravity($("zg"), v, null);
     Quin.renderLog($("log"), v, null);

@@ -187,7 +187,9 @@ def test_a_phone_at_a_hub_table_gives_a_player_code_and_hears_at_once_of_one_the
             page.fill("#who-code", "qp_0000beef")
             page.click("#quick-start")
             page.click("#send-setup")
-            expect(page.locator("#now")).to_contain_text("the hub does not know qp_0000beef")
+            expect(page.locator("#now")).to_contain_text("Player code: the club's hub does not know qp_0000beef; "
+                                                         "check it with whoever runs the hub, or leave it empty "
+                                                         "to play unrated.")
             assert table.row.setups["white"] is None and table.store.players(table.row.id) == {}
             page.fill("#who-code", code.upper())  # typed in capitals: the same code
             expect(page.locator("#now")).to_be_hidden()  # the refusal clears once the code is changed

@@ -105,12 +105,13 @@ def test_a_code_the_hub_does_not_know_is_one_line_on_the_phone_and_changes_nothi
     board = Board(tmp_path / "b", hub.url, key, seed=2)
     try:
         status, out = seat_post(board, WHITE, dict(lineup(board, WHITE), player={"name": "Cy", "code": "qp_0000beef"}))
-        assert status == 400 and out["error"].startswith("player.code: the hub does not know qp_0000beef")
+        assert status == 400 and out["error"] == ("Player code: the club's hub does not know qp_0000beef; check it with whoever runs "
+                                                  "the hub, or leave it empty to play unrated")
         assert "\n" not in out["error"]
         status, out = seat_post(board, WHITE, dict(lineup(board, WHITE), player={"name": "Cy", "code": "ann"}))
-        assert status == 400 and out["error"].startswith("player.code: 'ann' is not a player code")
+        assert status == 400 and out["error"].startswith("Player code: 'ann' is not one: a code is qp_ and 8 of the digits 0-9 and letters a-f")
         status, out = seat_post(board, WHITE, dict(lineup(board, WHITE), player={"name": "x" * 41}))
-        assert status == 400 and out["error"].startswith("player.name: at most 40")
+        assert status == 400 and out["error"].startswith("Your name: at most 40")
         status, out = seat_post(board, WHITE, dict(lineup(board, WHITE), player={"name": "Cy", "age": 3}))
         assert status == 400 and out["error"] == "player: unknown field 'age'"
         state = board.driver.get("/api/state", "public")
@@ -161,7 +162,7 @@ def test_a_table_without_a_hub_takes_a_name_and_refuses_a_code(tmp_path):
     body = random_setup(__import__("random").Random(1), WHITE).to_record()
     r = client.post(f"/api/seat/{token}/setup", json=dict(body, player={"name": "Fay", "code": "qp_12345678"}),
                     headers={"X-Seat-Token": token})
-    assert r.status_code == 400 and r.get_json()["error"].startswith("player.code: this table pushes to no hub")
+    assert r.status_code == 400 and r.get_json()["error"].startswith("Player code: this table sends its games to no club hub")
     r = client.post(f"/api/seat/{token}/setup", json=dict(body, player={"name": "Fay", "code": None}),
                     headers={"X-Seat-Token": token})
     assert r.status_code == 200 and r.get_json()["players"] == {"white": "Fay", "black": None}

@@ -164,7 +164,8 @@ def test_a_board_cut_off_keeps_refereeing_and_catches_the_hub_up_without_loss_or
         assert len(board.table.game.log) == 25
         wait_for(lambda: board.pusher.reached is False, "the pusher to find the hub unreached")
         state = board.table.state()
-        assert state["hub"]["reached"] is False and "not reached" in state["hub"]["message"]
+        assert state["hub"]["reached"] is False and state["hub"]["state"] == "no hub"
+        assert state["hub"]["message"].startswith(f"no hub at http://127.0.0.1:{port} (nothing listens there)")
         wait_for(lambda: not board.pusher._frames, "the frames to reach the outbox")
         kept = board.pusher.outbox.pending()
         assert kept > 25

@@ -281,4 +281,4 @@ def test_after_starting_it_says_whether_the_hub_is_reached(tmp_path, capsys, mon
     _serve_and_check(setup_cmds, tmp_path, "--no-mdns", "--hub", f"http://127.0.0.1:{dead}", "--table-key", KEY)
     out = capsys.readouterr().out
     hub = [line for line in out.splitlines() if line.startswith("The hub: ")]
-    assert len(hub) == 1 and f"the hub at http://127.0.0.1:{dead} is not reached" in hub[0], out
+    assert len(hub) == 1 and f"no hub at http://127.0.0.1:{dead} (nothing listens there)" in hub[0], out

@@ -148,8 +148,9 @@ def test_the_mover_sees_declarations_the_rival_does_not(web):
     theirs = client.get(f"/api/seat/{table.tokens[rival]}/state").get_json()["seat"]
     assert theirs["declarations"] is None
     d = mine["declarations"]
-    assert set(d) == {"reinforce", "resurrect", "time", "swap"}
+    assert set(d) == {"reinforce", "resurrect", "time", "swap", "flashes"}
     assert d["resurrect"] == [] and d["time"] is False  # nothing captured, no rival action yet
+    assert d["flashes"] == []  # the lineups are far apart: nothing to flash on the first move
 
 
 # --- the simulated board --------------------------------------------------------------------------
