@@ -41,6 +41,7 @@ BATCH_BYTES = 1024 * 1024  # and at most about this many bytes (the hub takes up
 BACKOFF = (0.5, 30.0)  # first and longest wait between failed pushes, seconds
 TIMEOUT = 10.0  # seconds a push may take
 CHECK_TIMEOUT = 3.0  # seconds a phone's setup waits for the hub to say whether it knows a player code
+FINAL = (400, 422)  # a refusal naming a game's final with these is for good: the final is set aside
 
 class Pusher:
     """Sends the table's public frames and finished records to the hub, from a thread of its own."""
@@ -166,6 +167,11 @@ class Pusher:
                 failures = 0
                 self._status(True, None)
                 continue
+            refused = self._refused_final(finals)
+            if refused is not None:  # never retried: the same record would be refused for ever
+                log.warning("the hub refused the record of game %s for good: %s; it is kept aside", *refused)
+                self.outbox.refused(*refused)
+                continue
             self._status(False, problem)
             failures += 1
             wait = min(self.backoff[1], self.backoff[0] * 2 ** (failures - 1)) * random.uniform(0.8, 1.2)
@@ -178,6 +184,7 @@ class Pusher:
     def _post(self, body: dict) -> str | None:
         """None if the hub took it, else why not (one line)."""
         data = json.dumps(body, separators=(",", ":")).encode()
+        self._answer = {}
         started = time.monotonic()
         for attempt in (1, 2):  # a kept-alive connection the hub closed meanwhile: once more, afresh
             reused = self._conn is not None
@@ -207,10 +214,19 @@ class Pusher:
             self.latencies.append(time.monotonic() - started)
             return None
         try:
-            why = json.loads(raw).get("error") or resp.reason
+            self._answer = json.loads(raw)
+            why = self._answer.get("error") or resp.reason
         except (ValueError, AttributeError):
-            why = resp.reason
+            self._answer, why = {}, resp.reason
+        self._answer = dict(self._answer, status=resp.status) if isinstance(self._answer, dict) else {}
         return f"the hub refused the push ({resp.status}: {why})"
+
+    def _refused_final(self, finals: list[str]) -> tuple[str, str] | None:
+        """(game, the hub's reason) if the hub refused the last push for good for a final it held."""
+        answer = self._answer
+        if answer.get("status") in FINAL and answer.get("final") is True and answer.get("game") in finals:
+            return answer["game"], str(answer.get("error"))[:500]
+        return None
 
     def check_code(self, code: str, timeout: float = CHECK_TIMEOUT) -> tuple[bool | None, str | None]:
         """Whether the hub knows a player code: (True, the hub's name for them), (False, None), or
