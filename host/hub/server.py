@@ -887,6 +887,7 @@ class Health(Base):
                 db = False
         if not db:
             self.quiet_log = True
+            self.set_header("Retry-After", str(database.RETRY_AFTER))
             self.set_status(503)
         self.json({"ok": db, "database": db, **({} if db else {"error": database.ANSWER}),
                    "listening": self.hub.listening,
