@@ -459,6 +459,9 @@ class Hub:
                     "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq >= COALESCE((SELECT max(seq) "
                     f"FROM hub_events WHERE game_id = %s AND {NOT_PATCH}), 1) ORDER BY seq",
                     (game_id, game_id))).fetchall()
+                if rows and row is not None and _stored(rows[0][1]) is None:  # a bad frame stored (issue 30):
+                    rows = await (await conn.execute(  # every event then, to the newest good state
+                        "SELECT seq, data FROM hub_events WHERE game_id = %s ORDER BY seq", (game_id,))).fetchall()
             ch = None
             if row is not None:
                 ch = Channel(game_id, str(row[0]), row[1])

@@ -51,30 +51,27 @@ class _Bad(Exception):
         self.path: list = []
 
 
-def _no_constant(name):
-    raise ValueError(f"{name} is not a number")
+class _Long:
+    """A number of more than MAX_NUMBER characters, as parsed (refused by :func:`check`, by name)."""
 
 
-def _int(text: str) -> int:
-    if len(text) > MAX_NUMBER:
-        raise ValueError(f"a number of {len(text)} characters (at most {MAX_NUMBER})")
-    return int(text)
+_LONG = _Long()
 
 
-def _float(text: str) -> float:
-    if len(text) > MAX_NUMBER:
-        raise ValueError(f"a number of {len(text)} characters (at most {MAX_NUMBER})")
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is not a finite number")
-    return value
+def _int(text: str):
+    return _LONG if len(text) > MAX_NUMBER else int(text)
+
+
+def _float(text: str):
+    return _LONG if len(text) > MAX_NUMBER else float(text)  # 1e999: inf, refused by check, by name
 
 
 def parse(raw: bytes | str, field: str = "body") -> object:
     """The JSON value of a request's body, checked (:func:`check`); Invalid naming the field
     (``field`` for the body as a whole, then the path within it)."""
     try:
-        value = json.loads(raw, parse_int=_int, parse_float=_float, parse_constant=_no_constant)
+        # NaN, Infinity, 1e999 and long numbers are parsed to be refused by check(), which names the field
+        value = json.loads(raw, parse_int=_int, parse_float=_float, parse_constant=float)
     except json.JSONDecodeError as exc:
         raise Invalid(f"{field}: JSON is expected ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except UnicodeDecodeError:
@@ -94,7 +91,8 @@ def check(value, field: str = "", depth: int = MAX_DEPTH) -> None:
         _walk(value, depth)
     except _Bad as bad:
         path = tuple(reversed(bad.path))
-        name = (field + "".join(f"[{p}]" if type(p) is int else f".{p}" for p in path)).lstrip(".")
+        top = field or ("body" if path and type(path[0]) is int else "")
+        name = (top + "".join(f"[{p}]" if type(p) is int else f".{p}" for p in path)).lstrip(".")
         raise Invalid(f"{name or 'body'}: {bad.reason}", path=path) from None
     except RecursionError:
         raise Invalid(f"{field or 'body'}: nested more than {MAX_DEPTH} levels deep") from None
@@ -111,7 +109,7 @@ def _walk(value, depth: int) -> None:
         for key, item in value.items():
             if type(key) is not str or len(key) > MAX_KEY or _BAD_TEXT.search(key):
                 raise _Bad(f"a key of at most {MAX_KEY} characters without NUL is expected")
-            if type(item) in (dict, list, str, float, int):
+            if type(item) in _CHECKED:
                 try:
                     _walk(item, depth - 1)
                 except _Bad as bad:
@@ -121,7 +119,7 @@ def _walk(value, depth: int) -> None:
         if depth <= 0:
             raise _Bad(f"nested more than {MAX_DEPTH} levels deep")
         for n, item in enumerate(value):
-            if type(item) in (dict, list, str, float, int):
+            if type(item) in _CHECKED:
                 try:
                     _walk(item, depth - 1)
                 except _Bad as bad:
@@ -133,8 +131,13 @@ def _walk(value, depth: int) -> None:
     elif kind is int:
         if not -MAX_INT < value < MAX_INT:
             raise _Bad("a number of at most 19 digits is expected")
+    elif kind is _Long:
+        raise _Bad(f"a number of at most {MAX_NUMBER} characters is expected")
     elif value is not None and kind is not bool:
         raise _Bad("a JSON value is expected")
+
+
+_CHECKED = {dict, list, str, float, int, _Long}  # (None and booleans need no look)
 
 
 def _shown(key: str) -> str:
