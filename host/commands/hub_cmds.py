@@ -126,7 +126,7 @@ def cmd_serve(args) -> int:
                         ("--presence-renew", args.presence_renew), ("--presence-lapse", args.presence_lapse),
                         ("--remote-rate", args.remote_rate), ("--join-rate", args.join_rate),
                         ("--idle-timeout", args.idle_timeout), ("--body-timeout", args.body_timeout),
-                        ("--connections-per-address", args.connections_per_address or 1)):
+                        ("--connections-per-address", 1 if args.connections_per_address is None else args.connections_per_address)):
         if not value > 0:
             raise UserError(f"{flag}: a number above 0 is expected, not {value}")
     if args.presence_lapse <= args.presence_renew:
