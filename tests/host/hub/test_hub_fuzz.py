@@ -150,14 +150,21 @@ def fuzz(hub, method, path, body: bytes | None, key=None):
     return status, out
 
 
-def test_fuzzed_routes_never_answer_500_and_keep_what_is_stored(db, hubs, tmp_path):
-    dsn, _ = db
-    legit_key = quin("hub", "add-table", "Legit", "--db", dsn).stdout.strip()
-    key = quin("hub", "add-table", "Fuzz", "--db", dsn).stdout.strip()
+def hub_with_a_game(dsn, hubs, tmp_path):
+    """A hub process logging to a file, and a finished game pushed with its table's key:
+    (hub, key, uuid, events, final, the game's events as served)."""
+    key = quin("hub", "add-table", "Legit", "--db", dsn).stdout.strip()
     hub = hubs(*FAST, log=tmp_path / "hub.log")
-    g, events, final_ = legit_game(hub, legit_key)
+    g, events, final_ = legit_game(hub, key)
     before = request(hub.url + f"/api/games/{g}/events")
     assert before[0] == 200 and len(before[1]["events"]) == 3
+    return hub, key, g, events, final_, before
+
+
+def test_fuzzed_routes_never_answer_500_and_keep_what_is_stored(db, hubs, tmp_path):
+    dsn, _ = db
+    hub, _, g, events, final_, before = hub_with_a_game(dsn, hubs, tmp_path)
+    key = quin("hub", "add-table", "Fuzz", "--db", dsn).stdout.strip()
     seat = create(hub.url)  # a game waiting for its second player
     rng = random.Random(5)
     seats, streams = start(hub.url, "classic", random_setup(rng, "white").to_record(),
@@ -247,11 +254,8 @@ def test_fuzzed_routes_never_answer_500_and_keep_what_is_stored(db, hubs, tmp_pa
 
 def test_the_database_going_away_is_said_once_answered_503_and_over_when_it_is_back(db, hubs, cluster, tmp_path):
     dsn, _ = db
-    key = quin("hub", "add-table", "T", "--db", dsn).stdout.strip()
+    hub, key, g, events, final_, before = hub_with_a_game(dsn, hubs, tmp_path)
     code = quin("hub", "add-player", "Ann", "--db", dsn).stdout.strip()
-    hub = hubs(*FAST, log=tmp_path / "hub.log")
-    g, events, final_ = legit_game(hub, key)
-    before = request(hub.url + f"/api/games/{g}/events")
     seat = create(hub.url)
     needs = [("GET", "/api/games"), ("GET", f"/api/games/{g}"), ("GET", f"/api/games/{g}/events"),
              ("GET", f"/api/games/{g}/record"), ("GET", "/api/export?from=2026-01-01"), ("GET", "/api/players"),
