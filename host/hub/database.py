@@ -7,9 +7,9 @@ failed for want of the database (:func:`outage`): such a failure starts one :met
 listening connection marks the database unreached.  Then every route that needs the database
 answers 503 at once with one line (``ANSWER``) and ``Retry-After``, without waiting for a pooled
 connection; the log says it once (and once again when it is back), never once per request and
-never with a traceback.  The listening connection is tried again every ``RETRY`` seconds; the
-first that connects marks it reached (the caller then renews its pool, whose own reconnection
-waits grow to many seconds).
+never with a traceback.  A fresh connection (and the listening connection) is tried again every
+``RETRY`` seconds; the first that connects marks it reached (the caller then renews its pool,
+whose own reconnection waits grow to many seconds).
 
 A failure of the database is told apart from a request that is wrong: PostgreSQL refusing a value
 (:func:`refused_value`) is the request's fault (400), never 503; the hub checks what it stores
@@ -60,6 +60,7 @@ class Health:
         self.since = clock()  # when ``up`` last changed
         self.changed = asyncio.Event()  # set at every change (tests and the pool's renewal wait on it)
         self._probe: asyncio.Task | None = None
+        self._recovery: asyncio.Task | None = None
         self.on_back = None  # an async callable run when the database is reached again
 
     def lost(self, why: str) -> None:
@@ -71,6 +72,19 @@ class Health:
         log.warning("the hub's database is not reached (%s): answering 503 until it is back", why)
         self.changed.set()
         self.changed = asyncio.Event()
+        if self._recovery is None or self._recovery.done():
+            try:
+                self._recovery = asyncio.get_running_loop().create_task(self._recover())
+            except RuntimeError:  # no loop (a test of the bookkeeping alone)
+                pass
+
+    async def _recover(self) -> None:
+        """Try a fresh connection every ``RETRY`` seconds until one reaches the database (the
+        listening connection may say so first, or may never have lost its own connection)."""
+        while not self.up:
+            await asyncio.sleep(RETRY)
+            if not self.up and await self.probe(quiet=True):
+                await self.back()
 
     async def back(self) -> None:
         """The database is reached again (said once)."""
@@ -95,15 +109,16 @@ class Health:
             return
         self._probe = asyncio.get_running_loop().create_task(self.probe(exc))
 
-    async def probe(self, exc: BaseException | None = None) -> bool:
-        """Whether a fresh connection reaches the database now (marks it lost if not)."""
+    async def probe(self, exc: BaseException | None = None, quiet: bool = False) -> bool:
+        """Whether a fresh connection reaches the database now (marks it lost if not, unless ``quiet``)."""
         try:
             conn = await asyncio.wait_for(psycopg.AsyncConnection.connect(
                 self.dsn, autocommit=True, connect_timeout=max(1, int(PROBE_WAIT))), PROBE_WAIT)
             async with conn:
                 await asyncio.wait_for(conn.execute("SELECT 1"), PROBE_WAIT)
         except (psycopg.Error, OSError, asyncio.TimeoutError) as err:
-            self.lost(first_line(err if exc is None or isinstance(exc, psycopg_pool.PoolTimeout) else exc))
+            if not quiet:
+                self.lost(first_line(err if exc is None or isinstance(exc, psycopg_pool.PoolTimeout) else exc))
             return False
         return True
 
