@@ -216,6 +216,15 @@ def test_connections_are_bounded(db, hubs):
     # a body over 4 MB: 413 and one line, not a reset (sent whole before the answer is read)
     status, out = request(quick.url + "/api/push", "POST", b"x" * (4 * 1024 * 1024 + 1), key=key)
     assert status == 413 and out["error"].startswith("body: at most 4194304 bytes"), out
+    chunked = socket.create_connection(("127.0.0.1", port))  # no length announced: counted as it comes
+    chunked.sendall(b"POST /api/push HTTP/1.1\r\nHost: hub\r\nTransfer-Encoding: chunked\r\n\r\n")
+    piece = b"x" * 65536
+    for _ in range(70):  # 4.4 MB
+        chunked.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+    chunked.sendall(b"0\r\n\r\n")
+    chunked.settimeout(20)
+    assert chunked.recv(65536).startswith(b"HTTP/1.1 413 ")
+    chunked.close()
     huge = socket.create_connection(("127.0.0.1", port))
     huge.sendall(b"POST /api/push HTTP/1.1\r\nHost: hub\r\nContent-Length: 999999999\r\nExpect: 100-continue\r\n\r\n")
     huge.settimeout(20)
