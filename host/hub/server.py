@@ -196,8 +196,8 @@ def _stored(text: str) -> dict | None:
     """An event's data as the database holds it, or None if it is not one the hub takes now
     (a push stored before every push was checked: it must not stop a reader)."""
     try:
-        data = json.loads(text)
-        validate.event(data, "event")
+        data = validate.parse(text, "event")
+        validate.event(data, "event", checked=True)
     except (ValueError, TypeError, RecursionError):
         return None
     return data

@@ -66,12 +66,56 @@ def _float(text: str):
     return _LONG if len(text) > MAX_NUMBER else float(text)  # 1e999: inf, refused by check, by name
 
 
+_ESCAPES = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
+
+
+def _suspect(data: bytes) -> bool:
+    """Whether a JSON text may hold a value check() refuses: a NUL or half a UTF-16 pair (escaped,
+    or as the bytes of a surrogate, which json.loads lets through), NaN or Infinity (numbers too
+    long or not finite, like 1e999, are caught as they are parsed).  A text with none of them (the
+    usual push) needs only its lists and objects looked at (depth, keys); one with any (perhaps
+    only inside a string) is looked at whole."""
+    return (b"NaN" in data or b"Infinity" in data or b"\xed" in data
+            or (b"\\u" in data and _ESCAPES.search(data) is not None))
+
+
+class _Suspect(Exception):
+    pass
+
+
+def _float_seen(text: str) -> float:
+    value = float(text)
+    if len(text) > MAX_NUMBER or not math.isfinite(value):
+        raise _Suspect
+    return value
+
+
+def _int_seen(text: str) -> int:
+    if len(text) > 18:  # perhaps 2**63 or more: looked at whole
+        raise _Suspect
+    return int(text)
+
+
 def parse(raw: bytes | str, field: str = "body") -> object:
     """The JSON value of a request's body, checked (:func:`check`); Invalid naming the field
     (``field`` for the body as a whole, then the path within it)."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     try:
+        if not _suspect(data):
+            try:
+                value = json.loads(data, parse_float=_float_seen, parse_int=_int_seen)
+            except _Suspect:
+                value = None
+            else:
+                if type(value) is dict or type(value) is list:
+                    _shape_checked(value, "" if field == "body" else field)
+                else:
+                    check(value, "" if field == "body" else field)
+                return value
         # NaN, Infinity, 1e999 and long numbers are parsed to be refused by check(), which names the field
-        value = json.loads(raw, parse_int=_int, parse_float=_float, parse_constant=float)
+        value = json.loads(data, parse_int=_int, parse_float=_float, parse_constant=float)
+    except Invalid:
+        raise
     except json.JSONDecodeError as exc:
         raise Invalid(f"{field}: JSON is expected ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except UnicodeDecodeError:
@@ -96,6 +140,31 @@ def check(value, field: str = "", depth: int = MAX_DEPTH) -> None:
         raise Invalid(f"{name or 'body'}: {bad.reason}", path=path) from None
     except RecursionError:
         raise Invalid(f"{field or 'body'}: nested more than {MAX_DEPTH} levels deep") from None
+
+
+def _shape_checked(value, field: str) -> None:
+    """check() of a value whose text held nothing _SUSPECT: its lists and objects only."""
+    try:
+        _shape(value, MAX_DEPTH)
+    except _Bad:
+        check(value, field)  # the same look, whole, names the field
+    except RecursionError:
+        raise Invalid(f"{field or 'body'}: nested more than {MAX_DEPTH} levels deep") from None
+
+
+def _shape(value, depth: int) -> None:
+    if depth <= 0:
+        raise _Bad("too deep")
+    if type(value) is dict:
+        for key, item in value.items():
+            if len(key) > MAX_KEY:
+                raise _Bad("a long key")
+            if type(item) is dict or type(item) is list:
+                _shape(item, depth - 1)
+    else:
+        for item in value:
+            if type(item) is dict or type(item) is list:
+                _shape(item, depth - 1)
 
 
 def _walk(value, depth: int) -> None:
@@ -231,7 +300,7 @@ def _game(g: object, i: int) -> tuple[str, Events, dict | None]:
         if not isinstance(e, dict) or type(e.get("seq")) is not int or not 0 < e["seq"] < 2**31:
             raise Invalid(f"{where}.seq: a positive number is expected", game=uuid)
         data = e.get("data")
-        event(data, f"{where}.data", uuid)
+        event(data, f"{where}.data", uuid, checked=True)
         text_ = json.dumps(data, separators=(",", ":"))
         if len(text_) > MAX_EVENT:
             raise Invalid(f"{where}.data: at most {MAX_EVENT} bytes", game=uuid)
@@ -247,14 +316,16 @@ def _game(g: object, i: int) -> tuple[str, Events, dict | None]:
     return uuid, events, final
 
 
-def event(data, where: str, uuid: str | None = None) -> None:
+def event(data, where: str, uuid: str | None = None, checked: bool = False) -> None:
     """An event's data: a public frame (an object), or a patch of the one before (``{"patch": ops}``)
     whose every operation stays within ``MAX_DEPTH`` of the frame's top (a patch cannot build a
-    frame deeper than a frame may be).  Invalid naming ``where``'s field."""
+    frame deeper than a frame may be).  Invalid naming ``where``'s field.  ``checked``: the data
+    passed :func:`parse` already (its shape only is looked at here)."""
     if not isinstance(data, dict):
         raise Invalid(f"{where}: an object is expected", game=uuid)
     if not frames.is_patch(data):
-        check(data, where)
+        if not checked:
+            check(data, where)
         return
     if len(data) != 1:
         raise Invalid(f"{where}: a patch is an object with 'patch' only", game=uuid)
@@ -266,11 +337,14 @@ def event(data, where: str, uuid: str | None = None) -> None:
         room = MAX_DEPTH - len(op[1]) - (op[0] == "add")
         if room < 0:
             raise Invalid(f"{where}.patch[{n}]: a path of at most {MAX_DEPTH} keys is expected", game=uuid)
-        if len(op) == 3:
+        if len(op) == 3 and (type(op[2]) is dict or type(op[2]) is list):
             try:
-                check(op[2], f"{where}.patch[{n}][2]", depth=room)
-            except Invalid as exc:
-                raise Invalid(str(exc), game=uuid) from None
+                (_shape if checked else _walk)(op[2], room)  # (parse() looked at its values already)
+            except (_Bad, RecursionError):
+                try:
+                    check(op[2], f"{where}.patch[{n}][2]", depth=room)  # the same look, naming the field
+                except Invalid as exc:
+                    raise Invalid(str(exc), game=uuid) from None
 
 
 def _final(final, where: str, uuid: str) -> None:
