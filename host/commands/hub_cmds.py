@@ -46,6 +46,12 @@ def add_parser(sub) -> None:
                         "one address 4 times as many")
     s.add_argument("--join-rate", type=float, default=1.0, metavar="N",
                    help="remote play: games one address may start or join per second (bursts of 20x; default 1)")
+    s.add_argument("--connections-per-address", type=int, default=None, metavar="N",
+                   help="open connections one address may hold (default 256, and at least --streams-per-address + 16)")
+    s.add_argument("--idle-timeout", type=float, default=20.0, metavar="S",
+                   help="seconds a connection may stay idle, or take to send a request's headers (default 20)")
+    s.add_argument("--body-timeout", type=float, default=60.0, metavar="S",
+                   help="seconds a request's body may take to arrive (default 60)")
     s.set_defaults(func=cmd_serve)
 
     a = actions.add_parser("add-table", help="add a table and print the key its board pushes with")
@@ -118,7 +124,9 @@ def cmd_serve(args) -> int:
     for flag, value in (("--push-rate", args.push_rate), ("--stream-rate", args.stream_rate),
                         ("--streams-per-address", args.streams_per_address),
                         ("--presence-renew", args.presence_renew), ("--presence-lapse", args.presence_lapse),
-                        ("--remote-rate", args.remote_rate), ("--join-rate", args.join_rate)):
+                        ("--remote-rate", args.remote_rate), ("--join-rate", args.join_rate),
+                        ("--idle-timeout", args.idle_timeout), ("--body-timeout", args.body_timeout),
+                        ("--connections-per-address", 1 if args.connections_per_address is None else args.connections_per_address)):
         if not value > 0:
             raise UserError(f"{flag}: a number above 0 is expected, not {value}")
     if args.presence_lapse <= args.presence_renew:
@@ -139,7 +147,9 @@ def cmd_serve(args) -> int:
         await server.serve(args.db, args.host, args.port, pool_size=args.pool, ready=ready, until=done,
                            stream_cap=args.streams_per_address, push_rate=args.push_rate,
                            stream_rate=args.stream_rate, presence_renew=args.presence_renew,
-                           presence_lapse=args.presence_lapse, remote_rate=args.remote_rate, join_rate=args.join_rate)
+                           presence_lapse=args.presence_lapse, remote_rate=args.remote_rate, join_rate=args.join_rate,
+                           connection_cap=args.connections_per_address, idle_timeout=args.idle_timeout,
+                           body_timeout=args.body_timeout)
 
     try:
         asyncio.run(run())

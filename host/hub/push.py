@@ -47,6 +47,7 @@ BATCH_BYTES = 1024 * 1024  # and at most about this many bytes (the hub takes up
 BACKOFF = (0.5, 60.0)  # first and longest wait between failed pushes, seconds
 TIMEOUT = 10.0  # seconds a push may take
 CHECK_TIMEOUT = 3.0  # seconds a phone's setup waits for the hub to say whether it knows a player code
+FINAL = (400, 422)  # a refusal naming a game's final with these is for good: the final is set aside
 
 class Link:
     """What the link to the hub is doing, in words a club's organiser can act on (one line each).
@@ -234,6 +235,11 @@ class Pusher:
                 failures = 0
                 self._status(Link.reached(self.url))
                 continue
+            refused = self._refused_final(finals)
+            if refused is not None:  # never retried: the same record would be refused for ever
+                log.warning("the hub refused the record of game %s for good: %s; it is kept aside", *refused)
+                self.outbox.refused(*refused)
+                continue
             self._status(problem)
             failures += 1
             if self._wait(self.retry_wait(failures)):
@@ -251,6 +257,7 @@ class Pusher:
     def _post(self, body: dict) -> "Link | None":
         """None if the hub took it, else what the link is doing."""
         data = json.dumps(body, separators=(",", ":")).encode()
+        self._answer = {}
         started = time.monotonic()
         for attempt in (1, 2):  # a kept-alive connection the hub closed meanwhile: once more, afresh
             reused = self._conn is not None
@@ -269,12 +276,26 @@ class Pusher:
                 self._conn = None
                 if not reused or attempt == 2:
                     return Link.unreached(self.url, exc)
+        try:
+            answer = json.loads(raw)
+        except ValueError:
+            answer = {}
+        if not isinstance(answer, dict):
+            answer = {}
         problem = Link.answered(self.url, resp.status, raw)
         if problem is not None:
+            self._answer = dict(answer, status=resp.status)  # read by _refused_final
             return problem
-        self._answer = json.loads(raw)
+        self._answer = answer
         self.pushes += 1
         self.latencies.append(time.monotonic() - started)
+        return None
+
+    def _refused_final(self, finals: list[str]) -> tuple[str, str] | None:
+        """(game, the hub's reason) if the hub refused the last push for good for a final it held."""
+        answer = self._answer
+        if answer.get("status") in FINAL and answer.get("final") is True and answer.get("game") in finals:
+            return answer["game"], str(answer.get("error"))[:500]
         return None
 
     def check_code(self, code: str, timeout: float = CHECK_TIMEOUT) -> tuple[bool | None, str | None]:

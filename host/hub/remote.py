@@ -35,11 +35,11 @@ from engine.board import GATEWAYS, GRAVITY_NEIGHBORS, IRIS, PLAYERS, SPACE_NAMES
 from engine.errors import InvalidError
 from engine.game import Game
 from engine.pieces import VOID, Setup
-from engine.record import parse_json, to_record
+from engine.record import to_record
 from engine.state import BOTH, EMPTY
 from engine.views import action_seen_by, view
 
-from . import frames, schema
+from . import frames, schema, validate
 from .codes import ALPHABET, new_code, parse_code, show_code
 from .schema import (
     hash_key as hash_token,  # a seat token is kept as a table key is: its SHA-256
@@ -250,7 +250,7 @@ class Remote:
                 try:
                     await self.refresh(game_id)
                 except (psycopg.Error, OSError) as exc:
-                    log.warning("remote game %d not read: %s", game_id, exc)
+                    self.hub.db.said(exc, f"remote game {game_id} not read")
 
     async def _poller(self) -> None:
         while not self.hub.closing.is_set():
@@ -297,7 +297,7 @@ class Remote:
                         "ON CONFLICT (game_id, seat, holder) DO UPDATE SET expires = EXCLUDED.expires",
                         (self.holder, self.lapse, [g for g, _ in held], [s for _, s in held]))
             except (psycopg.Error, OSError) as exc:
-                log.warning("remote presence not renewed: %s", exc)
+                self.hub.db.said(exc, "remote presence not renewed")
 
     # --- presence ---------------------------------------------------------------------------
 
@@ -342,7 +342,7 @@ class Remote:
                                        (sub.game_id, sub.seat, self.holder))
                     await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
         except (psycopg.Error, OSError) as exc:  # the row lapses by itself
-            log.warning("remote presence not cleared: %s", exc)
+            self.hub.db.said(exc, "remote presence not cleared")
 
     async def close(self) -> None:
         """This process stops: its sides are away now (not once their presence lapses)."""
@@ -879,10 +879,10 @@ def _handlers():
             raise Refused(401, "token: a seat token is needed (Authorization: Bearer <token>)")
 
         def body(self) -> dict:
-            try:
-                body = parse_json(self.request.body or b"{}")
-            except ValueError as exc:
-                raise Refused(400, f"body: JSON is expected ({exc})") from None
+            try:  # bounded: depth, finite numbers, text without NUL (host/hub/validate.py)
+                body = validate.parse(self.request.body or b"{}")
+            except validate.Invalid as exc:
+                raise Refused(400, str(exc)) from None
             if not isinstance(body, dict):
                 raise Refused(400, "body: a JSON object is expected")
             return body
@@ -905,8 +905,8 @@ def _handlers():
                 self.too_many(exc.message, exc.wait)
             except Refused as exc:
                 self.fail(exc.status, exc.message)
-            except psycopg.Error as exc:
-                self.fail(503, f"the hub's database is not reached ({type(exc).__name__})")
+            except (psycopg.Error, OSError) as exc:  # 503 (retry) if the database is away, else 400
+                self.database_failed(exc)
 
     class Create(RemoteBase):
         async def post(self):
@@ -1037,6 +1037,8 @@ def access_log(handler) -> None:
 
     status = handler.get_status()
     method = alog.info if status < 400 else alog.warning if status < 500 else alog.error
+    if getattr(handler, "quiet_log", False):  # a 503 of an outage the hub's log said once
+        method = alog.debug
     request = handler.request
     method("%d %s %s (%s) %.2fms", status, request.method, request.path, request.remote_ip,
            1000.0 * request.request_time())

@@ -39,20 +39,19 @@ from pathlib import Path
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
-from tornado import httpserver, web
+from tornado import web
 
-from . import frames, ratings, schema, words
+from . import database, finals, frames, guard, ratings, schema, validate, words
+from .validate import UUID, Events
 
 log = logging.getLogger("quin.hub")
 
-MAX_PUSH = 4 * 1024 * 1024  # bytes in one push
-MAX_EVENTS = 500  # events in one push
-MAX_EVENT = 256 * 1024  # bytes in one event (a public state with a long game's history)
+MAX_PUSH = 4 * 1024 * 1024  # bytes in one push (or any request's body: 413 beyond)
 STREAM_RETRY = 5  # seconds a client over its open streams is asked to wait
 PUSH_WAIT = 2.0  # seconds a push waits for a database connection before it is answered 503 (retried)
+DB_WAIT = 1.0  # seconds any other request waits for one (then 503: a route answers within a second)
 WAKE_BATCH = 0.005  # seconds of notifications read in one query
 RECENT = 256  # events of a game each process keeps in memory for its streams
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 HERE = Path(__file__).parent
 FILTERS = ("table", "mode", "status", "result", "player", "date", "from", "to")  # of the index and the export
 EXPORT_MAX = 10000  # games in one export
@@ -141,7 +140,12 @@ class Channel:
                 continue
             data = parsed.get(seq) if parsed else None
             if data is None:
-                data = json.loads(text)
+                data = _stored(text)
+            if data is None:  # stored before the hub checked what it stores: never handed on
+                if self.uuid:  # (a game's channel, not a replay's reading)
+                    log.warning("game %s: event %d is not a frame the hub takes: skipped", self.uuid, seq)
+                self.cursor = seq
+                continue
             if frames.is_patch(data):
                 if self.state is None or seq != self.cursor + 1:
                     bad = True  # a patch of a frame this process does not have
@@ -188,6 +192,17 @@ class Channel:
             sub.send(blob)
 
 
+def _stored(text: str) -> dict | None:
+    """An event's data as the database holds it, or None if it is not one the hub takes now
+    (a push stored before every push was checked: it must not stop a reader)."""
+    try:
+        data = validate.parse(text, "event")
+        validate.event(data, "event", checked=True)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return data
+
+
 def wall_card(state: dict | None) -> dict | None:
     """What the wall draws of a frame: all of it but the history, of which the last turn only."""
     if not isinstance(state, dict):
@@ -210,8 +225,11 @@ class Hub:
         # a connection idle for a second is checked as it is lent (after PostgreSQL restarts, a request
         # gets a dead one only if it was used in the last second; a push then fails and is retried)
         self._used: dict[int, float] = {}
-        self.pool = AsyncConnectionPool(dsn, min_size=min(4, pool_size), max_size=pool_size, open=False,
-                                        kwargs={"autocommit": True}, check=self._check, reset=self._reset)
+        self.pool_size = pool_size
+        self.pool = self._new_pool()
+        self._old_pools: set[asyncio.Task] = set()
+        self.db = database.Health(dsn)  # whether the database is reached (routes answer 503 at once if not)
+        self.db.on_back = self._renew_pool
         self.poll = poll
         self.keepalive = keepalive
         self.wall_tick = wall_tick
@@ -247,12 +265,27 @@ class Hub:
         if time.monotonic() - self._used.get(id(conn), 0.0) > 1.0:
             await conn.execute("SELECT 1")
 
+    def _new_pool(self) -> AsyncConnectionPool:
+        return AsyncConnectionPool(self.dsn, min_size=min(4, self.pool_size), max_size=self.pool_size, open=False,
+                                   timeout=DB_WAIT, kwargs={"autocommit": True, "connect_timeout": 2},
+                                   check=self._check, reset=self._reset)
+
+    async def _renew_pool(self) -> None:
+        """A fresh pool once the database is back (the old one's connections are dead, and its own
+        reconnection waits have grown to many seconds); the old one is closed as its loans end."""
+        old, self.pool = self.pool, self._new_pool()
+        await self.pool.open(wait=False)
+        task = asyncio.create_task(old.close(timeout=5))
+        self._old_pools.add(task)
+        task.add_done_callback(self._old_pools.discard)
+
     async def _reset(self, conn) -> None:
         if len(self._used) > 1000:
             self._used.clear()
         self._used[id(conn)] = time.monotonic()
 
     async def start(self) -> None:
+        database.quiet_pool_log()
         await self.pool.open(wait=True, timeout=30)
         async with self.pool.connection() as conn:
             await schema.ensure_async(conn)
@@ -274,11 +307,15 @@ class Hub:
     async def _listen(self) -> None:
         while not self.closing.is_set():
             try:
-                async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:
+                async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True, connect_timeout=2) as conn:
                     await conn.execute(f"LISTEN {schema.CHANNEL}")
                     await conn.execute(f"LISTEN {schema.REMOTE_CHANNEL}")
                     self.listening = True
-                    await self.catch_up()  # whatever was pushed while not listening
+                    await self.db.back()
+                    try:
+                        await self.catch_up()  # whatever was pushed while not listening
+                    except (psycopg.Error, OSError) as exc:  # (the poller catches up too)
+                        self.db.failed(exc)
                     for game_id in list(self.remote.subs):
                         self.remote.notified(f"{game_id}:")
                     async for note in conn.notifies():
@@ -300,10 +337,10 @@ class Hub:
                         if seq > self._pending.get(int(game_id), (-1, ""))[0]:
                             self._pending[int(game_id)] = (seq, status)
                         self._pending_set.set()
-            except (psycopg.Error, OSError) as exc:
-                log.warning("the hub's database is not reached (%s); retrying", str(exc).splitlines()[0] if str(exc) else exc)
+            except (psycopg.Error, OSError) as exc:  # said once (and once when it is back)
+                self.db.lost(database.first_line(exc))
             self.listening = False
-            await asyncio.sleep(1)
+            await asyncio.sleep(database.RETRY)
 
     async def _waker(self) -> None:
         """Reads the woken games' new events, all of those woken meanwhile in one query."""
@@ -360,13 +397,17 @@ class Hub:
             if ch is None or ch.state is None:
                 continue
             # drawn once a tick, however many events the game had since the last (its frame now)
-            text = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": ch.status,
-                               "data": wall_card(ch.state)}, separators=(",", ":"))
-            card = json.loads(text)  # a copy: the channel's frame changes in place
+            try:
+                text = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": ch.status,
+                                   "data": wall_card(ch.state)}, separators=(",", ":"))
+                card = json.loads(text)  # a copy: the channel's frame changes in place
+                before = self._wall_cards.get(game_id)
+                ops = frames.diff(before[0], card) if before is not None else None
+            except (ValueError, TypeError, RecursionError) as exc:  # one table's card never stops the wall
+                log.warning("game %s is not drawn on the wall: %s", ch.uuid, database.first_line(exc))
+                continue
             event = f"event: board\ndata: {text}\n\n".encode()
-            before = self._wall_cards.get(game_id)
             if before is not None:
-                ops = frames.diff(before[0], card)
                 out.append(f"event: patch\ndata: {json.dumps({'table': card['table'], 'patch': ops}, separators=(',', ':'))}\n\n".encode())
             else:
                 out.append(event)
@@ -418,6 +459,9 @@ class Hub:
                     "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq >= COALESCE((SELECT max(seq) "
                     f"FROM hub_events WHERE game_id = %s AND {NOT_PATCH}), 1) ORDER BY seq",
                     (game_id, game_id))).fetchall()
+                if rows and row is not None and _stored(rows[0][1]) is None:  # a bad frame stored (issue 30):
+                    rows = await (await conn.execute(  # every event then, to the newest good state
+                        "SELECT seq, data FROM hub_events WHERE game_id = %s ORDER BY seq", (game_id,))).fetchall()
             ch = None
             if row is not None:
                 ch = Channel(game_id, str(row[0]), row[1])
@@ -486,7 +530,10 @@ class Hub:
             rows = await (await conn.execute(
                 "SELECT DISTINCT ON (g.table_id) g.id FROM hub_games g ORDER BY g.table_id, g.id DESC")).fetchall()
         for (game_id,) in rows:
-            await self.channel(game_id)
+            try:
+                await self.channel(game_id)
+            except (ValueError, TypeError, KeyError, RecursionError) as exc:  # one game never stops a start
+                log.warning("game %d is not on the wall: %s", game_id, database.first_line(exc))
 
     async def frames(self, game_id: int, after: int, limit: int = 500) -> list[tuple[int, str]]:
         """The game's public frames after ``after`` (whole, as the board's status page showed them),
@@ -525,18 +572,16 @@ class Hub:
             self.keys[digest] = (row[0], row[1])
         return self.keys.get(digest)
 
-    async def push(self, table_id: int, body: dict) -> dict:
-        """Store a board's push in one transaction, in a few round trips whatever its size;
-        ValueError/PermissionError in one line.  The answer: ``{"acked": {uuid: the hub's last
-        event of the game}}``, and ``"realign": {uuid: last}`` for a game of which the hub holds
-        other events than the board under the numbers it pushed again (the board numbers on)."""
-        games = body.get("games")
-        if not isinstance(games, list) or not games:
-            raise ValueError("games: a list of games is expected")
-        if sum(len(g.get("events") or []) for g in games if isinstance(g, dict)) > MAX_EVENTS:
-            raise ValueError(f"events: at most {MAX_EVENTS} in one push")
-        checked = [_check_game(g, i) for i, g in enumerate(games)]
-        board = body.get("board")
+    async def push(self, table_id: int, raw: bytes) -> dict:
+        """Store a board's push (its body, as sent) in one transaction, in a few round trips
+        whatever its size, once all of it is checked (host/hub/validate.py, and each finished game
+        replayed: host/hub/finals.py); validate.Invalid or PermissionError in one line.  The answer:
+        ``{"acked": {uuid: the hub's last event of the game}}``, and ``"realign": {uuid: last}`` for
+        a game of which the hub holds other events than the board under the numbers it pushed
+        again (the board numbers on)."""
+        board, checked = validate.push(raw)
+        if any(final is not None for _, _, final in checked):
+            await self._check_finals(table_id, checked)
         if (all(final is None and events for _, events, final in checked)
                 and (table_id in self._boards or not isinstance(board, str))):
             answer = await self._push_fast(table_id, checked)
@@ -613,6 +658,31 @@ class Hub:
             if ch is not None and final is not None and ch.status != found[uuid][2] and ch.cursor >= found[uuid][3]:
                 self.deliver(ch, (), found[uuid][2])
         return {"acked": acked, **({"realign": realign} if realign else {})}
+
+    async def _check_finals(self, table_id: int, checked) -> None:
+        """Each final of a game the hub holds live (or does not know yet) replayed and compared with
+        what the game's frames showed (its mode, its players' names); validate.Invalid if one is
+        not the game it claims.  A final of a game already over is a retry: nothing is stored again."""
+        uuids = [u for u, _, final in checked if final is not None]
+        async with self.pool.connection(timeout=PUSH_WAIT) as conn:
+            rows = await (await conn.execute(
+                "SELECT uuid::text, id, table_id, status, mode, last_seq FROM hub_games WHERE uuid = ANY(%s::uuid[])",
+                (uuids,))).fetchall()
+        known = {r[0]: r[1:] for r in rows}
+        for i, (uuid, events, final) in enumerate(checked):
+            if final is None:
+                continue
+            game_id, owner, status, mode, last = known.get(uuid, (None, table_id, "live", None, 0))
+            if owner != table_id or status != "live":
+                continue  # another table's (refused below), or a retry of a final already kept
+            names = None
+            ch = await self.channel(game_id) if game_id is not None and last else None
+            for frame in [ch.state if ch is not None else None, *(events.parsed[s] for s, _ in events)]:
+                state = frame.get("state") if isinstance(frame, dict) and not frames.is_patch(frame) else None
+                if isinstance(state, dict) and isinstance(state.get("players"), dict):
+                    names = state["players"]
+            await asyncio.get_running_loop().run_in_executor(
+                None, finals.check, final, f"games[{i}].final", uuid, mode or events.mode, names)
 
     async def _push_fast(self, table_id: int, checked) -> dict | None:
         """The usual push (new events of this table's known live games, no record) in one statement,
@@ -719,74 +789,13 @@ def _json(value):
     return None if value is None else json.dumps(value)
 
 
-class Events(list):
-    """A game's pushed events, [(seq, data text)], with their data parsed and the game's mode."""
-
-    def __init__(self):
-        super().__init__()
-        self.parsed: dict[int, dict] = {}
-        self.mode: str | None = None
-
-
-def _check_game(g: object, i: int):
-    """(uuid, [(seq, data text)], final or None) of one pushed game; ValueError naming the field."""
-    if not isinstance(g, dict):
-        raise ValueError(f"games[{i}]: an object is expected")
-    uuid = g.get("uuid")
-    if not isinstance(uuid, str) or not UUID.match(uuid):
-        raise ValueError(f"games[{i}].uuid: a UUID is expected")
-    events = Events()
-    for j, e in enumerate(g.get("events") or []):
-        if not isinstance(e, dict) or type(e.get("seq")) is not int or not 0 < e["seq"] < 2**31:
-            raise ValueError(f"games[{i}].events[{j}].seq: a positive number is expected")
-        if not isinstance(e.get("data"), dict):
-            raise ValueError(f"games[{i}].events[{j}].data: an object is expected")
-        if frames.is_patch(e["data"]):
-            if len(e["data"]) != 1:
-                raise ValueError(f"games[{i}].events[{j}].data: a patch is an object with 'patch' only")
-            try:
-                frames.check(e["data"]["patch"])
-            except ValueError as exc:
-                raise ValueError(f"games[{i}].events[{j}].data.patch{exc}") from None
-            text = json.dumps({"patch": e["data"]["patch"]}, separators=(",", ":"))
-        else:
-            text = json.dumps(e["data"], separators=(",", ":"))
-        if len(text) > MAX_EVENT:
-            raise ValueError(f"games[{i}].events[{j}].data: at most {MAX_EVENT} bytes")
-        events.append((e["seq"], text))
-        events.parsed[e["seq"]] = e["data"]
-        if events.mode is None and not frames.is_patch(e["data"]):
-            mode = (e["data"].get("state") or {}).get("mode") if isinstance(e["data"].get("state"), dict) else None
-            events.mode = mode if isinstance(mode, str) else None
-    final = g.get("final")
-    if final is not None:
-        if not isinstance(final, dict) or final.get("status") not in ("over", "abandoned"):
-            raise ValueError(f"games[{i}].final.status: over or abandoned is expected")
-        for field in ("created", "finished"):
-            if final.get(field) is not None and not isinstance(final[field], (int, float)):
-                raise ValueError(f"games[{i}].final.{field}: a time is expected")
-        if final.get("record") is not None and not isinstance(final["record"], dict):
-            raise ValueError(f"games[{i}].final.record: an object is expected")
-        players = final.get("players")
-        if players is not None and not isinstance(players, dict):
-            raise ValueError(f"games[{i}].final.players: an object is expected")
-        for colour, who in (players or {}).items():
-            where = f"games[{i}].final.players.{colour}"
-            if colour not in ("white", "black"):
-                raise ValueError(f"games[{i}].final.players: white and black are expected, not {colour[:20]!r}")
-            if who is not None and not isinstance(who, dict):
-                raise ValueError(f"{where}: an object with name and code is expected")
-            for field in ("name", "code"):
-                value = (who or {}).get(field)
-                if value is not None and (not isinstance(value, str) or len(value) > 64):
-                    raise ValueError(f"{where}.{field}: text of at most 64 characters is expected")
-    return uuid, events, final
-
-
 # --- HTTP -------------------------------------------------------------------------------------------
 
 
 class Base(web.RequestHandler):
+    needs_database = True  # while the database is not reached, such a route answers 503 at once
+    quiet_log = False  # the access log leaves this answer out (a 503 of an outage the log said once)
+
     @property
     def hub(self) -> Hub:
         return self.application.settings["hub"]
@@ -795,7 +804,25 @@ class Base(web.RequestHandler):
         self.set_header("X-Content-Type-Options", "nosniff")
         self.set_header("Referrer-Policy", "no-referrer")
 
+    def prepare(self):
+        if self.needs_database and not self.hub.db.up:
+            self.quiet_log = True
+            self.set_header("Retry-After", str(database.RETRY_AFTER))
+            self.fail(503, database.ANSWER)
+
+    def database_failed(self, exc: BaseException) -> None:
+        """Answer a request whose database work raised ``exc``: 503 (retry) if the database is
+        away or busy, 400 if PostgreSQL refused a value of it (host/hub/database.py)."""
+        status, message = self.hub.db.answer(exc)
+        if status == 503:
+            self.quiet_log = True
+            self.set_header("Retry-After", str(database.RETRY_AFTER))
+        self.fail(status, message)
+
     def write_error(self, status_code, **kw):
+        exc = kw.get("exc_info", (None, None, None))[1]
+        if exc is not None and (database.outage(exc) or database.refused_value(exc)):
+            return self.database_failed(exc)
         self.finish({"error": self._reason})
 
     def _request_summary(self) -> str:
@@ -803,15 +830,17 @@ class Base(web.RequestHandler):
         return f"{self.request.method} {self.request.path} ({self.request.remote_ip})"
 
     def log_exception(self, typ, value, tb):
+        if database.outage(value) or database.refused_value(value):
+            return  # said by the answer (host/hub/database.py): once per outage, never a traceback
         if isinstance(value, web.HTTPError):
             if value.log_message:
                 log.warning("%d %s: %s", value.status_code, self._request_summary(), value.log_message)
         else:  # tornado's own would add the request, its URI with it
             log.error("uncaught exception %s", self._request_summary(), exc_info=(typ, value, tb))
 
-    def fail(self, status: int, message: str) -> None:
+    def fail(self, status: int, message: str, **more) -> None:
         self.set_status(status, reason=message.splitlines()[0][:200].replace("\r", ""))
-        self.finish({"error": message})
+        self.finish({"error": message, **{k: v for k, v in more.items() if v}})
 
     def too_many(self, message: str, wait: float) -> None:
         """429 with Retry-After (whole seconds, at least 1) and the same in the body."""
@@ -839,31 +868,32 @@ class Push(Base):
         if wait:
             return self.too_many("too many pushes for this table", wait)
         try:
-            body = json.loads(self.request.body)
-        except ValueError:
-            return self.fail(400, "the push is not JSON")
-        if not isinstance(body, dict):
-            return self.fail(400, "the push is not a JSON object")
-        try:
-            answer = await self.hub.push(table[0], body)
-        except ValueError as exc:
-            return self.fail(400, str(exc))
+            answer = await self.hub.push(table[0], self.request.body)
+        except validate.Invalid as exc:  # final: a board sends it again only changed (a final: set aside)
+            return self.fail(exc.status, str(exc), game=exc.game, final=exc.final)
         except PermissionError as exc:
             return self.fail(403, str(exc))
-        except psycopg.Error as exc:
-            return self.fail(503, f"the hub's database is not reached ({type(exc).__name__})")
         self.json({"ok": True, "table": table[1], **answer})
 
 
 class Health(Base):
+    needs_database = False  # it says so itself: 503 and why
+
     async def get(self):
-        try:
-            async with self.hub.pool.connection(timeout=2) as conn:
-                await conn.execute("SELECT 1")
-            db = True
-        except Exception:  # noqa: BLE001 - any failure means the database is not reached
-            db = False
-        self.json({"ok": db, "database": db, "listening": self.hub.listening,
+        db = self.hub.db.up
+        if db:
+            try:
+                async with self.hub.pool.connection(timeout=DB_WAIT) as conn:
+                    await conn.execute("SELECT 1")
+            except (psycopg.Error, OSError) as exc:
+                self.hub.db.failed(exc)
+                db = False
+        if not db:
+            self.quiet_log = True
+            self.set_header("Retry-After", str(database.RETRY_AFTER))
+            self.set_status(503)
+        self.json({"ok": db, "database": db, **({} if db else {"error": database.ANSWER}),
+                   "listening": self.hub.listening,
                    "streams": sum(self.hub.streams.values()), "games_in_memory": len(self.hub.channels),
                    "wall": len(self.hub.wall)})
 
@@ -991,6 +1021,10 @@ class Stream(Base):
 
     MAX_BEHIND = 256 * 1024  # bytes written but not yet taken by the spectator (thousands of streams per process)
 
+    @property
+    def needs_database(self) -> bool:
+        return bool(self.path_args)  # a game's stream reads it; the wall's is in memory
+
     async def get(self, uuid=None):
         address = self.request.remote_ip
         if self.hub.streams.get(address, 0) >= self.hub.stream_cap:
@@ -1058,6 +1092,8 @@ class Layout(Base):
     """``/api/layout``: the board's drawing data, the very layout the board's own pages draw from
     (host.web.layout), so the wall draws each board with the status page's code (quin.js)."""
 
+    needs_database = False
+
     def get(self):
         from host.web.layout import layout
 
@@ -1066,6 +1102,8 @@ class Layout(Base):
 
 
 class Page(Base):
+    needs_database = False
+
     def initialize(self, name: str):
         self.name = name
 
@@ -1105,11 +1143,18 @@ def make_app(hub: Hub) -> web.Application:
 
 
 async def serve(dsn: str, host: str, port: int, pool_size: int = 8, ready=None, until: asyncio.Event | None = None,
-                stream_cap: int = 64, push_rate: float = 50.0, stream_rate: float = 10.0, **remote) -> None:
-    """``remote``: presence_renew, presence_lapse, remote_rate, join_rate (see Hub)."""
+                stream_cap: int = 64, push_rate: float = 50.0, stream_rate: float = 10.0,
+                connection_cap: int | None = None, idle_timeout: float = 20.0, body_timeout: float = 60.0,
+                **remote) -> None:
+    """``remote``: presence_renew, presence_lapse, remote_rate, join_rate (see Hub).  The connections
+    (host/hub/guard.py): at most ``connection_cap`` per address (default: 256, and never fewer than
+    the streams one address may open and 16 more), ``idle_timeout`` seconds idle or sending headers,
+    ``body_timeout`` seconds sending a body."""
     hub = Hub(dsn, pool_size=pool_size, stream_cap=stream_cap, push_rate=push_rate, stream_rate=stream_rate, **remote)
     await hub.start()
-    server = httpserver.HTTPServer(make_app(hub), max_body_size=MAX_PUSH, idle_connection_timeout=3600)
+    cap = connection_cap if connection_cap is not None else max(256, stream_cap + 16)
+    server = guard.Server(make_app(hub), per_address=cap, max_body=MAX_PUSH, idle=idle_timeout,
+                          body_timeout=body_timeout)
     sockets = __import__("tornado.netutil", fromlist=["bind_sockets"]).bind_sockets(port, host)
     server.add_sockets(sockets)
     if ready is not None:

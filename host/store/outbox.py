@@ -31,7 +31,11 @@ CREATE TABLE IF NOT EXISTS hub_numbered (
 CREATE TABLE IF NOT EXISTS hub_finals (
     game_uuid TEXT PRIMARY KEY,
     data TEXT NOT NULL,
-    sent INTEGER NOT NULL DEFAULT 0
+    sent INTEGER NOT NULL DEFAULT 0  -- 0 to send, 1 acknowledged, 2 refused by the hub for good
+);
+CREATE TABLE IF NOT EXISTS hub_refused (
+    game_uuid TEXT PRIMARY KEY,
+    reason TEXT NOT NULL  -- the hub's one line: why it will not keep this game's record
 );
 """
 
@@ -161,6 +165,13 @@ class Outbox:
         with self.store._tx() as c:
             c.executemany("DELETE FROM hub_outbox WHERE id = ?", [(i,) for i in ids])
             c.executemany("UPDATE hub_finals SET sent = 1 WHERE game_uuid = ?", [(u,) for u in finals])
+
+    def refused(self, game_uuid: str, reason: str) -> None:
+        """The hub refused a game's final for good (400 or 422: the record is not the game it
+        claims): kept aside with the hub's reason, never sent again."""
+        with self.store._tx() as c:
+            c.execute("UPDATE hub_finals SET sent = 2 WHERE game_uuid = ?", (game_uuid,))
+            c.execute("INSERT OR REPLACE INTO hub_refused(game_uuid, reason) VALUES (?, ?)", (game_uuid, reason))
 
     def pending(self) -> int:
         with self.store._lock:

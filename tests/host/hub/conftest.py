@@ -30,8 +30,8 @@ def db(cluster, request):
 def hubs(db):
     started: list[HubProcess] = []
 
-    def start(*extra):
-        h = HubProcess(db[0], *extra)
+    def start(*extra, **kw):
+        h = HubProcess(db[0], *extra, **kw)
         started.append(h)
         return h
 

@@ -36,21 +36,30 @@ def quin(*args, check=True, **kw):
 class HubProcess:
     """A real `quin hub serve` process on a free port."""
 
-    def __init__(self, dsn: str, *extra: str):
+    def __init__(self, dsn: str, *extra: str, log: Path | None = None):
+        """``log``: a file for the process's log (its stderr), for a test that reads it whole."""
         env = dict(os.environ, PYTHONPATH=str(ROOT))
+        self.log = log
+        self._log_file = open(log, "w") if log is not None else None  # noqa: SIM115 - closed by stop/kill
         self.proc = subprocess.Popen(
             [*QUIN, "hub", "serve", "--db", dsn, "--port", "0", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            stdout=subprocess.PIPE, stderr=self._log_file or subprocess.PIPE, text=True, env=env)
         line = self.proc.stdout.readline()
         m = re.search(r"http://[\d.]+:(\d+)/", line)
         if not m:
             self.proc.kill()
-            raise AssertionError(f"the hub did not start: {line!r} {self.proc.stderr.read()}")
+            raise AssertionError(f"the hub did not start: {line!r} {self.logged() if log else self.proc.stderr.read()}")
         self.url = f"http://127.0.0.1:{m.group(1)}"
+
+    def logged(self) -> str:
+        """What the process has logged so far (with ``log``)."""
+        return self.log.read_text() if self.log is not None else ""
 
     def kill(self):
         self.proc.kill()
         self.proc.wait(10)
+        if self._log_file is not None:
+            self._log_file.close()
 
     def stop(self):
         if self.proc.poll() is None:
@@ -60,3 +69,5 @@ class HubProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+        if self._log_file is not None:
+            self._log_file.close()
