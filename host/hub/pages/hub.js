@@ -196,7 +196,12 @@ const pages = {
   },
   async game() {
     const uuid = location.pathname.split("/").pop();
-    const info = await (await fetch("/api/games/" + uuid)).json();
+    const info = await fetchJSON("/api/games/" + uuid);
+    if (info.error) {  // the database away, or no such game: say so, in the hub's own line
+      document.getElementById("title").textContent = "This game cannot be shown now";
+      document.getElementById("line").textContent = info.error;
+      return;
+    }
     document.getElementById("title").textContent = `${info.table} · ${modeName(info.mode || "classic")}`;
     document.title = `Quin hub: ${info.table}`;
     const boardReady = Quin.board(document.getElementById("board"), {});
@@ -225,7 +230,12 @@ const pages = {
     // as the board stood once that turn was done; the frames between (a tower lifted) are skipped.
     const events = [];
     for (let after = 0; ;) {
-      const page = (await (await fetch(`/api/games/${uuid}/events?after=${after}`)).json()).events || [];
+      const answer = await fetchJSON(`/api/games/${uuid}/events?after=${after}`);
+      if (answer.error) {
+        document.getElementById("line").textContent = answer.error;
+        return;
+      }
+      const page = answer.events || [];
       if (!page.length) break;
       events.push(...page);
       after = page[page.length - 1].seq;
@@ -267,8 +277,7 @@ const pages = {
       const q = new URLSearchParams([...new FormData(form)].filter(([, v]) => v));
       document.getElementById("export").href = "/api/export?" + q;
       document.getElementById("export-zip").href = "/api/export.zip?" + q;
-      const res = await fetch("/api/games?" + q);
-      const data = await res.json();
+      const data = await fetchJSON("/api/games?" + q);
       const games = data.games || [];
       document.getElementById("status").textContent = data.error || "";
       document.getElementById("count").textContent = data.error ? data.error
@@ -283,11 +292,35 @@ const pages = {
     load();
   },
   async leaderboard() {
-    const { players } = await (await fetch("/api/players")).json();
+    const answer = await fetchJSON("/api/players");
+    if (answer.error) {
+      document.getElementById("count").textContent = answer.error;
+      return;
+    }
+    const players = answer.players || [];
     document.getElementById("rows").replaceChildren(...players.map((p, i) => h("tr", {},
       h("td", { "data-label": "Rank" }, String(i + 1)), h("td", { "data-label": "Player" }, p.name),
       h("td", { "data-label": "Rating" }, p.rating.toFixed(1)), h("td", { "data-label": "Games" }, String(p.games)))));
     document.getElementById("count").textContent = players.length ? "" : "No rated game yet: a game is rated when both players gave a player code the hub knows.";
   },
 };
+// A JSON answer of the hub, or {error: one line a person can act on} when it answers with an error
+// (503 while its database is away) or cannot be reached at all.
+async function fetchJSON(url) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    return { error: "The hub is not reached: check the network, then reload this page." };
+  }
+  let data = null;
+  try {
+    data = await res.json();
+  } catch (e) { /* not JSON: said below */ }
+  if (res.status === 503) return { error: "The hub cannot reach its database just now: reload this page in a moment." };
+  if (!res.ok || !data || typeof data !== "object") {
+    return { error: (data && typeof data.error === "string" && data.error) || `The hub answered ${res.status}: try again in a moment.` };
+  }
+  return data;
+}
 document.addEventListener("DOMContentLoaded", () => pages[document.body.dataset.page]());

@@ -4,6 +4,8 @@ page fitting a laptop (1366x768) and a phone (390x844) without scrolling sideway
 violation on any page."""
 
 from axe_playwright_python.sync_playwright import Axe
+from client import request
+from hubproc import wait_for
 from playwright.sync_api import expect
 from wall_tables import NAMES, play, tables
 
@@ -100,3 +102,32 @@ def test_every_hub_page_fits_a_laptop_and_a_phone_and_axe_finds_nothing(db, hubs
             page.close()
     assert wide == [], wide
     assert found == [], found
+
+
+def test_pages_say_in_words_that_the_database_is_away(db, hubs, browser, cluster):
+    """While the hub's database is away (its routes answer 503), the game page and the leaderboard
+    say so in a line, rather than "undefined" or an empty table; the archive too."""
+    dsn, _ = db
+    hub = hubs()
+    games = tables(dsn, hub.url, 1)
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    away = "The hub cannot reach its database just now: reload this page in a moment."
+    cluster.stop()
+    try:
+        wait_for(lambda: request(hub.url + "/api/health")[0] == 503, "the hub to say its database is away", 20)
+        page.goto(f"{hub.url}/games/{games[0]}")
+        expect(page.locator("#title")).to_have_text("This game cannot be shown now")
+        expect(page.locator("#line")).to_have_text(away)
+        page.goto(hub.url + "/leaderboard")
+        expect(page.locator("#count")).to_have_text(away)
+        page.goto(hub.url + "/archive")
+        expect(page.locator("#count")).to_have_text(away)
+        assert "undefined" not in page.inner_text("body")
+    finally:
+        cluster.start()
+    wait_for(lambda: request(hub.url + "/api/health")[0] == 200, "the hub to reach its database again", 20)
+    page.goto(f"{hub.url}/games/{games[0]}")
+    expect(page.locator("#title")).to_contain_text("Table 1")
+    assert not errors, errors
