@@ -46,6 +46,8 @@ def add_parser(sub) -> None:
                         "one address 4 times as many")
     s.add_argument("--join-rate", type=float, default=1.0, metavar="N",
                    help="remote play: games one address may start or join per second (bursts of 20x; default 1)")
+    s.add_argument("--abandon-after", type=float, default=120.0, metavar="S",
+                   help="remote play: seconds a side may be away before the other may claim the game (default 120)")
     s.set_defaults(func=cmd_serve)
 
     a = actions.add_parser("add-table", help="add a table and print the key its board pushes with")
@@ -118,7 +120,8 @@ def cmd_serve(args) -> int:
     for flag, value in (("--push-rate", args.push_rate), ("--stream-rate", args.stream_rate),
                         ("--streams-per-address", args.streams_per_address),
                         ("--presence-renew", args.presence_renew), ("--presence-lapse", args.presence_lapse),
-                        ("--remote-rate", args.remote_rate), ("--join-rate", args.join_rate)):
+                        ("--remote-rate", args.remote_rate), ("--join-rate", args.join_rate),
+                        ("--abandon-after", args.abandon_after)):
         if not value > 0:
             raise UserError(f"{flag}: a number above 0 is expected, not {value}")
     if args.presence_lapse <= args.presence_renew:
@@ -139,7 +142,8 @@ def cmd_serve(args) -> int:
         await server.serve(args.db, args.host, args.port, pool_size=args.pool, ready=ready, until=done,
                            stream_cap=args.streams_per_address, push_rate=args.push_rate,
                            stream_rate=args.stream_rate, presence_renew=args.presence_renew,
-                           presence_lapse=args.presence_lapse, remote_rate=args.remote_rate, join_rate=args.join_rate)
+                           presence_lapse=args.presence_lapse, remote_rate=args.remote_rate, join_rate=args.join_rate,
+                           abandon_after=args.abandon_after)
 
     try:
         asyncio.run(run())

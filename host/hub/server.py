@@ -203,7 +203,7 @@ class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
                  push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0, wall_tick: float = 0.2,
                  presence_renew: float = 5.0, presence_lapse: float = 15.0, remote_rate: float = 20.0,
-                 join_rate: float = 1.0):
+                 join_rate: float = 1.0, abandon_after: float = 120.0, clock=time.time):
         from .remote import Remote
 
         self.dsn = dsn
@@ -239,7 +239,8 @@ class Hub:
         self._pending_set = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self.closing = asyncio.Event()
-        self.remote = Remote(self, renew=presence_renew, lapse=presence_lapse, rate=remote_rate, join_rate=join_rate)
+        self.remote = Remote(self, renew=presence_renew, lapse=presence_lapse, rate=remote_rate, join_rate=join_rate,
+                             abandon_after=abandon_after, clock=clock)
 
     # --- life ---------------------------------------------------------------------------------
 
@@ -1105,7 +1106,7 @@ def make_app(hub: Hub) -> web.Application:
 
 async def serve(dsn: str, host: str, port: int, pool_size: int = 8, ready=None, until: asyncio.Event | None = None,
                 stream_cap: int = 64, push_rate: float = 50.0, stream_rate: float = 10.0, **remote) -> None:
-    """``remote``: presence_renew, presence_lapse, remote_rate, join_rate (see Hub)."""
+    """``remote``: presence_renew, presence_lapse, remote_rate, join_rate, abandon_after, clock (see Hub)."""
     hub = Hub(dsn, pool_size=pool_size, stream_cap=stream_cap, push_rate=push_rate, stream_rate=stream_rate, **remote)
     await hub.start()
     server = httpserver.HTTPServer(make_app(hub), max_body_size=MAX_PUSH, idle_connection_timeout=3600)
