@@ -168,9 +168,11 @@ class RemoteSession(Session):
     def remote_status(self) -> dict:
         """What every audience may know of the remote game: its code, the players' names, the pause."""
         hub = self.hub or {}
+        from .ending import ending_status
+
         return {"code": self.link.shown, "side": self.local, "phase": hub.get("phase"),
                 "names": hub.get("names"), "paused": self.link.paused(),
-                "problem": self.problem or self.link.problem}
+                "problem": self.problem or self.link.problem, **ending_status(self)}
 
     def revealed(self):
         return self._final if self._final is not None else self.game
