@@ -52,31 +52,77 @@ def seat_links(table) -> dict:
 def host_page(key: str):
     _check(key)
     table = get_table()
-    opponent = table.opponent
     board = url_for("sim.board_page_with_key", key=board_key(table.host_key)) if table.board is not None else None
     return render_template("host.html", key=key, players=PLAYERS, seats=seat_links(table), state=table.state(None),
                            board=board,
-                           next_first=table.next_first(),
-                           opponent={"side": opponent.side, "level": opponent.level} if opponent else None)
+                           next_first=table.next_first(), opponent=_opponent(table),
+                           remote=getattr(table.session, "remote", False))
+
+
+def _level(data: dict) -> int:
+    from host.opponent.search import DEFAULT_LEVEL, MAX_LEVEL
+
+    level = data.get("level", DEFAULT_LEVEL)
+    if type(level) is not int or not 0 <= level <= MAX_LEVEL:
+        raise bad_request(f"level: a whole number from 0 (random) to {MAX_LEVEL} is expected")
+    return level
 
 
 @bp.post("/api/host/<key>/new")
 def host_new(key: str):
+    """A new game with the same seats, or with the practice opponent on a seat (``opponent``: "white",
+    "black", or "none": two people) at a ``level``.  A seat that passes between a phone and the
+    computer is said, and a phone seat the computer leaves gets a new code (an old phone there does
+    not get it back)."""
     _check(key, header=True)
-    data = json_body(("mode", "vision", "first"))
+    data = json_body(("mode", "vision", "first", "opponent", "level"))
     # Every field is checked before the open game is touched: a rejected request changes nothing.
     mode = choice(data, "mode", MODES, "classic")
     vision = boolean(data, "vision", False)
     first = choice(data, "first", PLAYERS, WHITE)
+    table = get_table()
+    change = "opponent" in data
+    side = choice(data, "opponent", (*PLAYERS, "none"), "none") if change else None
+    level = _level(data) if change else None
+    if change and getattr(table.session, "remote", False):
+        raise bad_request("opponent: this table plays a remote game: its rival is your friend far away")
+    said = []
     try:
-        game_id = get_table().new_game(mode, vision, first)
+        with table.lock:
+            table._check_settings(mode, vision, first)
+            freed = []
+            if change:
+                from host.opponent.driver import TableOpponent
+
+                old = table.opponent
+                new = TableOpponent(side, level) if side != "none" else None
+                if old is not None and (new is None or new.side != old.side):
+                    freed.append(old.side)
+                    said.append(f"the practice opponent leaves {old.side.capitalize()}'s seat: a phone takes it "
+                                "with its new code")
+                if new is not None and (old is None or old.side != new.side):
+                    said.append(f"the practice opponent (level {level}) takes {side.capitalize()}'s seat: a phone "
+                                "on it stops working")
+                elif new is not None and old is not None and old.level != new.level:
+                    said.append(f"the practice opponent now plays at level {level}")
+                table.opponent = new
+            game_id = table.new_game(mode, vision, first)
+            for player in freed:
+                table.reissue(player)
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    table = get_table()
+    seats = "; ".join(said) if said else "the seat links stay the same, and a phone on one is carried to the new game"
     _announce(f"New game {game_id} ({table.row.mode}{', Vision Mode' if table.row.vision else ''}, "
-              f"{table.row.first} moves first): the seat links stay the same, and a phone on one is carried "
-              "to the new game", links=False)
-    return jsonify({"game": game_id, "state": table.state(None), "seats": seat_links(table)})
+              f"{table.row.first} moves first): {seats}", links=bool(said))
+    return jsonify({"game": game_id, "state": table.state(None), "seats": seat_links(table), "said": said,
+                    "opponent": _opponent(table)})
+
+
+def _opponent(table) -> dict | None:
+    opponent = table.opponent
+    if opponent is None or not hasattr(opponent, "level"):
+        return None
+    return {"side": opponent.side, "level": opponent.level}
 
 
 @bp.post("/api/host/<key>/reissue")

@@ -8,6 +8,15 @@ document.addEventListener("DOMContentLoaded", () => {
   const headers = { "X-Host-Key": key };
   const fail = (e) => { $("error").textContent = e.message; };
   const PHASE = { setup: "choosing lineups", playing: "in play", over: "over" };
+  try {
+    const note = sessionStorage.getItem("quin.host.note");
+    if (note) { $("host-note").textContent = note; sessionStorage.removeItem("quin.host.note"); }
+  } catch (e) { /* private mode */ }
+  if ($("opponent")) {
+    const level = () => { $("level").disabled = $("opponent").value === "none"; };
+    $("opponent").addEventListener("change", level);
+    level();
+  }
 
   function showSeats(seats) {
     for (const [player, seat] of Object.entries(seats)) {
@@ -32,8 +41,15 @@ document.addEventListener("DOMContentLoaded", () => {
     try { unfinished = (await (await fetch("/api/state")).json()).phase !== "over"; } catch (e) { /* ask as if in play */ }
     const ask = "Start a new game? " + (unfinished ? "The game in play is abandoned. " : "") + "The phones stay seated: they move to the new game.";
     if (!(await Quin.confirmBox(ask, "Start a new game"))) return;
-    Quin.post(`/api/host/${key}/new`, { mode: $("mode").value, first: $("first").value, vision: $("vision").checked }, headers)
+    const body = { mode: $("mode").value, first: $("first").value, vision: $("vision").checked };
+    if ($("opponent")) Object.assign(body, { opponent: $("opponent").value, level: Number($("level").value) });
+    Quin.post(`/api/host/${key}/new`, body, headers)
       .then((r) => {
+        if (r.said && r.said.length) {  // who plays changed: the seat cards are drawn again, with what changed said
+          try { sessionStorage.setItem("quin.host.note", `New game ${r.game}: ${r.said.join("; ")}.`); } catch (e) { /* private mode */ }
+          location.reload();
+          return;
+        }
         showSeats(r.seats);
         $("game-title").textContent = `Game ${r.game}: ${PHASE[r.state.phase] || r.state.phase}`;
         $("host-note").textContent = document.querySelector("[data-opponent]")
