@@ -457,6 +457,21 @@ def _serve(args, folder: Path, lock, started: float) -> int:
                                 first=args.first, vision=args.vision)
         except RemoteError as exc:
             raise UserError(str(exc)) from None
+    elif not args.opponent:
+        # A remote game not yet over (started here with --remote, or from the host page) goes on after a
+        # restart: the rival's seat is theirs, not a phone's for whoever scans it.
+        from host.remote.link import FILE_NAME, LinkFile, RemoteError
+        from host.remote.service import RemoteSeat
+
+        try:
+            saved = LinkFile(folder / FILE_NAME).load()
+        except (RemoteError, ValueError):
+            saved = None
+        if saved is not None and not saved.get("over"):
+            try:
+                remote = RemoteSeat(folder)
+            except RemoteError as exc:
+                raise UserError(str(exc)) from None
     store = _serving_store(folder, out)
     opponent = None
     kept = None  # the practice opponent kept in its seat of the open game (no --opponent this time)

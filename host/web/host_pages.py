@@ -56,7 +56,17 @@ def host_page(key: str):
     return render_template("host.html", key=key, players=PLAYERS, seats=seat_links(table), state=table.state(None),
                            board=board,
                            next_first=table.next_first(), opponent=_opponent(table),
-                           remote=getattr(table.session, "remote", False))
+                           remote=_remote(table), remote_hub=table.store.meta("remote_hub") or "")
+
+
+def _remote(table) -> dict | None:
+    """The remote game at this table, as the host page shows it: its code, hub, sides and names."""
+    session = table.session
+    if not getattr(session, "remote", False):
+        return None
+    status = session.remote_status()
+    return {"code": status["code"], "hub": session.link.hub, "side": status["side"], "rival": session.rival,
+            "names": status.get("names") or {}, "phase": status.get("phase")}
 
 
 def _level(data: dict) -> int:
@@ -84,9 +94,13 @@ def host_new(key: str):
     change = "opponent" in data
     side = choice(data, "opponent", (*PLAYERS, "none"), "none") if change else None
     level = _level(data) if change else None
-    if change and getattr(table.session, "remote", False):
-        raise bad_request("opponent: this table plays a remote game: its rival is your friend far away")
     said = []
+    if getattr(table.session, "remote", False):
+        if table.phase != "over":
+            raise bad_request(f"new: this table plays remote game {table.session.link.shown}: finish it, or resign "
+                              "or claim it on your phone, before a game here")
+        _leave_remote(table)
+        said.append("the remote game is over: both seats are at this table again, each with its phone")
     try:
         with table.lock:
             table._check_settings(mode, vision, first)
@@ -118,6 +132,23 @@ def host_new(key: str):
                     "opponent": _opponent(table)})
 
 
+def _leave_remote(table) -> None:
+    """A finished remote game gives the table back: two phone seats (this board's player keeps their
+    code), a session of this table, the link stopped and forgotten."""
+    from host.session.seats import Seats
+
+    service = current_app.extensions.get("quin.service")
+    remote = getattr(service, "remote", None) if service is not None else None
+    with table.lock:
+        tokens = table.seats.tokens
+        table.seats = Seats.of([])
+        table.seats.set_tokens(tokens)
+        table._session_factory = None
+    if remote is not None:
+        remote.link.forget()
+        service.remote = None
+
+
 def _opponent(table) -> dict | None:
     opponent = table.opponent
     if opponent is None or not hasattr(opponent, "level"):
@@ -144,3 +175,77 @@ def _announce(line: str, links: bool = True) -> None:
     hook = current_app.config.get("ON_NEW_SEATS")
     if hook is not None:
         hook(line, links)
+
+
+# --- a remote game, started or joined from the host page (as `quin serve --remote` does) -----------
+
+
+@bp.post("/api/host/<key>/remote")
+def host_remote(key: str):
+    """Play a friend far away through the club's hub: ``{"hub": URL, "game": "new" | CODE, "side":
+    "white" | "black" | "random", "name": NAME, "mode": "classic" | "third_eye"}`` (``side`` and
+    ``mode`` only for a new game: a joining board takes the game's terms from the hub).  The open
+    game at this table is set aside; the seats become this board's player's phone and the rival
+    far away.  Each field is checked, and the hub answers, before the table changes."""
+    _check(key, header=True)
+    data = json_body(("hub", "game", "side", "name", "mode"))
+    from host.remote.link import RemoteError, check_url, normalize_code
+    from host.session.table import NAME_MAX
+
+    table = get_table()
+    service = current_app.extensions.get("quin.service")
+    if service is None:
+        raise bad_request("remote: this server was not started by `quin serve`: it cannot play a remote game")
+    session = table.session
+    if getattr(session, "remote", False) and table.phase != "over":
+        raise bad_request(f"remote: this table plays remote game {session.link.shown} already")
+    game = data.get("game")
+    name = data.get("name")
+    side = choice(data, "side", (*PLAYERS, "random"), "random")
+    mode = choice(data, "mode", MODES, "classic")
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_MAX or not name.strip().isprintable():
+        raise bad_request(f"name: your name as your friend sees it, 1 to {NAME_MAX} characters, is expected")
+    try:
+        hub = check_url(data.get("hub"))
+        if game != "new":
+            game = normalize_code(game)
+    except RemoteError as exc:
+        raise bad_request(_field(str(exc))) from None
+    try:
+        seat = _remote_seat(table, service, hub, game, side, mode, name.strip())
+    except RemoteError as exc:
+        raise bad_request(_field(str(exc))) from None
+    link = seat.link
+    table.store.set_meta("remote_hub", hub)
+    _announce(f"remote game {link.shown} on {link.hub}: you play {seat.local.capitalize()}; your friend joins "
+              f"with the code {link.shown} (`quin serve --remote CODE` at their board, or the hub's /play page)")
+    return jsonify({"code": link.shown, "side": seat.local, "hub": link.hub, "seats": seat_links(table)})
+
+
+def _field(line: str) -> str:
+    """The link's one line names the command line's options; the host page's fields are these."""
+    return line.replace("--remote:", "game:").replace("--hub:", "hub:").replace("--side:", "side:") \
+        .replace("--mode:", "mode:").replace("--remote", "game")
+
+
+def _remote_seat(table, service, hub: str, game: str, side: str, mode: str, name: str):
+    """The remote game opened at the hub (RemoteError if it cannot be), then put on this table: its
+    seats, its session, its link; the table's open game set aside."""
+    from host.remote.service import RemoteSeat
+    from host.remote.session import session_factory
+
+    folder = table.store.path.parent
+    old = getattr(service, "remote", None)
+    seat = RemoteSeat(folder, game, hub, side=side, mode=mode, name=name, first="white")
+    if old is not None and old is not seat:
+        old.stop()
+    kwargs = seat.service_kwargs()
+    with table.lock:
+        tokens = table.seats.tokens
+        table.seats = kwargs["seats"]
+        # this board's player keeps their phone: its seat's code carries over to the side they play
+        if tokens.get(seat.local):
+            table.seats.set_tokens({p: t for p, t in tokens.items()})
+        table._session_factory = kwargs["session_factory"]
+    seat.attach(service)
+    return seat

@@ -36,6 +36,31 @@ document.addEventListener("DOMContentLoaded", () => {
       }).catch(fail);
     });
   }
+  // a remote game: a new one, or one joined with its code (the form's fields as `quin serve --remote`)
+  const kind = () => {
+    const join = $("remote-game-kind").value === "code";
+    $("remote-code-box").classList.toggle("hidden", !join);
+    for (const el of document.querySelectorAll(".new-only")) el.classList.toggle("hidden", join);
+    $("remote-go").textContent = join ? "Join the remote game" : "Start the remote game";
+  };
+  $("remote-game-kind").addEventListener("change", kind);
+  kind();
+  $("remote-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const join = $("remote-game-kind").value === "code";
+    if (!(await Quin.confirmBox(`${join ? "Join" : "Start"} a remote game? The game at this table is set aside.`, join ? "Join" : "Start"))) return;
+    const body = { hub: $("remote-hub").value.trim(), name: $("remote-name").value.trim(),
+                   game: join ? $("remote-code").value.trim() : "new" };
+    if (!join) Object.assign(body, { side: $("remote-side").value, mode: $("remote-mode").value });
+    $("remote-go").disabled = true;
+    Quin.post(`/api/host/${key}/remote`, body, headers).then((r) => {
+      try {
+        sessionStorage.setItem("quin.host.note", `Remote game ${r.code}: you play ${Quin.cap(r.side)}. ` +
+          (join ? "Scan your seat code with your phone." : `Give your friend the code ${r.code}; scan your seat code with your phone.`));
+      } catch (err) { /* private mode */ }
+      location.reload();
+    }).catch((err) => { $("remote-error").textContent = err.message; $("remote-go").disabled = false; });
+  });
   $("new-game").addEventListener("click", async () => {
     let unfinished = true;
     try { unfinished = (await (await fetch("/api/state")).json()).phase !== "over"; } catch (e) { /* ask as if in play */ }
