@@ -15,7 +15,8 @@ One thread reads the stream (``GET /api/remote/<code>/stream?token=``): each ``s
 the whole state for this side; the link keeps the newest and hands it to ``on_state``.  A dropped
 or silent stream is reopened with exponential backoff and jitter (:data:`BACKOFF`); meanwhile
 :meth:`Link.paused` says "the hub is not reached: the game waits".  A second thread drains the
-outbox, with the same backoff, and waits while the hub says the game is paused (423).
+outbox, with the same backoff; an action waits while the hub's state says the game is paused,
+and after a 423 until a newer state (the resume notice), never on a timer into the pause.
 
 The link never holds the rival's lineup: it receives only what the hub sends this side's token.
 """
