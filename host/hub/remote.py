@@ -1078,7 +1078,8 @@ def _handlers():
                 if what == "rematch":
                     return await self.remote.rematch(c, token)
                 if what in ("resign", "claim"):
-                    self.body()  # a JSON object (empty) is expected
+                    if self.body():
+                        raise Refused(400, f"body: {what} takes an empty object {{}}")
                     return await getattr(self.remote, what)(c, token, {})
                 body = self.body()
                 return await getattr(self.remote, {"action": "act"}.get(what, what))(c, token, body)

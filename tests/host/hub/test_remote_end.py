@@ -167,3 +167,16 @@ def test_a_join_retried_with_the_same_request_id_gets_the_same_seat(hub):
     assert st["side"] == "black" and st["seq"] == seq  # one join, not two
     sa.close()
     sb.close()
+
+
+def test_resign_and_claim_take_an_empty_object_and_a_seat_token(hub):
+    seats, streams = _started(hub)
+    ann = seats["white"]
+    for what in ("resign", "claim"):
+        status, bad = ann.post(what, {"side": "black"})
+        assert status == 400 and _one_line(bad) == f"body: {what} takes an empty object {{}}"
+        status, bad = request(f"{hub.url}/api/remote/{ann.code}/{what}", "POST", {})
+        assert status == 401 and _one_line(bad).startswith("token:")
+    assert streams["white"].last["phase"] == "playing"  # nothing changed
+    for s in streams.values():
+        s.close()
