@@ -68,19 +68,15 @@ def test_a_termination_after_a_game_already_won_is_illegal():
         replay(load_record(record(TURNS))).end("agreement", "white")
 
 
-def test_quin_replay_says_a_resignation_in_words(tmp_path, capsys):
+@pytest.mark.parametrize("reason, winner, words", [
+    ("resignation", "black", "Black wins: White resigned"),
+    ("abandonment", "white", "White wins: Black left the game and White claimed it"),
+])
+def test_quin_replay_says_the_termination_in_words(tmp_path, capsys, reason, winner, words):
     path = tmp_path / "g.json"
-    path.write_text(json.dumps(record(TURNS, termination={"reason": "resignation", "winner": "black"})))
+    path.write_text(json.dumps(record(TURNS, termination={"reason": reason, "winner": winner})))
     code, out, _ = run(capsys, "replay", str(path))
     assert code == 0
-    assert out.strip().splitlines()[-1] == "Black wins: White resigned (2 turns)"
+    assert out.strip().splitlines()[-1] == f"{words} (2 turns)"
     code, out, _ = run(capsys, "replay", "--json", str(path))
-    assert json.loads(out)["result"] == {"status": "won", "winner": "black", "reason": "resignation"}
-
-
-def test_quin_replay_says_an_abandonment_in_words(tmp_path, capsys):
-    path = tmp_path / "g.json"
-    path.write_text(json.dumps(record(TURNS, termination={"reason": "abandonment", "winner": "white"})))
-    code, out, _ = run(capsys, "replay", str(path))
-    assert code == 0
-    assert out.strip().splitlines()[-1] == "White wins: Black left the game and White claimed it (2 turns)"
+    assert json.loads(out)["result"] == {"status": "won", "winner": winner, "reason": reason}

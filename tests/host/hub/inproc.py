@@ -61,3 +61,12 @@ class InProcessHub:
         if self._loop is not None and self._until is not None:
             self._loop.call_soon_threadsafe(self._until.set)
         self.thread.join(30)
+
+
+FAST = {"presence_renew": 0.3, "presence_lapse": 1.5, "remote_rate": 1000.0, "join_rate": 100.0}
+
+
+def fast_hub(dsn: str) -> InProcessHub:
+    """A hub whose presence lapses in 1.5 s and whose rate limits are out of a test's way, on a
+    clock of its own that stands still until the test moves it (``hub.clock.advance``)."""
+    return InProcessHub(dsn, Clock(), **FAST)

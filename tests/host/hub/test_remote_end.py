@@ -8,19 +8,15 @@ import random
 import pytest
 from client import request
 from hubproc import quin
-from inproc import Clock, InProcessHub
+from inproc import fast_hub
 from remote_client import Seat, create, start
 
 from engine.randplay import random_setup
 from engine.record import load_record, replay
 
-FAST = {"presence_renew": 0.3, "presence_lapse": 1.5, "remote_rate": 1000.0, "join_rate": 100.0}
-
-
 @pytest.fixture
 def hub(db):
-    clock = Clock()
-    h = InProcessHub(db[0], clock, **FAST)
+    h = fast_hub(db[0])
     yield h
     h.stop()
 

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from inproc import Clock, InProcessHub
+from inproc import fast_hub
 from playwright.sync_api import expect
 from remote_client import create, join
 
@@ -19,7 +19,7 @@ WAIT = 20_000
 
 @pytest.fixture
 def hub(db):
-    h = InProcessHub(db[0], Clock(), presence_renew=0.3, presence_lapse=1.5, remote_rate=1000.0, join_rate=100.0)
+    h = fast_hub(db[0])
     yield h
     h.stop()
 

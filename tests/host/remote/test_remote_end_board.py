@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from inproc import Clock, InProcessHub
 from player import RemotePlayer
 from playwright.sync_api import expect
 
@@ -37,11 +36,8 @@ def wait_for(pred, timeout=20.0, what="a condition"):
 
 
 @pytest.fixture
-def hub(cluster):
-    dsn = cluster.new_database(f"end_board_{time.monotonic_ns()}")
-    h = InProcessHub(dsn, Clock(), presence_renew=0.3, presence_lapse=1.5, remote_rate=1000.0, join_rate=100.0)
-    yield h
-    h.stop()
+def hub(clocked_hub):
+    return clocked_hub
 
 
 @pytest.fixture

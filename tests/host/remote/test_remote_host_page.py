@@ -4,33 +4,26 @@ Chromium, against a real hub (in this process) on real PostgreSQL; and a restart
 without --remote goes on with a remote game not yet over instead of handing its rival's seat to a
 phone."""
 
-import subprocess
-import threading
 import time
 from pathlib import Path
 
 import pytest
-from inproc import Clock, InProcessHub
 from player import RemotePlayer
 from playwright.sync_api import expect
 
 from host.board.simboard import SimulatedBoard
 from host.compose import Service
 from host.store import Store
-from tests.support.quin_cmd import QUIN
+from tests.support.served import serve_once
 from tests.support.webtools import running
 
 SHOTS = Path("/tmp/shots/remoteend")
-ROOT = Path(__file__).resolve().parents[3]
 WAIT = 20_000
 
 
 @pytest.fixture
-def hub(cluster):
-    dsn = cluster.new_database(f"host_page_{time.monotonic_ns()}")
-    h = InProcessHub(dsn, Clock(), presence_renew=0.3, presence_lapse=1.5, remote_rate=1000.0, join_rate=100.0)
-    yield h
-    h.stop()
+def hub(clocked_hub):
+    return clocked_hub
 
 
 @pytest.fixture
@@ -122,30 +115,10 @@ def test_the_host_page_joins_with_a_code_and_says_a_bad_one_in_one_line(hub, ser
     assert errors == []
 
 
-def _serve(data_dir, *extra):
-    proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir),
-                             "--no-qr", "--show-links", *extra], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    lines = []
-    timer = threading.Timer(90, proc.kill)
-    timer.start()
-    try:
-        for line in proc.stdout:
-            lines.append(line.rstrip("\n"))
-            if line.startswith("Stop with Ctrl-C"):
-                break
-    finally:
-        timer.cancel()
-        proc.terminate()
-        proc.wait(15)
-    assert lines, proc.stderr.read()
-    return lines
-
-
 def test_a_restart_without_remote_goes_on_with_the_remote_game(hub, tmp_path):
-    first = "\n".join(_serve(tmp_path, "--remote", "new", "--hub", hub.url, "--side", "white", "--name", "Ann"))
+    first = "\n".join(serve_once(tmp_path, "--remote", "new", "--hub", hub.url, "--side", "white", "--name", "Ann"))
     assert "remote game:" in first, first
     code = first.split("remote game:", 1)[1].split()[0]
-    again = "\n".join(_serve(tmp_path))
+    again = "\n".join(serve_once(tmp_path))
     assert f"remote game:   {code} on {hub.url}: you play White (resumed)" in again, again
     assert "black seat:    played by" in again or "black seat" not in again.split("remote game")[0]

@@ -8,7 +8,6 @@ import threading
 import time
 
 import pytest
-from inproc import Clock, InProcessHub
 from player import RemotePlayer
 
 from host.remote.link import open_game
@@ -69,11 +68,8 @@ class LosingProxy:
 
 
 @pytest.fixture
-def hub(cluster):
-    dsn = cluster.new_database(f"join_retry_{time.monotonic_ns()}")
-    h = InProcessHub(dsn, Clock(), presence_renew=0.3, presence_lapse=1.5, remote_rate=1000.0, join_rate=100.0)
-    yield h
-    h.stop()
+def hub(clocked_hub):
+    return clocked_hub
 
 
 def test_a_join_whose_answer_is_lost_gets_the_same_seat_on_the_retry(hub):

@@ -3,18 +3,9 @@ host page, and a seat never handed over silently"): a new game with the practice
 seat, at a level; a seat passing between a phone and the computer is said; a phone seat the
 computer leaves gets a new code; bad input changes nothing."""
 
-import subprocess
-import sys
-import threading
-from pathlib import Path
-
 from host.session.table import practice_opponent_of_open_game
 from host.web import create_app
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from quin_cmd import QUIN  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.served import serve_once
 
 
 def make(tmp_path):
@@ -71,30 +62,10 @@ def test_a_new_game_without_the_field_keeps_who_plays_and_bad_input_changes_noth
     assert r.status_code == 200 and r.get_json()["said"] == [] and r.get_json()["opponent"] == {"side": "white", "level": 2}
 
 
-def _serve(data_dir, *extra):
-    """``quin serve`` as a real process until it says what to do next; its lines, then stopped."""
-    proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir),
-                             "--no-qr", "--show-links", *extra], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    lines = []
-    timer = threading.Timer(60, proc.kill)
-    timer.start()
-    try:
-        for line in proc.stdout:
-            lines.append(line.rstrip("\n"))
-            if line.startswith("Stop with Ctrl-C"):
-                break
-    finally:
-        timer.cancel()
-        proc.terminate()
-        proc.wait(15)
-    return lines
-
-
 def test_a_restart_without_opponent_keeps_the_computer_in_its_seat_and_says_so(tmp_path):
-    first = _serve(tmp_path, "--opponent", "black", "--level", "2")
+    first = serve_once(tmp_path, "--opponent", "black", "--level", "2")
     assert any(line.strip().startswith("black seat:    played by the practice opponent") for line in first), first
-    again = _serve(tmp_path)
+    again = serve_once(tmp_path)
     text = "\n".join(again)
     assert ("note: game 1 was being played against the practice opponent: it keeps its Black seat (level 2). "
             "To play two people, start a new game on the host page (it chooses who plays).") in text
