@@ -8,6 +8,9 @@ Every audience sees the hub's countdown of an absence (``remote.abandon``) on it
 
 from __future__ import annotations
 
+import math
+import time
+
 from host.session.table import TableError
 
 ENDS = ("resign", "claim")
@@ -19,7 +22,12 @@ def ending_status(session) -> dict:
     has not answered yet."""
     hub = session.hub or {}
     pending = {m["route"] for m in session.link.pending()}
-    return {"abandon": hub.get("abandon"), "resigning": "resign" in pending, "claiming": "claim" in pending}
+    abandon = hub.get("abandon")
+    if abandon and not abandon.get("claimable"):
+        # the hub sends no state as the seconds go by: a page opened later counts from now
+        gone = time.monotonic() - session.link.state_at
+        abandon = dict(abandon, left=max(0, math.ceil(abandon["left"] - gone)))
+    return {"abandon": abandon, "resigning": "resign" in pending, "claiming": "claim" in pending}
 
 
 def end_remote(table, player: str, what: object) -> None:

@@ -251,6 +251,7 @@ class Link:
         self.silence = silence
         self.timeout = timeout
         self.state: dict | None = None  # the newest state the hub sent
+        self.state_at = 0.0  # when it came (time.monotonic): an absence's countdown goes on from there
         self.connected = False  # whether the stream is open now
         self.problem: str | None = None  # the last answer the hub refused with (one line)
         self.received = 0  # states received
@@ -528,6 +529,7 @@ class Link:
     def _on_state(self, state: dict) -> None:
         with self._lock:
             self.state = state
+            self.state_at = time.monotonic()
             self.received += 1
             over = state.get("phase") == "over"
             if state.get("side") in ("white", "black") and state["side"] != self.side and not over:

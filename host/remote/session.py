@@ -80,6 +80,8 @@ class HubOracle:
             return s.game_with(answer.get("pieces") or {}, answer.get("not_shadow") or ())
         if not s.in_sync():
             return None  # this side's last action is not at the hub yet: asked once it is
+        if s.link.paused():
+            return None  # the hub answers 423 while the game waits: asked again at a tick once it goes on
         with self._lock:
             if key in self._asking:
                 return None
