@@ -125,6 +125,12 @@ def _gravity_picks(sources: int, spots: int, k: int) -> tuple[tuple[int, ...], .
 FIRST_SIGHT_WIN = "first_sight"
 LIGHT_CAPTURED = "light_captured"
 TWO_PASSES = "passes"
+# Ends that are no move of the game (docs/rules.md, "How a game may end"): a player resigns, or the
+# rival claims a game its opponent abandoned (remote play's absence, the match-play issue's clock).
+# The record names them in its ``termination`` (engine/record.py); the winner is the other side.
+RESIGNATION = "resignation"
+ABANDONMENT = "abandonment"
+TERMINATIONS = (RESIGNATION, ABANDONMENT)
 
 
 @dataclass(frozen=True)
@@ -298,6 +304,19 @@ class Game:
 
     def is_over(self) -> bool:
         return self.state.result is not None
+
+    def end(self, reason: str, winner: str) -> None:
+        """End the game other than by a move: ``reason`` one of TERMINATIONS, ``winner`` the side
+        that wins (a resignation's rival, an abandoned game's claimant).  Not an action: nothing
+        is logged; the result is part of the state (``pop`` of the last action undoes it too)."""
+        if reason not in TERMINATIONS:
+            raise InvalidError(f"termination: expected one of {', '.join(TERMINATIONS)}, got {reason!r}")
+        if winner not in PLAYERS:
+            raise InvalidError(f"winner: expected 'white' or 'black', got {winner!r}")
+        if self.state.result is not None:
+            raise IllegalError(f"the game is already over ({self.state.result.reason})")
+        self.state.result = Outcome("won", winner, reason)
+        self._legal_cache = None
 
     def tower_at(self, space: int) -> int | None:
         t = self.state.board[space]

@@ -9,11 +9,11 @@ from .actions import Action, action_from_record
 from .board import BLACK, PLAYERS, WHITE
 from .errors import IllegalError, InvalidError, QuinError, quoted
 from .flash import MODES
-from .game import Game
+from .game import TERMINATIONS, Game
 from .pieces import Setup
 
 FORMAT = "quin-record/1"
-_TOP_FIELDS = {"format", "mode", "vision", "first", "setup", "turns"}
+_TOP_FIELDS = {"format", "mode", "vision", "first", "setup", "turns", "termination"}
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,8 @@ class Record:
     first: str
     setups: dict[str, Setup]
     turns: tuple[tuple[str, tuple[Action, ...]], ...]
+    # how a game ended other than by a move ({"reason": one of TERMINATIONS, "winner": side}), or None
+    termination: dict | None = None
 
     def new_game(self) -> Game:
         return Game(self.setups[WHITE], self.setups[BLACK], self.mode, self.vision, self.first)
@@ -124,7 +126,24 @@ def load_record(data: object) -> Record:
             except InvalidError as exc:
                 raise ReplayError(f"turn {i} ({player}), action {j}: {exc}", i, j) from None
         turns.append((player, tuple(parsed)))
-    return Record(mode, vision, first, setups, tuple(turns))
+    return Record(mode, vision, first, setups, tuple(turns), _termination(data.get("termination")))
+
+
+def _termination(raw: object) -> dict | None:
+    """The record's optional ``termination``: {"reason": "resignation" | "abandonment", "winner": side}."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ReplayError("termination: expected an object with 'reason' and 'winner'")
+    extra = set(raw) - {"reason", "winner"}
+    if extra:
+        raise ReplayError(f"termination: unknown field {quoted(sorted(extra)[0])}")
+    if raw.get("reason") not in TERMINATIONS:
+        raise ReplayError(f"termination: reason: expected one of {', '.join(map(repr, TERMINATIONS))}, "
+                          f"got {quoted(raw.get('reason'))}")
+    if raw.get("winner") not in PLAYERS:
+        raise ReplayError(f"termination: winner: expected 'white' or 'black', got {quoted(raw.get('winner'))}")
+    return {"reason": raw["reason"], "winner": raw["winner"]}
 
 
 def play_turn(game: Game, player: str, actions: tuple[Action, ...] | list[Action], turn_no: int) -> None:
@@ -161,6 +180,11 @@ def replay(record: Record) -> Game:
     game = record.new_game()
     for i, (player, actions) in enumerate(record.turns, 1):
         play_turn(game, player, actions, i)
+    if record.termination is not None:
+        if game.is_over():
+            raise ReplayError(f"termination: the game was already over after turn {len(record.turns)} "
+                              f"({game.result.reason})", len(record.turns), 0, 1)
+        game.end(record.termination["reason"], record.termination["winner"])
     return game
 
 
@@ -175,8 +199,17 @@ def turns_of(game: Game) -> list[tuple[str, list[Action]]]:
     return turns
 
 
+def termination_of(game: Game) -> dict | None:
+    """The record's ``termination`` for a game that ended other than by a move, else None."""
+    result = game.result
+    if result is None or result.reason not in TERMINATIONS:
+        return None
+    return {"reason": result.reason, "winner": result.winner}
+
+
 def to_record(game: Game) -> dict:
-    """The game so far as a ``quin-record/1`` record."""
+    """The game so far as a ``quin-record/1`` record (with its ``termination`` if it has one)."""
+    ended = termination_of(game)
     return {
         "format": FORMAT,
         "mode": game.mode,
@@ -187,4 +220,5 @@ def to_record(game: Game) -> dict:
             {"player": player, "actions": [a.to_record() for a in actions]}
             for player, actions in turns_of(game)
         ],
+        **({"termination": ended} if ended else {}),
     }

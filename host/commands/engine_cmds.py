@@ -9,7 +9,7 @@ from engine import board
 from engine.errors import bounded
 from engine.game import Game
 from engine.pieces import LETTER
-from engine.record import ReplayError, load_record, parse_json, play_turn, turns_of
+from engine.record import ReplayError, load_record, parse_json, replay, turns_of
 from host.commands.files import MAX_RECORD, FileTooLarge, read_text
 
 
@@ -98,6 +98,8 @@ def result_text(result: dict | None) -> str:
         why = {
             "first_sight": f"{who}'s Light reaches First Sight",
             "light_captured": f"{rival}'s Light is captured",
+            "resignation": f"{rival} resigned",
+            "abandonment": f"{rival} left the game and {who} claimed it",
         }.get(reason, str(reason).replace("_", " "))
         return f"{who} wins: {why}"
     why = {"passes": "two passes in a row"}.get(reason, str(reason).replace("_", " "))
@@ -105,11 +107,7 @@ def result_text(result: dict | None) -> str:
 
 
 def run_record(path: str) -> Game:
-    record = load_record(read_json(path))
-    game = record.new_game()
-    for i, (player, actions) in enumerate(record.turns, 1):
-        play_turn(game, player, actions, i)
-    return game
+    return replay(load_record(read_json(path)))  # its termination too, if the game ended so
 
 
 def _fail(exc: ReplayError, as_json: bool, label: dict | None = None) -> int:

@@ -52,6 +52,8 @@ def add_parser(sub) -> None:
                    help="seconds a connection may stay idle, or take to send a request's headers (default 20)")
     s.add_argument("--body-timeout", type=float, default=60.0, metavar="S",
                    help="seconds a request's body may take to arrive (default 60)")
+    s.add_argument("--abandon-after", type=float, default=120.0, metavar="S",
+                   help="remote play: seconds a side may be away before the other may claim the game (default 120)")
     s.set_defaults(func=cmd_serve)
 
     a = actions.add_parser("add-table", help="add a table and print the key its board pushes with")
@@ -126,7 +128,8 @@ def cmd_serve(args) -> int:
                         ("--presence-renew", args.presence_renew), ("--presence-lapse", args.presence_lapse),
                         ("--remote-rate", args.remote_rate), ("--join-rate", args.join_rate),
                         ("--idle-timeout", args.idle_timeout), ("--body-timeout", args.body_timeout),
-                        ("--connections-per-address", 1 if args.connections_per_address is None else args.connections_per_address)):
+                        ("--connections-per-address", 1 if args.connections_per_address is None else args.connections_per_address),
+                        ("--abandon-after", args.abandon_after)):
         if not value > 0:
             raise UserError(f"{flag}: a number above 0 is expected, not {value}")
     if args.presence_lapse <= args.presence_renew:
@@ -149,7 +152,7 @@ def cmd_serve(args) -> int:
                            stream_rate=args.stream_rate, presence_renew=args.presence_renew,
                            presence_lapse=args.presence_lapse, remote_rate=args.remote_rate, join_rate=args.join_rate,
                            connection_cap=args.connections_per_address, idle_timeout=args.idle_timeout,
-                           body_timeout=args.body_timeout)
+                           body_timeout=args.body_timeout, abandon_after=args.abandon_after)
 
     try:
         asyncio.run(run())

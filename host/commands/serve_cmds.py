@@ -329,7 +329,9 @@ def cmd_links(args) -> int:
         base = announced
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
-    phones = {player: token for player, token in store.seats(row.id).items() if player != record.opponent}
+    # the seats played from off the board in this game (noted by the table; the host page may change them)
+    off = set((store.meta(f"opponent:{row.id}") or record.opponent or "").split(","))
+    phones = {player: token for player, token in store.seats(row.id).items() if player not in off}
     by_address = None
     if ".local:" in base:  # an mDNS name: some devices cannot resolve it
         address = record.host if record.host not in (None, "", "0.0.0.0", "::") else lan_address()
@@ -455,12 +457,38 @@ def _serve(args, folder: Path, lock, started: float) -> int:
                                 first=args.first, vision=args.vision)
         except RemoteError as exc:
             raise UserError(str(exc)) from None
+    elif not args.opponent:
+        # A remote game not yet over (started here with --remote, or from the host page) goes on after a
+        # restart: the rival's seat is theirs, not a phone's for whoever scans it.
+        from host.remote.link import FILE_NAME, LinkFile, RemoteError
+        from host.remote.service import RemoteSeat
+
+        try:
+            saved = LinkFile(folder / FILE_NAME).load()
+        except (RemoteError, ValueError):
+            saved = None
+        if saved is not None and not saved.get("over"):
+            try:
+                remote = RemoteSeat(folder)
+            except RemoteError as exc:
+                raise UserError(str(exc)) from None
     store = _serving_store(folder, out)
     opponent = None
+    kept = None  # the practice opponent kept in its seat of the open game (no --opponent this time)
     if args.opponent:
         from host.opponent.driver import TableOpponent
 
         opponent = TableOpponent(args.opponent, args.level)
+    elif remote is None:
+        from host.session.table import practice_opponent_of_open_game
+
+        kept = practice_opponent_of_open_game(store)
+        if kept is not None:
+            # Its seat was never a person's: handing it to whoever scans its code mid-game would end
+            # the game for the computer without a word.  It plays on; the host page changes who plays.
+            from host.opponent.driver import TableOpponent
+
+            opponent = TableOpponent(*kept)
     service = Service(store, board=board, source=source, opponent=opponent,
                       **(remote.service_kwargs() if remote is not None else {}))
     table = service.table
@@ -511,7 +539,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.port
-    lock.publish(args.host, port, args.opponent, args.board)
+    lock.publish(args.host, port, opponent.side if opponent is not None else None, args.board)
     from host.system import mdns
 
     announcement, no_mdns = (None, "--no-mdns") if args.no_mdns else mdns.announce(int(port), args.host, args.mdns)
@@ -550,8 +578,12 @@ def _serve(args, folder: Path, lock, started: float) -> int:
               f"{' (resumed)' if remote.resumed else ''}; your friend joins with the code {link.shown} "
               "(`quin serve --remote CODE` at their board, or the hub's /play page)", file=out)
     if opponent is not None:
-        print(f"  opponent:      level {args.level} plays {args.opponent.capitalize()}; its moves show on the status page, "
+        print(f"  opponent:      level {opponent.level} plays {opponent.side.capitalize()}; its moves show on the status page, "
               "the virtual board and your phone", file=out)
+    if kept is not None:
+        print(f"  note: game {table.row.id} was being played against the practice opponent: it keeps its "
+              f"{opponent.side.capitalize()} seat (level {opponent.level}). To play two people, start a new game "
+              "on the host page (it chooses who plays).", file=out)
     secrets_shown = args.show_links or out.isatty()
     by_address = f"http://{address}:{port}" if announcement else None  # where the name does not resolve
     if secrets_shown:
@@ -560,7 +592,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     else:
         print(f"  seat, host{' and virtual board' if board is not None else ''} links are not printed here "
               "(not a terminal): run `quin links`", file=out)
-    print(next_steps(args.opponent, secrets_shown), file=out)
+    print(next_steps(opponent.side if opponent is not None else None, secrets_shown), file=out)
     out.flush()
 
     def new_seats(reason: str, links: bool = True) -> None:  # the host page started a game or re-issued a seat

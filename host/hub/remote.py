@@ -33,7 +33,7 @@ from psycopg.types.json import Jsonb
 from engine.actions import Gravity, Move, Reflect, Reinforce, Time, action_from_record
 from engine.board import GATEWAYS, GRAVITY_NEIGHBORS, IRIS, PLAYERS, SPACE_NAMES, other
 from engine.errors import InvalidError
-from engine.game import Game
+from engine.game import ABANDONMENT, RESIGNATION, Game
 from engine.pieces import VOID, Setup
 from engine.record import to_record
 from engine.state import BOTH, EMPTY
@@ -101,6 +101,29 @@ def _seq(body: dict) -> int:
     return seq
 
 
+def _request_id(body: dict) -> str | None:
+    """A join's optional ``request``: the client's own secret name for this join, so that a retry
+    after a lost answer gets the same seat (16 to 64 url-safe characters, chosen at random)."""
+    rid = body.get("request")
+    if rid is None:
+        return None
+    if not isinstance(rid, str) or not 16 <= len(rid) <= 64 or \
+            any(not (c.isascii() and (c.isalnum() or c in "-_")) for c in rid):
+        raise Refused(400, "request: 16 to 64 letters, digits, '-' or '_' chosen at random are expected")
+    return rid
+
+
+def seat_token(code: str, request_id: str) -> str:
+    """The seat token a join with ``request_id`` gets: the same for a retry of the same request
+    (so a lost answer loses no seat), only its SHA-256 stored as for any token; whoever knows the
+    request id is the client that chose it, as whoever holds a token is its seat."""
+    import base64
+    import hashlib
+
+    digest = hashlib.sha256(f"quin-seat:{code}:{request_id}".encode()).digest()
+    return "qs_" + base64.urlsafe_b64encode(digest).decode()[:32]
+
+
 def _action(value, field: str = "action"):
     try:
         return action_from_record(value)
@@ -110,13 +133,13 @@ def _action(value, field: str = "action"):
 
 # --- the game's row -----------------------------------------------------------------------------
 
-ROW = ("id, code, mode, vision, first, seq, round, phase, seats, setups, reveal, rematch, archive, started")
+ROW = ("id, code, mode, vision, first, seq, round, phase, seats, setups, reveal, rematch, archive, started, away")
 
 
 class Row:
     # in the order of ROW (the row's values are read by position)
     __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups",  # noqa: RUF023
-                 "reveal", "rematch", "archive", "started")
+                 "reveal", "rematch", "archive", "started", "away")
 
     def __init__(self, values):
         for k, v in zip(self.__slots__, values):
@@ -150,6 +173,26 @@ def paused_line(row: Row, present: set[str]) -> str | None:
     who = " and ".join(f"{row.seats[s]['name']}'s {row.seats[s]['kind']}" for s in away)
     verb = "is" if len(away) == 1 else "are"
     return f"{who} {verb} away: the game waits for {'it' if len(away) == 1 else 'them'}"
+
+
+def away_since(row: Row, present: set[str]) -> dict[str, float | None]:
+    """{side: since when it has been away (the hub's clock; None: not known yet)} of each joined
+    side with no stream open now."""
+    return {s: (row.away or {}).get(row.seats[s]["token"]) for s in PLAYERS
+            if row.seats.get(s) and s not in present}
+
+
+def abandon_part(row: Row, present: set[str], now: float, after: float) -> dict | None:
+    """The state's ``abandon``: while a game is played and exactly one side is away, that side, the
+    whole seconds left before the other may claim the game (0: it may now), and the set time."""
+    if row.phase != "playing":
+        return None
+    away = away_since(row, present)
+    if len(away) != 1:
+        return None
+    side, since = next(iter(away.items()))
+    left = after if since is None else max(0.0, since + after - now)
+    return {"side": side, "left": int(-(-left // 1)), "after": int(-(-after // 1)), "claimable": left <= 0}
 
 
 def revealed_by(game: Game, known_before: list[int], loc_before: list[int]) -> dict:
@@ -205,10 +248,13 @@ def listed(action) -> bool:
 class Remote:
     """This process's part of remote play: its streams, its games in memory, presence renewal."""
 
-    def __init__(self, hub, renew: float = 5.0, lapse: float = 15.0, rate: float = 20.0, join_rate: float = 1.0):
+    def __init__(self, hub, renew: float = 5.0, lapse: float = 15.0, rate: float = 20.0, join_rate: float = 1.0,
+                 abandon_after: float = 120.0, clock=time.time):
         from .server import Limiter
 
         self.hub = hub
+        self.abandon_after = abandon_after  # seconds a side may be away before the other may claim the game
+        self.clock = clock  # the hub's clock for absences (seconds; tests inject one)
         self.renew, self.lapse = renew, lapse
         self.holder = uuidlib.uuid4().hex  # this process, in remote_presence
         self.subs: dict[int, set] = {}  # game id -> this process's open streams (RemoteStream handlers)
@@ -323,6 +369,8 @@ class Remote:
                     "INSERT INTO remote_presence(game_id, seat, holder, expires) VALUES (%s, %s, %s, "
                     "now() + make_interval(secs => %s)) ON CONFLICT (game_id, seat, holder) DO UPDATE SET "
                     "expires = EXCLUDED.expires", (sub.game_id, sub.seat, self.holder, self.lapse))
+                await conn.execute("UPDATE remote_games SET away = away - %s WHERE id = %s AND away ? %s",
+                                   (sub.seat, sub.game_id, sub.seat))
                 if first:
                     await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
 
@@ -340,6 +388,7 @@ class Remote:
                 async with self.hub.pool.connection() as conn:
                     await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND seat = %s AND holder = %s",
                                        (sub.game_id, sub.seat, self.holder))
+                    await self._mark_away(conn, sub.game_id, sub.seat)
                     await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
         except (psycopg.Error, OSError) as exc:  # the row lapses by itself
             self.hub.db.said(exc, "remote presence not cleared")
@@ -347,16 +396,26 @@ class Remote:
     async def close(self) -> None:
         """This process stops: its sides are away now (not once their presence lapses)."""
         held = list(self.subs)
+        held_seats = {(g, sub.seat) for g, subs in self.subs.items() for sub in subs}
         self.subs.clear()
         if not held:
             return
         try:
             async with self.hub.pool.connection(timeout=2) as conn:
                 await conn.execute("DELETE FROM remote_presence WHERE holder = %s", (self.holder,))
+                for game_id, seat in held_seats:
+                    await self._mark_away(conn, game_id, seat)
                 await conn.execute("SELECT pg_notify(%s, g::text || ':presence') FROM unnest(%s::bigint[]) AS g",
                                    (schema.REMOTE_CHANNEL, held))
         except (psycopg.Error, OSError) as exc:
             log.warning("remote presence not cleared (it lapses): %s", exc)
+
+    async def _mark_away(self, conn, game_id: int, seat: str) -> None:
+        """The seat is away from now, unless a stream of it is open (on any process) or it was already."""
+        await conn.execute(
+            "UPDATE remote_games SET away = away || jsonb_build_object(%s::text, %s::float8) WHERE id = %s "
+            "AND NOT away ? %s AND NOT EXISTS (SELECT 1 FROM remote_presence WHERE game_id = %s AND seat = %s "
+            "AND expires > now())", (seat, self.clock(), game_id, seat, game_id, seat))
 
     # --- the game in memory -------------------------------------------------------------------
 
@@ -376,10 +435,13 @@ class Remote:
             after = -1
         self.games.pop(row.id, None)
         rows = await (await conn.execute(
-            "SELECT request FROM remote_log WHERE game_id = %s AND round = %s AND kind = 'action' AND seq > %s "
-            "AND seq <= %s ORDER BY seq", (row.id, row.round, after, row.seq))).fetchall()
-        for (request,) in rows:
-            game.push(action_from_record(request))
+            "SELECT kind, request FROM remote_log WHERE game_id = %s AND round = %s AND kind IN ('action', 'end') "
+            "AND seq > %s AND seq <= %s ORDER BY seq", (row.id, row.round, after, row.seq))).fetchall()
+        for kind, request in rows:
+            if kind == "end":  # a resignation, an abandoned game claimed: no move
+                game.end(request["reason"], request["winner"])
+            else:
+                game.push(action_from_record(request))
         self.games[row.id] = (row.round, row.seq, game)
         return game
 
@@ -393,8 +455,8 @@ class Remote:
             "ORDER BY seq DESC LIMIT 1) FROM remote_games g WHERE id = %s", (game_id,))).fetchone()
         if r is None:
             return None, set(), None
-        row = Row(r[:14])
-        return row, row.present(r[14]), r[15]
+        row = Row(r[:15])
+        return row, row.present(r[15]), r[16]
 
     async def state(self, game_id: int, seat: str, mover_later: bool = False) -> dict | None:
         """The state of the seat (a token's hash) as its side sees it now (None: no such seat; with
@@ -407,12 +469,17 @@ class Remote:
             part = await self._part(conn, row, side, last, mover_later)
             if part is LATER:
                 return LATER
+            for s, since in away_since(row, present).items():
+                if since is None and row.phase in ("setup", "playing"):  # its process died: away from now on
+                    await self._mark_away(conn, row.id, row.seats[s]["token"])
+                    row.away = dict(row.away or {}, **{row.seats[s]["token"]: self.clock()})
         return {"code": show_code(row.code), "seq": row.seq, "side": side, "phase": row.phase,
                 # the game's terms from the start, so a side that joined knows them before play
                 "mode": row.mode, "vision": row.vision, "first": row.first,
                 "names": row.names(), "kinds": row.kinds(),
                 "present": {s: s in present for s in PLAYERS},
                 "paused": paused_line(row, present),
+                "abandon": abandon_part(row, present, self.clock(), self.abandon_after),
                 "setups_in": {s: s in row.setups for s in PLAYERS},
                 **part,
                 "rematch": {s: bool(row.rematch.get(s)) for s in PLAYERS}}
@@ -458,6 +525,16 @@ class Remote:
         return b"event: state\nid: %d\ndata: %s\n\n" % (
             state["seq"], json.dumps(state, separators=(",", ":")).encode())
 
+    @staticmethod
+    def unchanged_key(state: dict) -> bytes:
+        """What a stream compares to tell a new state from the last it sent: all of it but the seconds
+        an absence's countdown has left (the client counts them down; a new message goes when anything
+        else changes, the claim becoming possible included)."""
+        abandon = state.get("abandon")
+        if abandon is None:
+            return Remote.message(state)
+        return Remote.message(dict(state, abandon=dict(abandon, left=None)))
+
     async def refresh(self, game_id: int) -> None:
         """Send each of this process's streams of the game its side's state, if it changed."""
         subs = self.subs.get(game_id)
@@ -479,10 +556,10 @@ class Remote:
                 self._send(game_id, seat, state)
 
     def _send(self, game_id: int, seat: str, state: dict) -> None:
-        blob = self.message(state)
+        blob, key = self.message(state), self.unchanged_key(state)
         for sub in list(self.subs.get(game_id, ())):
             if sub.seat == seat:
-                sub.send_state(blob)
+                sub.send_state(blob, key)
 
     # --- changes --------------------------------------------------------------------------------
 
@@ -534,14 +611,16 @@ class Remote:
         token = new_token()
         seats = {side: {"token": hash_token(token), "name": name, "kind": kind, "player": player},
                  other(side): None}
+        away = {hash_token(token): self.clock()}  # until its first stream opens
         async with self.hub.pool.connection() as conn:
             await self._known_player(conn, player)
             for _ in range(20):
                 code = new_code()
                 async with conn.transaction():
                     r = await (await conn.execute(
-                        "INSERT INTO remote_games(code, mode, vision, first, seats) VALUES (%s, %s, %s, %s, %s) "
-                        "ON CONFLICT (code) DO NOTHING RETURNING id", (code, mode, vision, first, Jsonb(seats)))).fetchone()
+                        "INSERT INTO remote_games(code, mode, vision, first, seats, away) VALUES (%s, %s, %s, %s, %s, %s) "
+                        "ON CONFLICT (code) DO NOTHING RETURNING id",
+                        (code, mode, vision, first, Jsonb(seats), Jsonb(away)))).fetchone()
                     if r is None:
                         continue
                     await conn.execute("INSERT INTO remote_tokens(token_hash, game_id) VALUES (%s, %s)",
@@ -552,11 +631,18 @@ class Remote:
 
     async def join(self, code: str, body: dict) -> dict:
         name, kind, player = _name(body), _kind(body), _player(body)
-        token = new_token()
+        rid = _request_id(body)
+        token = seat_token(code, rid) if rid is not None else new_token()
         async with self.hub.pool.connection() as conn:
             await self._known_player(conn, player)
             async with conn.transaction():
                 row, _ = await self._locked(conn, code, None)
+                again = row.side_of(hash_token(token)) if rid is not None else None
+                if again is not None:  # a retry of a join that was answered (the answer lost): the same seat
+                    seat = row.seats[again]
+                    if (seat["name"], seat["kind"], seat.get("player")) != (name, kind, player):
+                        raise Refused(409, "request: this request took a seat with another name, kind or player")
+                    return {"code": show_code(code), "side": again, "token": token}
                 free = [s for s in PLAYERS if not row.seats.get(s)]
                 if not free:
                     raise Refused(409, f"code: both seats of {show_code(code)} are taken")
@@ -565,8 +651,8 @@ class Remote:
                                                   "player": player}})
                 await conn.execute("INSERT INTO remote_tokens(token_hash, game_id) VALUES (%s, %s)",
                                    (hash_token(token), row.id))
-                await conn.execute("UPDATE remote_games SET seats = %s, phase = 'setup', seq = seq + 1 WHERE id = %s",
-                                   (Jsonb(seats), row.id))
+                await conn.execute("UPDATE remote_games SET seats = %s, phase = 'setup', seq = seq + 1, away = away || %s "
+                                   "WHERE id = %s", (Jsonb(seats), Jsonb({hash_token(token): self.clock()}), row.id))
                 await self._notify(conn, row.id, row.seq + 1)
         return {"code": show_code(code), "side": side, "token": token}
 
@@ -658,6 +744,68 @@ class Remote:
         finally:
             if held is not None:
                 held.release()
+
+    async def resign(self, code: str, token: str, body: dict) -> dict:
+        """The token's side resigns: the rival wins.  Answered while the game is paused too (it
+        needs nobody else); a resignation sent again answers the same."""
+        return await self._end(code, token, RESIGNATION)
+
+    async def claim(self, code: str, token: str, body: dict) -> dict:
+        """The token's side claims a game its rival has abandoned (away for ``abandon_after``)."""
+        return await self._end(code, token, ABANDONMENT)
+
+    async def _end(self, code: str, token: str, reason: str) -> dict:
+        held = None
+        try:
+            async with self.hub.pool.connection() as conn:
+                async with conn.transaction():
+                    row, side = await self._locked(conn, code, token)
+                    winner = other(side) if reason == RESIGNATION else side
+                    if row.phase == "over":
+                        r = await (await conn.execute(
+                            "SELECT side, answer FROM remote_log WHERE game_id = %s AND round = %s AND kind = 'end' "
+                            "AND request = %s", (row.id, row.round, Jsonb({"reason": reason, "winner": winner})))).fetchone()
+                        if r is not None and r[0] == side:
+                            return r[1]  # sent again after a lost answer
+                    if row.phase != "playing":
+                        what = "resign" if reason == RESIGNATION else "claim"
+                        raise Refused(409, f"phase: the game is {row.phase}: only a game being played can be ended "
+                                           f"({what})")
+                    if reason == ABANDONMENT:
+                        self._claimable(row, side, await self._present(conn, row))
+                    held = self.lock(row.id)
+                    await held.acquire()
+                    game = await self.game_at(conn, row)
+                    before = self._public_frame(row, game)
+                    self.games.pop(row.id, None)
+                    game.end(reason, winner)
+                    answer = {"seq": row.seq + 1, "result": game.result.to_json()}
+                    await conn.execute(
+                        "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer) VALUES "
+                        "(%s, %s, %s, %s, 'end', %s, %s)",
+                        (row.id, row.seq + 1, row.round, side, Jsonb({"reason": reason, "winner": winner}),
+                         Jsonb(answer)))
+                    await conn.execute("UPDATE remote_games SET seq = seq + 1, reveal = NULL, phase = 'over' "
+                                       "WHERE id = %s", (row.id,))
+                    await self._archive_event(conn, row, game, before, True, ended=True)
+                    await self._notify(conn, row.id, row.seq + 1)
+            self.games[row.id] = (row.round, row.seq + 1, game)
+            return answer
+        finally:
+            if held is not None:
+                held.release()
+
+    def _claimable(self, row: Row, side: str, present: set[str]) -> None:
+        """Refused (409) unless the rival has been away for the set time (and this side is not)."""
+        rival = other(side)
+        name = f"{row.seats[rival]['name']}'s {row.seats[rival]['kind']}"
+        if rival in present:
+            raise Refused(409, f"claim: {name} is here: the game goes on")
+        since = (row.away or {}).get(row.seats[rival]["token"])
+        away = 0.0 if since is None else self.clock() - since
+        if away < self.abandon_after:
+            raise Refused(409, f"claim: {name} has been away {int(away)} s: the game may be claimed once it has "
+                               f"been away {int(-(-self.abandon_after // 1))} s")
 
     async def check(self, code: str, token: str, body: dict) -> dict:
         action = _action(body.get("action"))
@@ -836,10 +984,11 @@ class Remote:
         await conn.execute("SELECT pg_notify(%s, %s)", (schema.CHANNEL, f"{r[0]}:1:live"))
         return r[0]
 
-    async def _archive_event(self, conn, row: Row, game: Game, before: dict, over: bool) -> None:
+    async def _archive_event(self, conn, row: Row, game: Game, before: dict, over: bool, ended: bool = False) -> None:
+        """The archive's frame after an action (``ended``: after a termination, the frame after the last one)."""
         if row.archive is None:
             return
-        n = len(game.log) + 1
+        n = len(game.log) + (2 if ended else 1)
         frame = self._public_frame(row, game)
         data = frame if n % frames.KEYFRAME == 1 else {"patch": frames.diff(before, frame)}
         await conn.execute("INSERT INTO hub_events(game_id, seq, data) VALUES (%s, %s, %s)",
@@ -928,6 +1077,10 @@ def _handlers():
                 self.limit(self.remote.action_limit, hash_token(token), "requests for this seat")
                 if what == "rematch":
                     return await self.remote.rematch(c, token)
+                if what in ("resign", "claim"):
+                    if self.body():
+                        raise Refused(400, f"body: {what} takes an empty object {{}}")
+                    return await getattr(self.remote, what)(c, token, {})
                 body = self.body()
                 return await getattr(self.remote, {"action": "act"}.get(what, what))(c, token, body)
             await self.run(work)
@@ -951,6 +1104,7 @@ def _handlers():
             except Refused as exc:
                 return self.fail(exc.status, exc.message)
             self.last = b""
+            self.last_key = b""
             self.started = False
             self._ended = asyncio.get_running_loop().create_future()
             self.set_header("Content-Type", "text/event-stream")
@@ -962,6 +1116,7 @@ def _handlers():
                 await remote.arrive(self)
                 state = await remote.state(self.game_id, self.seat)
                 self.last = remote.message(state)
+                self.last_key = remote.unchanged_key(state)
                 self.write(b"retry: 1500\n\n" + self.last)
                 self.flush().add_done_callback(_quiet)
                 self.started = True
@@ -993,10 +1148,10 @@ def _handlers():
                     except OSError:
                         pass
 
-        def send_state(self, blob: bytes) -> None:
-            if not self.started or blob == self.last:
+        def send_state(self, blob: bytes, key: bytes) -> None:
+            if not self.started or key == self.last_key:
                 return
-            self.last = blob
+            self.last, self.last_key = blob, key
             self.send(blob)
 
         def send(self, blob: bytes) -> None:
@@ -1016,7 +1171,7 @@ def _handlers():
 
     return [
         (r"/api/remote", Create),
-        (rf"/api/remote/{CODE}/(join|setup|action|check|reveal|rematch)", Act),
+        (rf"/api/remote/{CODE}/(join|setup|action|check|reveal|rematch|resign|claim)", Act),
         (rf"/api/remote/{CODE}/stream", RemoteStream),
     ]
 

@@ -66,8 +66,11 @@ CREATE TABLE IF NOT EXISTS remote_games (
     reveal JSONB,                        -- an announced reveal not yet played, and the actions it binds
     rematch JSONB NOT NULL DEFAULT '{}', -- {side: true}
     archive BIGINT REFERENCES hub_games(id),  -- this round's game in the hub's archive (once play starts)
-    started DOUBLE PRECISION             -- when this round's play started (the archive's created)
+    started DOUBLE PRECISION,            -- when this round's play started (the archive's created)
+    away JSONB NOT NULL DEFAULT '{}'     -- {seat token hash: since when (the hub's clock, seconds)} of a
+                                         -- seat with no stream open: how long it has been away
 );
+ALTER TABLE remote_games ADD COLUMN IF NOT EXISTS away JSONB NOT NULL DEFAULT '{}';
 CREATE TABLE IF NOT EXISTS remote_tokens (
     token_hash TEXT PRIMARY KEY,         -- sha-256 of a seat token: the token itself is never stored
     game_id BIGINT NOT NULL REFERENCES remote_games(id)
@@ -77,7 +80,7 @@ CREATE TABLE IF NOT EXISTS remote_log (
     seq INTEGER NOT NULL,                -- the game's seq after this entry
     round INTEGER NOT NULL,
     side TEXT NOT NULL,
-    kind TEXT NOT NULL,                  -- action, reveal
+    kind TEXT NOT NULL,                  -- action, reveal, end (a resignation, an abandoned game claimed)
     request JSONB NOT NULL,              -- the action (record form), or the reveal asked
     answer JSONB NOT NULL,               -- what the sender was answered (sent again to a retry)
     revealed JSONB NOT NULL DEFAULT '{}',  -- an action's: identities it made public, {space: piece}

@@ -218,7 +218,7 @@ class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
                  push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0, wall_tick: float = 0.2,
                  presence_renew: float = 5.0, presence_lapse: float = 15.0, remote_rate: float = 20.0,
-                 join_rate: float = 1.0):
+                 join_rate: float = 1.0, abandon_after: float = 120.0, clock=time.time):
         from .remote import Remote
 
         self.dsn = dsn
@@ -257,7 +257,8 @@ class Hub:
         self._pending_set = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self.closing = asyncio.Event()
-        self.remote = Remote(self, renew=presence_renew, lapse=presence_lapse, rate=remote_rate, join_rate=join_rate)
+        self.remote = Remote(self, renew=presence_renew, lapse=presence_lapse, rate=remote_rate, join_rate=join_rate,
+                             abandon_after=abandon_after, clock=clock)
 
     # --- life ---------------------------------------------------------------------------------
 
@@ -1146,7 +1147,7 @@ async def serve(dsn: str, host: str, port: int, pool_size: int = 8, ready=None, 
                 stream_cap: int = 64, push_rate: float = 50.0, stream_rate: float = 10.0,
                 connection_cap: int | None = None, idle_timeout: float = 20.0, body_timeout: float = 60.0,
                 **remote) -> None:
-    """``remote``: presence_renew, presence_lapse, remote_rate, join_rate (see Hub).  The connections
+    """``remote``: presence_renew, presence_lapse, remote_rate, join_rate, abandon_after, clock (see Hub).  The connections
     (host/hub/guard.py): at most ``connection_cap`` per address (default: 256, and never fewer than
     the streams one address may open and 16 more), ``idle_timeout`` seconds idle or sending headers,
     ``body_timeout`` seconds sending a body."""

@@ -15,7 +15,8 @@ One thread reads the stream (``GET /api/remote/<code>/stream?token=``): each ``s
 the whole state for this side; the link keeps the newest and hands it to ``on_state``.  A dropped
 or silent stream is reopened with exponential backoff and jitter (:data:`BACKOFF`); meanwhile
 :meth:`Link.paused` says "the hub is not reached: the game waits".  A second thread drains the
-outbox, with the same backoff, and waits while the hub says the game is paused (423).
+outbox, with the same backoff; an action waits while the hub's state says the game is paused,
+and after a 423 until a newer state (the resume notice), never on a timer into the pause.
 
 The link never holds the rival's lineup: it receives only what the hub sends this side's token.
 """
@@ -27,7 +28,9 @@ import json
 import logging
 import os
 import random
+import secrets
 import socket
+import time
 import threading
 import urllib.parse
 from pathlib import Path
@@ -189,7 +192,7 @@ def open_game(url: str, remote: str, *, side: str = "random", mode: str = "class
             answer = request(url, "POST", "/api/remote", body, timeout=timeout)
         else:
             code = normalize_code(remote)
-            answer = request(url, "POST", f"/api/remote/{code}/join", who, timeout=timeout)
+            answer = join(url, code, who, timeout)
     except Unreached as exc:
         raise RemoteError(f"--hub: {url} cannot be reached ({exc})") from None
     except HubAnswer as exc:
@@ -205,6 +208,25 @@ def open_game(url: str, remote: str, *, side: str = "random", mode: str = "class
     if got not in ("white", "black") or not isinstance(token, str):
         raise RemoteError(f"--hub: {url} did not answer as a hub does (code, side and token expected)")
     return {"hub": url, "code": code, "side": got, "token": token}
+
+
+JOIN_TRIES = (0.0, 0.5, 1.5)  # a join's attempts: wait before each (seconds)
+
+
+def join(url: str, code: str, who: dict, timeout: float = TIMEOUT, tries=JOIN_TRIES) -> dict:
+    """Join a game, sending the join again with the same ``request`` id when the answer is lost
+    (the hub answers a retried join with the same seat: docs/remote-play.md, "A retried join");
+    Unreached if no answer came after every try."""
+    body = {**who, "request": secrets.token_urlsafe(24)}
+    lost: Unreached | None = None
+    for wait in tries:
+        if wait:
+            time.sleep(wait)
+        try:
+            return request(url, "POST", f"/api/remote/{code}/join", body, timeout=timeout)
+        except Unreached as exc:
+            lost = exc
+    raise lost if lost is not None else Unreached("no attempt was made")
 
 
 class Link:
@@ -229,6 +251,7 @@ class Link:
         self.silence = silence
         self.timeout = timeout
         self.state: dict | None = None  # the newest state the hub sent
+        self.state_at = 0.0  # when it came (time.monotonic): an absence's countdown goes on from there
         self.connected = False  # whether the stream is open now
         self.problem: str | None = None  # the last answer the hub refused with (one line)
         self.received = 0  # states received
@@ -239,6 +262,8 @@ class Link:
         self._stop = threading.Event()
         self._conn: http.client.HTTPConnection | None = None
         self._threads: list[threading.Thread] = []
+        self._held_at: int | None = None  # ``received`` when the hub last answered 423: held until a newer state
+        self.attempts = 0  # requests the outbox made (tests count them)
 
     @classmethod
     def create(cls, file: LinkFile, opened: dict, **kw) -> "Link":
@@ -318,6 +343,14 @@ class Link:
     def send_rematch(self) -> None:
         self._enqueue({"route": "rematch", "body": {}})
 
+    def send_resign(self) -> None:
+        """This side resigns (the player confirmed it): the rival wins."""
+        self._enqueue({"route": "resign", "body": {}})
+
+    def send_claim(self) -> None:
+        """This side claims the game its rival abandoned (the hub's ``abandon`` says it may)."""
+        self._enqueue({"route": "claim", "body": {}})
+
     def reveal(self, body: dict) -> dict:
         """Ask the hub what a flash or a Classic Time reveals (blocking: call it off the table's
         lock).  HubAnswer or Unreached when it cannot say now."""
@@ -337,16 +370,33 @@ class Link:
             return bool((state.get("setups_in") or {}).get(self.side)) or state.get("phase") in ("playing", "over")
         if message["route"] == "rematch":  # asked already, or the next game has begun
             return bool((state.get("rematch") or {}).get(self.side)) or state.get("phase") != "over"
+        if message["route"] in ("resign", "claim"):  # the game is over (by this or anything else)
+            return state.get("phase") == "over"
         return False
+
+    def _held(self, message: dict, state: dict | None) -> bool:
+        """Must this message wait for the hub's resume notice?  An action waits while the newest state
+        says the game is paused, or after a 423 until a newer state came (the stream tells when
+        the game goes on: no retrying into a pause).  Setups, resignations, claims and rematches
+        are answered while paused."""
+        if message["route"] != "action":
+            return False
+        if self._held_at is not None:
+            if self.received == self._held_at:
+                return True
+            self._held_at = None
+        return bool(state and state.get("paused"))
 
     def _drain(self) -> None:
         delay = 0.0
+        held = False
         while not self._stop.is_set():
-            self._wake.wait(delay if delay else 1.0)
+            self._wake.wait(None if held else delay if delay else 1.0)
             self._wake.clear()
             if self._stop.is_set():
                 return
             delay = 0.0
+            held = False
             while not self._stop.is_set():
                 with self._lock:
                     if not self._outbox:
@@ -356,7 +406,12 @@ class Link:
                 if self._settled(message, state):
                     self._done(message)
                     continue
+                if self._held(message, state):
+                    delay = 0.0  # woken by the next state (or the stream coming back), not by a timer
+                    held = True
+                    break
                 try:
+                    self.attempts += 1
                     request(self.hub, "POST", f"/api/remote/{self.code}/{message['route']}", message["body"],
                             self._token, self.timeout)
                 except Unreached:
@@ -364,7 +419,9 @@ class Link:
                     break
                 except HubAnswer as exc:
                     if exc.status == 423:  # paused: sent again when the stream says the game goes on
-                        delay = self._next(delay)
+                        with self._lock:
+                            self._held_at = self.received
+                        held = True
                         break
                     if exc.status == 429 or exc.status >= 500:
                         delay = max(exc.retry_after or 0.0, self._next(delay))
@@ -472,6 +529,7 @@ class Link:
     def _on_state(self, state: dict) -> None:
         with self._lock:
             self.state = state
+            self.state_at = time.monotonic()
             self.received += 1
             over = state.get("phase") == "over"
             if state.get("side") in ("white", "black") and state["side"] != self.side and not over:

@@ -80,6 +80,8 @@ class HubOracle:
             return s.game_with(answer.get("pieces") or {}, answer.get("not_shadow") or ())
         if not s.in_sync():
             return None  # this side's last action is not at the hub yet: asked once it is
+        if s.link.paused():
+            return None  # the hub answers 423 while the game waits: asked again at a tick once it goes on
         with self._lock:
             if key in self._asking:
                 return None
@@ -168,9 +170,11 @@ class RemoteSession(Session):
     def remote_status(self) -> dict:
         """What every audience may know of the remote game: its code, the players' names, the pause."""
         hub = self.hub or {}
+        from .ending import ending_status
+
         return {"code": self.link.shown, "side": self.local, "phase": hub.get("phase"),
                 "names": hub.get("names"), "paused": self.link.paused(),
-                "problem": self.problem or self.link.problem}
+                "problem": self.problem or self.link.problem, **ending_status(self)}
 
     def revealed(self):
         return self._final if self._final is not None else self.game

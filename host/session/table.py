@@ -56,6 +56,20 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
+def practice_opponent_of_open_game(store) -> tuple[str, int] | None:
+    """(side, level) of the practice opponent in the store's open game, or None: a restart of
+    ``quin serve`` without ``--opponent`` keeps it in its seat rather than hand that seat, mid-game,
+    to whoever scans its code (the seat was never a person's).  Noted by :meth:`Table._note_seats`."""
+    row = store.open_game()
+    if row is None:
+        return None
+    side = store.meta(f"opponent:{row.id}")
+    level = store.meta(f"opponent_level:{row.id}")
+    if side not in PLAYERS or not (level or "").isdigit():
+        return None  # two people, a remote game's rival, or a game from before levels were noted
+    return side, int(level)
+
+
 class TableError(ValueError):
     """A request the table cannot honour now (one line for the user)."""
 
@@ -238,9 +252,12 @@ class Table:
         return None
 
     def _note_seats(self, game_id: int) -> None:
-        """Note who plays this game's seats, so a later start knows whether a person's seat is at stake."""
+        """Note who plays this game's seats, so a later start knows whether a person's seat is at stake
+        (and, for the practice opponent, at which level it played: a restart keeps it in its seat)."""
         off = [seat.player for seat in self.seats.off_board()]
         self.store.set_meta(f"opponent:{game_id}", ",".join(off) or "none")
+        levels = [str(seat.mind.level) for seat in self.seats.off_board() if isinstance(getattr(seat.mind, "level", None), int)]
+        self.store.set_meta(f"opponent_level:{game_id}", ",".join(levels) or "none")
 
     def _session(self, row: GameRow, committed_at: float | None = None) -> Session:
         kw = dict(referee_factory=self._referee_factory, settle=self.settle, clock=self.clock, wall=self.wall,

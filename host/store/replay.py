@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from engine.actions import Action, action_from_record
 from engine.board import PLAYERS
 from engine.errors import QuinError
-from engine.game import Game
+from engine.game import TERMINATIONS, Game
 from engine.pieces import Setup
 
 from .errors import StoreError
@@ -46,7 +46,26 @@ def replay_stored(row: GameRow, stored: Callable[[], list[tuple[int, str, dict]]
             game.push(action)
         except QuinError as exc:
             raise StoreError(f"game {game_id}, action {seq}: {exc}", f"action {seq}") from None
+    _terminate(game, row)
     return game
+
+
+def termination(row: GameRow) -> dict | None:
+    """How a finished stored game ended other than by a move (a resignation, an abandoned game
+    claimed: engine.game.TERMINATIONS), from its stored result; None otherwise.  The actions
+    alone do not say it, so the replay ends the game with it (engine.game.Game.end)."""
+    result = row.result
+    if row.status != "over" or not isinstance(result, dict) or result.get("reason") not in TERMINATIONS:
+        return None
+    if result.get("winner") not in PLAYERS:
+        return None
+    return {"reason": result["reason"], "winner": result["winner"]}
+
+
+def _terminate(game: Game, row: GameRow) -> None:
+    ended = termination(row)
+    if ended is not None and not game.is_over():
+        game.end(ended["reason"], ended["winner"])
 
 
 @dataclass
@@ -57,6 +76,7 @@ class Replay:
     game: Game | None  # at the start (the setups given); None if the row or setups do not read
     actions: list[Action] = field(default_factory=list)
     damage: str | None = None  # "its action 4", "its setups", "its white setup"
+    ended: dict | None = None  # a termination after the last action (``termination``)
 
     def steps(self) -> Iterator[tuple[int, str, Action, Game]]:
         """Each action pushed in turn: (its turn, who made it, the action, the game after it)."""
@@ -64,9 +84,11 @@ class Replay:
             turn, actor = self.game.turn, self.game.to_move
             self.game.push(action)
             yield turn, actor, action, self.game
+        if self.ended is not None and not self.game.is_over():
+            self.game.end(self.ended["reason"], self.ended["winner"])
 
     def final(self) -> Game:
-        """The game after every readable action."""
+        """The game after every readable action (and its termination, if it has one)."""
         for _ in self.steps():
             pass
         return self.game
@@ -91,4 +113,4 @@ def replay_readable(row: GameRow, texts: list, vision: bool) -> Replay:
         except (QuinError, StoreError):  # never the engine's words: they may name hidden pieces
             return Replay(game, actions, f"its action {seq}")
         actions.append(action)
-    return Replay(game, actions, None)
+    return Replay(game, actions, None, termination(row))

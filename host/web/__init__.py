@@ -54,12 +54,13 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config["ALLOWED_HOSTS"] = allowed_hosts()
     app.json.sort_keys = False
 
-    from . import errors, guard, history, host_pages, public, seats, sim
+    from . import errors, guard, history, host_pages, public, remote_end, seats, sim
 
     errors.register(app)
     app.before_request(guard.check_request)
     app.register_blueprint(public.bp)
     app.register_blueprint(seats.bp)
+    app.register_blueprint(remote_end.bp)
     app.register_blueprint(sim.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(host_pages.bp)

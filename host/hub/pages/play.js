@@ -93,7 +93,15 @@ document.addEventListener("DOMContentLoaded", () => {
 
   async function join(code, name, errorEl, player) {
     remembered.name.set(name);
-    const { status, data } = await post(`/api/remote/${code}/join`, Object.assign({ name, kind: "browser" }, player || {}));
+    // this join's own name: sent again with it, a join whose answer was lost gets the same seat
+    const bytes = crypto.getRandomValues(new Uint8Array(18));
+    const request = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+    const body = Object.assign({ name, kind: "browser", request }, player || {});
+    let { status, data } = await post(`/api/remote/${code}/join`, body);
+    for (let i = 0; status === 0 && i < 2; i++) {  // no answer: ask again, the same request
+      await new Promise((r) => setTimeout(r, 700 * (i + 1)));
+      ({ status, data } = await post(`/api/remote/${code}/join`, body));
+    }
     if (status !== 200) { errorEl.textContent = sentence(data.error); return false; }
     seats.set(code, { token: data.token, side: data.side });
     return true;
@@ -259,6 +267,8 @@ document.addEventListener("DOMContentLoaded", () => {
       renderSetup();
       renderPlay();
       renderEnd();
+      renderAway();
+      renderResign();
     }
 
     function headline() {
@@ -823,6 +833,73 @@ document.addEventListener("DOMContentLoaded", () => {
       const { status, data } = await post(api("rematch"), {}, token);
       $("rematch-error").textContent = status === 200 ? "" : sentence(data.error);
       if (status !== 200) $("rematch").disabled = false;
+    });
+
+    // --- ending a game: an absence's countdown and claim, resigning -----------------------------------
+
+    /* The rival away while a game is played: the hub's countdown (state.abandon), counted down
+       here each second; at 0 the game may be claimed, or waited for. */
+    let awayUntil = null, awayKey = null, waitChosen = false, awayTimer = null;
+    function renderAway() {
+      const a = state.abandon;
+      const mine = a && a.side !== me;  // the rival is the one away
+      $("away").classList.toggle("hidden", !mine);
+      if (!mine) { awayUntil = awayKey = null; waitChosen = false; clearInterval(awayTimer); awayTimer = null; return; }
+      const key = `${a.side}:${state.seq}`;
+      if (key !== awayKey || a.claimable) {  // a new absence (or the hub's own word that the time is up)
+        if (key !== awayKey) waitChosen = false;
+        awayKey = key;
+        awayUntil = Date.now() + a.left * 1000;
+      }
+      if (!awayTimer) awayTimer = setInterval(tickAway, 1000);
+      tickAway();
+    }
+    function tickAway() {
+      const a = state && state.abandon;
+      if (!a || awayUntil === null) return;
+      const left = Math.max(0, Math.ceil((awayUntil - Date.now()) / 1000));
+      const who = `${nameOf(a.side)}'s ${state.kinds && state.kinds[a.side] || "device"}`;
+      const time = (n) => `${Math.floor(n / 60)}:${String(n % 60).padStart(2, "0")}`;
+      const may = a.claimable || left === 0;
+      $("away-text").textContent = !may
+        ? `${who} is away. If it is not back in ${time(left)}, you may claim the game.`
+        : waitChosen ? `You are waiting for ${who} to come back. You may still claim the game.`
+        : `${who} has been away ${Math.round(a.after / 60) >= 1 ? Math.round(a.after / 60) + " minute" + (Math.round(a.after / 60) > 1 ? "s" : "") : a.after + " s"}: claim the game (you win), or keep waiting.`;
+      document.body.dataset.awayLeft = String(left);
+      $("claim").className = waitChosen ? "" : "primary";
+      $("claim").classList.toggle("hidden", !may);
+      $("keep-waiting").classList.toggle("hidden", !may || waitChosen);
+    }
+    $("keep-waiting").addEventListener("click", () => { waitChosen = true; tickAway(); });
+    $("claim").addEventListener("click", async () => {
+      $("claim").disabled = true;
+      const { status, data } = await post(api("claim"), {}, token);
+      $("claim").disabled = false;
+      $("claim-error").textContent = status === 200 ? "" : sentence(data.error);
+    });
+
+    /* Resign: asked once more ("Yes, resign" / "No, play on") before it is sent. */
+    function renderResign() {
+      const playing = state.phase === "playing";
+      $("ending").classList.toggle("hidden", !playing);
+      if (!playing) { $("resign-confirm").classList.add("hidden"); $("resign").classList.remove("hidden"); return; }
+      $("resign-question").textContent = `Resign this game? ${nameOf(rival)} wins, and the game ends for both of you.`;
+    }
+    $("resign").addEventListener("click", () => {
+      $("resign").classList.add("hidden");
+      $("resign-confirm").classList.remove("hidden");
+      $("resign-no").focus();
+    });
+    $("resign-no").addEventListener("click", () => {
+      $("resign-confirm").classList.add("hidden");
+      $("resign").classList.remove("hidden");
+      $("resign").focus();
+    });
+    $("resign-yes").addEventListener("click", async () => {
+      $("resign-yes").disabled = true;
+      const { status, data } = await post(api("resign"), {}, token);
+      $("resign-yes").disabled = false;
+      $("resign-error").textContent = status === 200 ? "" : sentence(data.error);
     });
 
     // the sheet of powers: one listener (its buttons are remade with each state)

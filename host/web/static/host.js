@@ -8,6 +8,15 @@ document.addEventListener("DOMContentLoaded", () => {
   const headers = { "X-Host-Key": key };
   const fail = (e) => { $("error").textContent = e.message; };
   const PHASE = { setup: "choosing lineups", playing: "in play", over: "over" };
+  try {
+    const note = sessionStorage.getItem("quin.host.note");
+    if (note) { $("host-note").textContent = note; sessionStorage.removeItem("quin.host.note"); }
+  } catch (e) { /* private mode */ }
+  if ($("opponent")) {
+    const level = () => { $("level").disabled = $("opponent").value === "none"; };
+    $("opponent").addEventListener("change", level);
+    level();
+  }
 
   function showSeats(seats) {
     for (const [player, seat] of Object.entries(seats)) {
@@ -27,13 +36,45 @@ document.addEventListener("DOMContentLoaded", () => {
       }).catch(fail);
     });
   }
+  // a remote game: a new one, or one joined with its code (the form's fields as `quin serve --remote`)
+  const kind = () => {
+    const join = $("remote-game-kind").value === "code";
+    $("remote-code-box").classList.toggle("hidden", !join);
+    for (const el of document.querySelectorAll(".new-only")) el.classList.toggle("hidden", join);
+    $("remote-go").textContent = join ? "Join the remote game" : "Start the remote game";
+  };
+  $("remote-game-kind").addEventListener("change", kind);
+  kind();
+  $("remote-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const join = $("remote-game-kind").value === "code";
+    if (!(await Quin.confirmBox(`${join ? "Join" : "Start"} a remote game? The game at this table is set aside.`, join ? "Join" : "Start"))) return;
+    const body = { hub: $("remote-hub").value.trim(), name: $("remote-name").value.trim(),
+                   game: join ? $("remote-code").value.trim() : "new" };
+    if (!join) Object.assign(body, { side: $("remote-side").value, mode: $("remote-mode").value });
+    $("remote-go").disabled = true;
+    Quin.post(`/api/host/${key}/remote`, body, headers).then((r) => {
+      try {
+        sessionStorage.setItem("quin.host.note", `Remote game ${r.code}: you play ${Quin.cap(r.side)}. ` +
+          (join ? "Scan your seat code with your phone." : `Give your friend the code ${r.code}; scan your seat code with your phone.`));
+      } catch (err) { /* private mode */ }
+      location.reload();
+    }).catch((err) => { $("remote-error").textContent = err.message; $("remote-go").disabled = false; });
+  });
   $("new-game").addEventListener("click", async () => {
     let unfinished = true;
     try { unfinished = (await (await fetch("/api/state")).json()).phase !== "over"; } catch (e) { /* ask as if in play */ }
     const ask = "Start a new game? " + (unfinished ? "The game in play is abandoned. " : "") + "The phones stay seated: they move to the new game.";
     if (!(await Quin.confirmBox(ask, "Start a new game"))) return;
-    Quin.post(`/api/host/${key}/new`, { mode: $("mode").value, first: $("first").value, vision: $("vision").checked }, headers)
+    const body = { mode: $("mode").value, first: $("first").value, vision: $("vision").checked };
+    if ($("opponent")) Object.assign(body, { opponent: $("opponent").value, level: Number($("level").value) });
+    Quin.post(`/api/host/${key}/new`, body, headers)
       .then((r) => {
+        if (r.said && r.said.length) {  // who plays changed: the seat cards are drawn again, with what changed said
+          try { sessionStorage.setItem("quin.host.note", `New game ${r.game}: ${r.said.join("; ")}.`); } catch (e) { /* private mode */ }
+          location.reload();
+          return;
+        }
         showSeats(r.seats);
         $("game-title").textContent = `Game ${r.game}: ${PHASE[r.state.phase] || r.state.phase}`;
         $("host-note").textContent = document.querySelector("[data-opponent]")

@@ -545,6 +545,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     }
     lastEvents = n;
     Quin.notify(notices, me);
+    QuinRemoteEnd.seat($("remote-end"), s, me, (body) => send("remote-end", body).catch(() => {}));
   }
 
   $("again").addEventListener("click", () => send("again", {}).catch(() => {}));

@@ -81,6 +81,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     Quin.renderLog($("log"), v, null);
     $("no-moves").classList.toggle("hidden", !!(v && v.history.length));
     Quin.notify(notices, null);
+    QuinRemoteEnd.status($("remote-away"), state);
   }
 
   function boardLabel(state) {

@@ -31,3 +31,16 @@ def realhub(cluster):
     hub = RealHub(cluster)
     yield hub
     hub.close()
+
+
+@pytest.fixture
+def clocked_hub(cluster):
+    """A real hub in this process (tests/host/hub/inproc.py) on a fresh database, its clock injected:
+    ``clocked_hub.clock.advance(s)`` moves the time an absence is counted on."""
+    import time
+
+    from inproc import fast_hub
+
+    hub = fast_hub(cluster.new_database(f"clocked_{time.monotonic_ns()}"))
+    yield hub
+    hub.stop()

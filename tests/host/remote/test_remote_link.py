@@ -151,3 +151,53 @@ def test_stream_dropped_reconnects(tmp_path, scripthub):
         bob.close()
     finally:
         link.stop()
+
+
+def _states_come(link, scripthub, n):
+    """``n`` more states reach the link while the game stays paused: the stream dropped and reopened."""
+    for _ in range(n):
+        before = link.received
+        scripthub.drop()
+        wait_for(lambda b=before: link.received > b and link.paused() is not None, what="a state while paused")
+
+
+def _action_posts(scripthub):
+    return sum(1 for _, p in scripthub.requests if p.endswith("/action"))
+
+
+def test_a_paused_game_waits_for_the_resume_notice_not_a_timer(tmp_path, scripthub):
+    """issue 28: the board retried its queued move into a pause (170 lines of 423 on the hub)."""
+    link, bob = _play_start(tmp_path, scripthub)
+    try:
+        bob.close()
+        wait_for(lambda: link.paused() is not None and "away" in link.paused(), what="the hub's pause")
+        state = link.state
+        link.send_action(state["seq"], state["legal"][0])
+        _states_come(link, scripthub, 8)  # eight states, all paused: nothing is sent into the pause
+        assert _action_posts(scripthub) == 0 and link.pending() != []
+        bob.listen()  # the resume notice: sent once, applied once
+        wait_for(lambda: link.pending() == [] and link.state["seq"] == state["seq"] + 1, what="the resume")
+        assert _action_posts(scripthub) == 1
+    finally:
+        link.stop()
+
+
+def test_a_423_holds_the_outbox_until_a_newer_state(tmp_path, scripthub):
+    link, bob = _play_start(tmp_path, scripthub)
+    try:
+        game = scripthub.games[link.code]
+        with scripthub.lock:  # the hub pauses, its stream not yet saying so
+            game.paused = lambda: "Bob's browser is away: the game waits for it"
+        state = link.state
+        link.send_action(state["seq"], state["legal"][0])
+        wait_for(lambda: _action_posts(scripthub) == 1, what="the first attempt (423)")
+        _states_come(link, scripthub, 6)
+        assert _action_posts(scripthub) == 1 and link.pending() != []
+        with scripthub.lock:
+            del game.paused  # back: the class's own
+            scripthub.changed()
+        wait_for(lambda: link.pending() == [] and link.state["seq"] == state["seq"] + 1, what="the resume")
+        assert _action_posts(scripthub) == 2  # at most a handful: the one refused and the one taken
+        bob.close()
+    finally:
+        link.stop()

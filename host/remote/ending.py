@@ -1,0 +1,61 @@
+"""Ending a remote game from the board's side: the local player resigns, or claims a game the
+rival abandoned (docs/remote-play.md, "Ending a game"; docs/rules.md, "How a game may end").
+
+The phone asks (``POST /api/seat/<token>/remote-end``, host/web/remote_end.py); the request goes to
+the hub through the link's durable outbox (``resign``, ``claim``); the hub decides, and its next
+state (the game over, its record's ``termination``) ends the game here as any other end does.
+Every audience sees the hub's countdown of an absence (``remote.abandon``) on its status."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from host.session.table import TableError
+
+ENDS = ("resign", "claim")
+
+
+def ending_status(session) -> dict:
+    """The remote status's part about ending: the hub's ``abandon`` (who is away, the seconds left
+    before the other may claim the game, whether it may now), and what this side asked and the hub
+    has not answered yet."""
+    hub = session.hub or {}
+    pending = {m["route"] for m in session.link.pending()}
+    abandon = hub.get("abandon")
+    if abandon and not abandon.get("claimable"):
+        # the hub sends no state as the seconds go by: a page opened later counts from now
+        gone = time.monotonic() - session.link.state_at
+        abandon = dict(abandon, left=max(0, math.ceil(abandon["left"] - gone)))
+    return {"abandon": abandon, "resigning": "resign" in pending, "claiming": "claim" in pending}
+
+
+def end_remote(table, player: str, what: object) -> None:
+    """The local player resigns (``what`` "resign", confirmed on their phone) or claims the game;
+    TableError in one line when it cannot be asked now.  Call without the table's lock."""
+    from .session import RemoteSession
+
+    if what not in ENDS:
+        raise TableError("end: 'resign' or 'claim' is expected")
+    with table.lock:
+        session = table.session
+        if not isinstance(session, RemoteSession):
+            raise TableError("end: this table plays no remote game")
+        if player != session.local:
+            raise TableError(f"end: {player} plays from afar")
+        hub = session.hub or {}
+        if hub.get("phase") != "playing":
+            raise TableError("end: only a game being played can be resigned or claimed")
+        if what == "claim":
+            abandon = hub.get("abandon")
+            names = hub.get("names") or {}
+            rival = session.rival
+            if not abandon or abandon.get("side") != rival:
+                raise TableError(f"claim: {names.get(rival) or rival.capitalize()} is here: the game goes on")
+            if not abandon.get("claimable"):
+                raise TableError(f"claim: the game may be claimed in {abandon.get('left')} s, once "
+                                 f"{names.get(rival) or rival.capitalize()} has been away {abandon.get('after')} s")
+            session.link.send_claim()
+        else:
+            session.link.send_resign()
+        table._publish({})

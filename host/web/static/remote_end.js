@@ -1,0 +1,83 @@
+/* Ending a remote game on the board's side (host/remote/ending.py): the seat's "Resign…" (asked
+   once more) and, when the rival has been away, the hub's countdown and "Claim the game" / "Keep
+   waiting"; the status page says the countdown to everyone.  Kept apart from the pages' own code:
+   each page calls one function with its state. */
+"use strict";
+
+window.QuinRemoteEnd = (() => {
+  const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+  const clock = (n) => `${Math.floor(n / 60)}:${String(n % 60).padStart(2, "0")}`;
+  const span = (n) => (n % 60 === 0 ? `${n / 60} minute${n === 60 ? "" : "s"}` : `${n} s`);
+
+  /* The countdown of one absence, counted down on this screen (the hub sends a new state when the
+     claim becomes possible, not each second). */
+  function counter(box) {
+    const c = box._count || (box._count = { key: null, until: 0, timer: null, draw: null });
+    return c;
+  }
+  function track(box, abandon, draw) {
+    const c = counter(box);
+    if (!abandon) { clearInterval(c.timer); c.timer = null; c.key = null; return null; }
+    const key = `${abandon.side}:${abandon.claimable}`;
+    if (key !== c.key) { c.key = key; c.until = Date.now() + abandon.left * 1000; }
+    c.draw = draw;
+    if (!c.timer) c.timer = setInterval(() => c.draw && c.draw(), 1000);
+    return () => Math.max(0, Math.ceil((c.until - Date.now()) / 1000));
+  }
+  const rivalName = (r, side) => (r.names && r.names[side]) || cap(side);
+
+  /* The status page: who is away and when the other may claim the game. */
+  function status(box, state) {
+    const r = state.remote, a = r && r.phase === "playing" ? r.abandon : null;
+    const left = track(box, a, () => status(box, state));
+    box.classList.toggle("hidden", !a);
+    if (!a) { box.textContent = ""; return; }
+    const away = rivalName(r, a.side), other = a.side === "white" ? "black" : "white";
+    const n = left();
+    box.textContent = a.claimable || n === 0
+      ? `${away} (${cap(a.side)}) has been away ${span(a.after)}: ${cap(other)} may claim the game on their phone, or keep waiting.`
+      : `${away} (${cap(a.side)}) is away. If not back in ${clock(n)}, ${cap(other)} may claim the game.`;
+  }
+
+  /* A seat: Resign… with its confirmation; the claim when the rival has been away long enough. */
+  function seat(box, state, me, send) {
+    const r = state.remote, playing = !!r && r.phase === "playing" && state.phase === "playing";
+    box.classList.toggle("hidden", !playing);
+    if (!playing) { track(box, null); box.replaceChildren(); box._ask = false; return; }
+    const rival = me === "white" ? "black" : "white";
+    const a = r.abandon && r.abandon.side === rival ? r.abandon : null;
+    const draw = () => seat(box, state, me, send);
+    const left = track(box, a, draw);
+    const h = Quin.h;
+    const parts = [];
+    if (a) {
+      const n = left(), may = a.claimable || n === 0;
+      const who = rivalName(r, rival);
+      parts.push(h("p", { class: "away-text" }, !may
+        ? `${who} is away. If not back in ${clock(n)}, you may claim the game.`
+        : box._wait ? `You are waiting for ${who} to come back. You may still claim the game.`
+        : `${who} has been away ${span(a.after)}: claim the game (you win), or keep waiting.`));
+      if (may) {
+        parts.push(h("div", { class: "buttons" },
+          h("button", { id: "remote-claim", class: box._wait ? "" : "primary", disabled: r.claiming,
+                        onclick: () => send({ end: "claim" }) }, r.claiming ? "Claiming…" : "Claim the game (you win)"),
+          box._wait ? "" : h("button", { id: "remote-wait", onclick: () => { box._wait = true; draw(); } }, "Keep waiting")));
+      }
+    } else {
+      box._wait = false;
+    }
+    if (r.resigning) parts.push(h("p", { class: "resigning" }, "Resigning: the hub is told…"));
+    else if (box._ask) {
+      parts.push(h("div", { class: "confirm", role: "alertdialog", "aria-labelledby": "resign-question" },
+        h("p", { id: "resign-question" }, `Resign this game? ${rivalName(r, rival)} wins, and the game ends for both of you.`),
+        h("div", { class: "buttons" },
+          h("button", { id: "resign-yes", class: "danger", onclick: () => { box._ask = false; send({ end: "resign" }); } }, "Yes, resign"),
+          h("button", { id: "resign-no", class: "primary", onclick: () => { box._ask = false; draw(); } }, "No, play on"))));
+    } else {
+      parts.push(h("button", { id: "resign", class: "quiet", onclick: () => { box._ask = true; draw(); } }, "Resign…"));
+    }
+    box.replaceChildren(...parts);
+  }
+
+  return { seat, status };
+})();

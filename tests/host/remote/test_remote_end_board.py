@@ -1,0 +1,138 @@
+"""Ending a remote game from the board's side, as its player would, in Chromium: the seat's
+"Resign…" asks once more, then the hub ends the game and the status page says "Black wins: White
+resigned"; the rival away shows a countdown on the seat and the status page, and once the hub's
+(injected) clock says two minutes have passed the seat offers "Claim the game" or "Keep waiting".
+
+The hub runs in this process (tests/host/hub/inproc.py) for its clock, on real PostgreSQL; the
+board is the simulated board under a real service and its web server; the rival speaks the hub's
+API (player.py)."""
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from player import RemotePlayer
+from playwright.sync_api import expect
+
+from engine.randplay import random_setup
+from host.board.simboard import SimulatedBoard
+from host.compose import Service
+from host.remote.service import RemoteSeat
+from host.store import Store
+
+SHOTS = Path("/tmp/shots/remoteend")
+WAIT = 20_000
+PHONE = {"width": 390, "height": 844}
+
+
+def wait_for(pred, timeout=20.0, what="a condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def hub(clocked_hub):
+    return clocked_hub
+
+
+@pytest.fixture
+def table_at(hub, tmp_path, browser):
+    """Ann's board (White) and Bob (Black, the API) playing; the seat and the status page open."""
+    from tests.support.webtools import running
+
+    from host.web import create_app
+
+    seat = RemoteSeat(tmp_path, "new", hub.url, name="Ann", side="white", backoff=(0.05, 0.3))
+    board = SimulatedBoard((), clock=time.monotonic)
+    service = Service(Store(tmp_path / "quin.sqlite3"), board=board, settle=0.05, **seat.service_kwargs())
+    table = service.table
+    seat.attach(service, wait=5.0)
+    service.start(0.02)
+    bob = RemotePlayer(hub.url)
+    bob.join(seat.link.code)
+    bob.listen()
+    table.submit_setup("white", random_setup(random.Random(1), "white").to_record())
+    bob.post("setup", {"setup": random_setup(random.Random(2), "black").to_record()})
+    wait_for(lambda: table.phase == "playing" and table.ref is not None, what="the game to start")
+    table.feed(board.set(table.ref.expected()))
+    wait_for(lambda: table.ref.phase == "play", what="the board set")
+    app = create_app({"TABLE": table, "DATA_DIR": str(tmp_path)})
+    serving = running(app)
+    base = serving.__enter__()
+    contexts = []
+
+    def open_page(path, viewport):
+        ctx = browser.new_context(viewport=viewport)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.goto(base + path)
+        return page
+
+    phone = open_page(f"/seat/{table.seats.tokens['white']}", PHONE)
+    status = open_page("/", {"width": 1280, "height": 800})
+    yield table, bob, phone, status, service
+    for ctx in contexts:
+        ctx.close()
+    bob.close()
+    serving.__exit__(None, None, None)
+    service.stop()
+
+
+def test_the_seat_resigns_after_asking_and_every_screen_says_the_result(table_at):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    table, bob, phone, status, service = table_at
+    phone.click("#resign", timeout=WAIT)
+    expect(phone.locator("#resign-question")).to_have_text(
+        "Resign this game? Bob wins, and the game ends for both of you.")
+    phone.screenshot(path=str(SHOTS / "seat-resign-confirm.png"))
+    phone.click("#resign-no")
+    expect(phone.locator("#resign")).to_be_visible()
+    phone.click("#resign")
+    phone.click("#resign-yes")
+    wait_for(lambda: bob.states and bob.states[-1]["phase"] == "over", what="the hub's end")
+    assert bob.states[-1]["record"]["termination"] == {"reason": "resignation", "winner": "black"}
+    expect(phone.locator("#turn")).to_contain_text("Black wins: White resigned", timeout=WAIT)
+    expect(status.locator("#turn")).to_contain_text("Black wins: White resigned", timeout=WAIT)
+    expect(phone.locator("#remote-end")).to_be_hidden()
+    phone.screenshot(path=str(SHOTS / "seat-resigned.png"))
+    status.screenshot(path=str(SHOTS / "status-resigned.png"))
+    row = service.store.game(table.row.id)
+    assert row.status == "over" and row.result == {"status": "won", "winner": "black", "reason": "resignation"}
+    assert service.store.record(row.id)["termination"] == {"reason": "resignation", "winner": "black"}
+
+
+def test_an_absent_rival_counts_down_on_every_screen_then_the_seat_claims_the_game(table_at, hub):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    table, bob, phone, status, service = table_at
+    bob.close()  # Bob's browser goes away
+    expect(phone.locator("#remote-end .away-text")).to_have_text(
+        "Bob is away. If not back in 2:00, you may claim the game.", timeout=WAIT)
+    expect(status.locator("#remote-away")).to_have_text(
+        "Bob (Black) is away. If not back in 2:00, White may claim the game.", timeout=WAIT)
+    expect(phone.locator("#remote-claim")).to_have_count(0)
+    phone.screenshot(path=str(SHOTS / "seat-away-countdown.png"))
+    status.screenshot(path=str(SHOTS / "status-away-countdown.png"))
+    hub.clock.advance(120)
+    expect(phone.locator("#remote-claim")).to_be_visible(timeout=WAIT)
+    expect(phone.locator("#remote-end .away-text")).to_have_text(
+        "Bob has been away 2 minutes: claim the game (you win), or keep waiting.")
+    expect(status.locator("#remote-away")).to_have_text(
+        "Bob (Black) has been away 2 minutes: White may claim the game on their phone, or keep waiting.")
+    phone.screenshot(path=str(SHOTS / "seat-away-claimable.png"))
+    phone.click("#remote-wait")
+    expect(phone.locator("#remote-end .away-text")).to_have_text(
+        "You are waiting for Bob to come back. You may still claim the game.")
+    phone.click("#remote-claim")
+    expect(phone.locator("#turn")).to_contain_text("White wins: Black left the game and White claimed it",
+                                                   timeout=WAIT)
+    expect(status.locator("#turn")).to_contain_text("White wins: Black left the game and White claimed it",
+                                                    timeout=WAIT)
+    expect(status.locator("#remote-away")).to_be_hidden()
+    status.screenshot(path=str(SHOTS / "status-claimed.png"))
+    row = service.store.game(table.row.id)
+    assert row.status == "over" and row.result["reason"] == "abandonment"
