@@ -449,7 +449,10 @@ def _run(board, bob, hands, plan, schedule, local, pace, rng, result):
     posted: dict[int, float] = {}
     asked: set = set()
     late: list[float] = result["_late"]
-    answered = 0
+
+    def attend() -> None:
+        _answer_questions(board, bob, local, plan, asked, result)
+
     started = False
     for t, kind, payload, index in schedule:
         if kind == "say" and payload[0] != local:
@@ -467,14 +470,17 @@ def _run(board, bob, hands, plan, schedule, local, pace, rng, result):
             # Bob's actions the board shows nothing of (a pass): he plays them when his turn comes
             for j in range(index):
                 if plan[j].player != local and j not in posted and j not in shown_on_board:
-                    if _bob_plays(bob, plan, j, posted, pace, rng, result, board) is None:
+                    if _bob_plays(bob, plan, j, posted, pace, rng, result, board, attend) is None:
                         return
         if index >= 0 and plan[index].player != local and index not in gated:
             # Bob's action: he plays it once his turn shows on his page, then the board shows it
-            sent = _bob_plays(bob, plan, index, posted, pace, rng, result, board)
+            sent = _bob_plays(bob, plan, index, posted, pace, rng, result, board, attend)
             if sent is None:
                 return
-            shown = board.public.wait(_plan_shown, PLAN_WAIT, since=sent)
+            shown, end = None, time.monotonic() + PLAN_WAIT
+            while shown is None and time.monotonic() < end:
+                attend()
+                shown = board.public.wait(_plan_shown, 0.05, since=sent)
             if shown is None:
                 _stuck(result, index, "Bob's plan on the board", board, bob, plan)
                 return
@@ -484,7 +490,7 @@ def _run(board, bob, hands, plan, schedule, local, pace, rng, result):
         due = t0 + t + shift
         while True:
             now = time.monotonic()
-            answered += _answer_questions(board, bob, local, plan, asked, result)
+            attend()
             if now >= due:
                 break
             time.sleep(min(0.005, due - now))
@@ -503,9 +509,8 @@ def _run(board, bob, hands, plan, schedule, local, pace, rng, result):
             status, ans = board.say(payload[1])
             if status != 200:
                 result["refused"].append({"index": index, "input": payload[1], "reason": ans})
-    result["questions"] = answered
     result["_late"] = late
-    _finish(board, bob, plan, local, pace, rng, posted, asked, result)
+    _finish(board, bob, plan, local, pace, rng, posted, attend, result)
 
 
 def _timing(result: dict) -> None:
@@ -519,19 +524,17 @@ def _timing(result: dict) -> None:
                             "stretched_max_ms": round(1000 * max((d for _, d in stretched), default=0.0), 1)}
 
 
-def _finish(board, bob, plan, local, pace, rng, posted, asked, result) -> None:
+def _finish(board, bob, plan, local, pace, rng, posted, attend, result) -> None:
     """The last action is Ann's (or Bob's, carried out): the hub has every action within STUCK."""
-    answered = 0
     n = len(plan)
     for j in range(n):  # Bob's last actions, if the board shows nothing of them
         if plan[j].player != local and j not in posted:
-            if _bob_plays(bob, plan, j, posted, pace, rng, result, board) is None:
+            if _bob_plays(bob, plan, j, posted, pace, rng, result, board, attend) is None:
                 return
     end = time.monotonic() + STUCK
     while time.monotonic() < end and hub_count(bob) < n:
-        answered += _answer_questions(board, bob, local, plan, asked, result)
+        attend()
         time.sleep(0.02)
-    result["questions"] += answered
     if hub_count(bob) < n:
         _stuck(result, hub_count(bob), "the board to send the last action", board, bob, plan)
     else:
@@ -544,16 +547,18 @@ def hub_count(bob) -> int:
         return history_count(bob.states[-1].get("view")) if bob.states else 0
 
 
-def _bob_plays(bob, plan, index, posted, pace, rng, result, board) -> float | None:
-    """Bob plays action ``index`` once his page shows his turn: when he sent it (None: never)."""
+def _bob_plays(bob, plan, index, posted, pace, rng, result, board, attend) -> float | None:
+    """Bob plays action ``index`` once his page shows his turn: when he sent it (None: never).
+    Meanwhile Ann answers her phone (``attend``): the board may be asking her."""
     if index in posted:
         return posted[index]
     state = None
     end = time.monotonic() + PLAN_WAIT
     while time.monotonic() < end:
+        attend()
         with bob.cond:
             bob.cond.wait_for(lambda: bob.states and history_count(bob.states[-1].get("view")) >= index
-                              and bob.states[-1].get("legal") is not None, max(0.0, end - time.monotonic()))
+                              and bob.states[-1].get("legal") is not None, min(0.05, max(0.0, end - time.monotonic())))
             state = bob.states[-1] if bob.states else None
         if state and history_count(state.get("view")) == index and state.get("legal") is not None:
             break
@@ -608,6 +613,7 @@ def _answer_questions(board, bob, local, plan, asked, result) -> int:
         return 0
     board.say(answer)
     result.setdefault("asked", []).append({"index": k, "options": options, "answer": answer})
+    result["questions"] += 1
     return 1
 
 
