@@ -51,3 +51,23 @@ def test_a_remote_game_carried_out_by_independent_hands_keeps_every_invariant(se
     assert r["status"] == "done", f"{where}: stuck: {r['stuck']}"
     assert r.get("exact") or r.get("same_game"), f"{where}: the hub holds {r.get('hub_actions')} actions"
     assert not r["refused"], f"{where}: the phone refused: {r['refused'][:2]}"
+
+
+def test_the_harness_reads_the_board_only_from_outside():
+    """The judge imports nothing of the board side of remote play nor of the referee: loading it
+    loads neither, and its source names neither (issue 28: an independent check)."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    code = ("import sys; import tests.support.remote_hands; "
+            "print(sorted(m for m in sys.modules if m.startswith(('host.remote', 'host.referee'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    for path in (root / "tests" / "support" / "remote_hands.py", root / "bench" / "remote_soak.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.startswith(("host.remote", "host.referee", "host.session")) for n in names), (path, names)
