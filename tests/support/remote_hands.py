@@ -642,13 +642,16 @@ def _stuck(result: dict, at: int, waiting: str, board, bob, plan) -> None:
 def _alarms(events, result, positions) -> list[dict]:
     """Every alarm the status page was sent, once per stretch it stood, with what the hands had
     just done (the action their last event belonged to, and how long before).  A board the
-    referee asks for is no alarm when it is where an action the hands began in the last GRACE
-    seconds (or are carrying out) leads: ``positions[j]`` is the occupancy after j actions."""
+    referee asks for is no alarm when it is where an action leads that the hands (or Bob) are
+    carrying out or were at in the last GRACE seconds (a plan's steps shown again while its last
+    placement settles): ``positions[j]`` is the occupancy after j actions."""
     out = []
     timeline = result.get("_timeline") or []
     begun: dict[int, float] = {}
+    ended: dict[int, float] = {}
     for tt, index, _ in timeline:
         begun.setdefault(index, tt)
+        ended[index] = tt
     t_first = timeline[0][0] if timeline else (events[0][0] if events else 0.0)
     shown = None
     for t, payload in events:
@@ -656,7 +659,7 @@ def _alarms(events, result, positions) -> list[dict]:
         if not state:
             continue
         now = max((i for i, tt in begun.items() if tt <= t), default=-1)
-        recent = [i for i, tt in begun.items() if t - GRACE <= tt <= t] + [now]
+        recent = [i for i, tt in begun.items() if tt <= t and ended[i] >= t - GRACE] + [now]
         goals = {positions[j + 1] for j in recent if 0 <= j + 1 < len(positions)} | (
             {positions[0]} if now < 0 else set())
         text = alarm_of(state, goals)
