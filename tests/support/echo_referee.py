@@ -1,8 +1,18 @@
-"""``Echo``: a stand-in for a referee that never reads the board, for the hands model's closed-loop
-tests (tests/host/simulate): the players' own taps are left to their own timing.  It is no model of
-the referee and consults none."""
+"""For the hands model's tests (tests/host/simulate): ``run_open``, the hands alone (open loop), and
+``Echo``, a stand-in for a referee that never reads the board, for the closed loop: the players' own
+taps are left to their own timing.  It is no model of the referee and consults none."""
 
 from dataclasses import dataclass
+
+from host.simulate import Hands
+
+
+def run_open(played, seed, noise, pace="brisk", without=()):
+    """The hands playing ``played`` with nobody listening, run to the end."""
+    hands = Hands(played, seed, noise, pace, open_loop=True, without=without)
+    while hands.next_time() is not None:
+        hands.step()
+    return hands
 
 
 @dataclass(frozen=True)

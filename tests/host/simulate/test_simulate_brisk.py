@@ -15,17 +15,10 @@ from host.simulate.oracle import canonical_after
 from host.simulate.timing import BRISK_PARTS, FLICKER_WINDOW, LATE_EDGE, RELIFT, SLIDE_GAP, SLOW, pace_without
 from host.simulate.truth import look_alikes, physical_effect, straight_path
 from host.board.trace import TraceHeader
-from tests.support.echo_referee import Echo
+from tests.support.echo_referee import Echo, run_open
 
 EPS = 1e-6
 BRISK = PACES["brisk"]
-
-
-def run_open(played, seed, noise, pace="brisk", without=()):
-    hands = Hands(played, seed, noise, pace, open_loop=True, without=without)
-    while hands.next_time() is not None:
-        hands.step()
-    return hands
 
 
 @pytest.fixture(scope="module")

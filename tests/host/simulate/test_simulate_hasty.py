@@ -13,7 +13,7 @@ from engine.actions import Reinforce, Resurrect, Swap, Time
 from engine.randplay import random_game
 from host.simulate import ALL_PACES, PACE_NAMES, PACES, Hands, run_closed_loop
 from host.simulate.timing import FLICKER_WINDOW, LANDING_WORD, NEXT_WORD
-from tests.support.echo_referee import Echo
+from tests.support.echo_referee import Echo, run_open as open_run
 
 EPS = 1e-6
 HASTY = PACES["hasty"]
@@ -22,10 +22,7 @@ ON_LANDING = ("next_word", "landing_word", "next_lift")
 
 
 def run_open(played, seed, noise, pace="hasty", without=()):
-    hands = Hands(played, seed, noise, pace, open_loop=True, without=without)
-    while hands.next_time() is not None:
-        hands.step()
-    return hands
+    return open_run(played, seed, noise, pace, without)
 
 
 @pytest.fixture(scope="module")
