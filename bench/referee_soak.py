@@ -41,7 +41,7 @@ from engine.game import EMPTY  # noqa: E402
 from engine.randplay import random_game  # noqa: E402
 from engine.record import to_record  # noqa: E402
 from host.referee import Referee  # noqa: E402
-from host.simulate import FAULTS, LEVELS, PACE_NAMES, Hands, run_closed_loop  # noqa: E402
+from host.simulate import ALL_PACES, FAULTS, LEVELS, PACE_NAMES, Hands, run_closed_loop  # noqa: E402
 from host.simulate.timing import BRISK_PARTS  # noqa: E402
 from host.board.trace import TraceHeader, referee_trace  # noqa: E402
 
@@ -279,7 +279,9 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=125, help="games per mode, noise level and pace (default 125: 2,000)")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--noise", default=",".join(LEVELS))
-    ap.add_argument("--pace", default=",".join(PACE_NAMES))
+    ap.add_argument("--pace", default=",".join(PACE_NAMES),
+                    help=f"paces, comma separated (default {','.join(PACE_NAMES)}; also: hasty, the next player's word "
+                         f"and hands on the rival's landing, issue 31)")
     ap.add_argument("--max-actions", type=int, default=150)
     ap.add_argument("--start", type=int, default=10000, help="first seed")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
@@ -330,7 +332,7 @@ def main(argv=None) -> int:
     modes = [m for m in args.modes.split(",") if m]
     noises = [n for n in args.noise.split(",") if n]
     paces = [p for p in args.pace.split(",") if p]
-    for name, values, allowed in (("modes", modes, MODES), ("noise", noises, LEVELS), ("pace", paces, PACE_NAMES)):
+    for name, values, allowed in (("modes", modes, MODES), ("noise", noises, LEVELS), ("pace", paces, ALL_PACES)):
         bad = [v for v in values if v not in allowed]
         if bad:
             ap.error(f"--{name}: unknown {bad[0]!r} (one of {', '.join(allowed)})")

@@ -33,7 +33,7 @@ from host.board.trace import Trace, TraceHeader
 from .loop import LoopRun, run_closed_loop
 from .oracle import canonical, canonical_after, outcomes, same_game
 from .players import FAULTS, Hands
-from .timing import LEVELS, NOISE, PACE_NAMES, PACES, Noise, Pace
+from .timing import ALL_PACES, LEVELS, NOISE, PACE_NAMES, PACES, Noise, Pace
 from .truth import physical_effect
 
 
@@ -86,5 +86,5 @@ class Simulator:
 
 
 __all__ = ["simulate", "Simulator", "Hands", "run_closed_loop", "LoopRun", "NOISE", "LEVELS", "Noise", "PACES",
-           "PACE_NAMES", "Pace", "FAULTS", "canonical", "canonical_after", "same_game", "outcomes",
+           "PACE_NAMES", "ALL_PACES", "Pace", "FAULTS", "canonical", "canonical_after", "same_game", "outcomes",
            "physical_effect"]

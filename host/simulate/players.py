@@ -57,13 +57,14 @@ from .timing import (
     FAULT_WAIT,
     FLICKER_WINDOW,
     FOLLOW,
+    LANDING_WORD,
     LOOK_AFTER,
     LOOK_TIMEOUT,
+    NEXT_WORD,
     NOISE,
     PACES,
     PASS_TIMEOUT,
     QUICK,
-    RELIFT,
     SETUP_GAP,
     SLOW,
     STALL,
@@ -161,7 +162,8 @@ class Hands:
         self.open_loop = open_loop
         self.rng = random.Random(seed)
         self.machine = Machine()
-        self.table = Table(self.machine, self.rng, NOISE[noise], late_edge=self.pace.late_edge and noise == "high")
+        late = self.pace.late_share if self.pace.late_edge and noise == "high" else 0.0
+        self.table = Table(self.machine, self.rng, NOISE[noise], late_edge=late)
         self.truth = self.header.new_game()  # the game as the players play it
         self.mirror = self.header.new_game()  # the game as the referee committed it
         self.plan: list[Planned] = []
@@ -470,9 +472,19 @@ class Hands:
         """An action at a table that does not wait (issue 17): each word before the hands or
         racing the board change it goes with (WORD_RACE either side), a swap's done now and
         then never sent, an ambiguous action named unprompted after it, and the next player's
-        hands on the tower just placed a quarter of a second after it landed."""
+        hands on the tower just placed a quarter of a second after it landed.  At a hasty table
+        (issue 31) the next player's word and first hand come on the rival's landing."""
         k, player, action = step.index, step.player, step.action
         rng, pace, tb = self.rng, self.pace, self.table
+        snap = None if alike else self._on_landing(step)  # hasty: the rival's touch-down they follow
+        if snap is not None and kind is Pass and not only_pass:
+            # a pass (Time or the Totem could still be used: the board would ask) said at once
+            said_at = self._say(at(snap + rng.uniform(*NEXT_WORD)), player, {"type": "done"}, k)
+            self.behaviours.append({"kind": "next_word", "index": k, "landed": snap, "t": said_at,
+                                    "word": "done", "lift": None})
+            self.t_end = max(said_at, self.t_end)
+            yield self.t_end
+            return
         declared = kind in (Reinforce, Resurrect, Time, Swap)
         variant = rng.choice(pace.declare_variants) if declared and not alike else None
         taps_first = bool(alike) or kind is Pass or variant == "before"
@@ -501,9 +513,26 @@ class Hands:
             if just and any(a == space for _, a, _ in effect.moves) and rng.random() < pace.relift:
                 prefer = space
         lead = rng.uniform(*pace.declare_lead)
-        if prefer is not None:  # the rival's hand on the tower just placed (measured from its landing)
+        on_landing = None
+        if snap is not None:  # hasty: word and hands on the rival's landing, each on its own clock
+            window = pace.relift_window if prefer is not None else NEXT_WORD
+            start = at(max(snap + rng.uniform(*window), self.machine.now))
+            if prefer is not None:
+                self.behaviours.append({"kind": "relift", "index": k, "space": prefer, "landed": snap,
+                                        "lift": start})
+            # "planned": when the hand goes for the board; "lift": when it touches it (a tower
+            # still wobbling from a bump is taken once it is still)
+            on_landing = {"kind": "next_lift", "index": k, "landed": snap, "planned": start, "lift": start}
+            if word is not None:
+                landing = kind is Swap and rng.random() < pace.landing_word
+                said_at = self._say(at(snap + rng.uniform(*(LANDING_WORD if landing else NEXT_WORD))),
+                                    player, word, k)
+                on_landing.update(kind="landing_word" if landing else "next_word", t=said_at, word=word["type"])
+            self.behaviours.append(on_landing)
+            variant, taps_first = None, False  # the word is said: no other
+        elif prefer is not None:  # the rival's hand on the tower just placed (measured from its landing)
             landed = tb.last_place[1]
-            start = at(max(landed + rng.uniform(*RELIFT), base))
+            start = at(max(landed + rng.uniform(*pace.relift_window), base))
             t = at(max(start - lead, landed, self.machine.now))
             self.behaviours.append({"kind": "relift", "index": k, "space": prefer, "landed": landed, "lift": start})
         else:
@@ -517,6 +546,8 @@ class Hands:
         tb.first_touch = None
         end, down = yield from self._perform(k, player, action, effect, board, fault, start, news, prefer)
         first_touch = tb.first_touch if tb.first_touch is not None else start
+        if on_landing is not None:
+            on_landing["lift"] = first_touch
         later: list[tuple[float, dict]] = []  # taps after the hands, each unless the phone says not to
         if variant == "race":
             anchor = first_touch if kind is Time else (down if down is not None else first_touch)
@@ -541,7 +572,36 @@ class Hands:
         for t_say, data in later:
             self.machine.spawn(self._tap_unless_committed(t_say, player, data, k), self.machine.now)
         self.t_end = max(end, tb.latest, self.machine.now)
-        yield self.t_end
+        yield self._landing_of(k, self.t_end)
+
+    def _landing_of(self, k: int, end: float) -> float:
+        """When the players look up after action ``k``: at a hasty table, when its last tower
+        touched down if the next player's turn follows (their word may come while it still
+        bounces); otherwise when it is over (``end``)."""
+        tb = self.table
+        nxt = k + 1
+        if not self.pace.next_word or nxt >= len(self.plan) or not self.plan[nxt].first or tb.last_place is None:
+            return end
+        _, landed, index = tb.last_place
+        if index != k or tb.latest > landed + FLICKER_WINDOW + 0.001:
+            return end  # the action did not end with that placement
+        return max(self.machine.now, landed)
+
+    def _on_landing(self, step: Planned) -> float | None:
+        """Hasty: the rival's last touch-down, if this player's turn begins on it (their word and
+        first hand follow it at NEXT_WORD); None at other tables, at later steps of a turn, after
+        an action that did not end with a placement, or when the players had to wait."""
+        pace, tb = self.pace, self.table
+        if not pace.next_word or not step.first or tb.last_place is None:
+            return None
+        _, landed, index = tb.last_place
+        if index != step.index - 1 or tb.latest > landed + FLICKER_WINDOW + 0.001:
+            return None
+        if self.machine.now > landed + FLICKER_WINDOW + 0.001:
+            return None  # they waited (for the referee to catch up, or a mistake): no landing to follow
+        if self.rng.random() >= pace.next_word:
+            return None
+        return landed
 
     def _pass(self, k: int, player: str, t: float, only_pass: bool):
         if only_pass:  # nothing to do: the referee passes for them

@@ -26,11 +26,11 @@ from .truth import ADJACENT
 
 
 class Table:
-    def __init__(self, machine: Machine, rng: random.Random, noise: Noise, late_edge: bool = False):
+    def __init__(self, machine: Machine, rng: random.Random, noise: Noise, late_edge: float = 0.0):
         self.machine = machine
         self.rng = rng
         self.noise = noise
-        self.late_edge = late_edge  # half the edges bounce once more near the end of the window
+        self.late_edge = late_edge  # this share of the edges bounce once more near the end of the window
         self.lift_start: dict[int, float] = {}  # space -> when its last lift began
         # (space, touch-down, action) of the last placement the hands made for an action
         self.last_place: tuple[int, float, int] | None = None
@@ -51,14 +51,15 @@ class Table:
     def _flicker(self, t: float, space: int, final: bool) -> float:
         """The reading bounces n times (noise.flicker) within FLICKER_WINDOW of ``t``, then holds
         ``final``: the window is cut into n slots, each holding one short pulse.  With
-        ``late_edge`` (brisk hands under heavy noise), half the time the last bounce comes late
-        in the window (LATE_EDGE), so the steady reading begins up to 80 ms after the edge."""
+        ``late_edge`` (brisk hands under heavy noise: half the edges; hasty: three in four) the last
+        bounce comes late in the window (LATE_EDGE), so the steady reading begins up to 80 ms after
+        the edge."""
         rng = self.rng
         lo, hi = self.noise.flicker
         n = rng.randint(lo, hi)
         end = t
         slot = (FLICKER_WINDOW - 0.004) / n if n else 0.0
-        late = self.late_edge and n > 0 and rng.random() < 0.5
+        late = self.late_edge > 0 and n > 0 and rng.random() < self.late_edge
         for i in range(n):
             begin = 0.002 + i * slot
             if late and i == n - 1:

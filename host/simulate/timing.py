@@ -49,6 +49,11 @@ BUMP_AROUND = (-0.1, 0.05)  # a bump starts this long around the action's last p
 ANSWER = (0.6, 1.0)  # a private question answered this long after it arrives
 DONE_LAG = (0.2, 0.6)  # done tapped this long after the last placement
 
+# The next player at a table that does not wait (brisk, hasty), from the rival's touch-down.
+RELIFT = (0.2, 0.3)  # brisk: the next player lifts the tower just placed this long after it landed
+NEXT_WORD = (0.1, 0.3)  # hasty: the next player's first word and first hand, after the rival's touch-down
+LANDING_WORD = (0.0, FLICKER_WINDOW)  # hasty: a Memory Swap's word while the rival's tower still bounces
+
 
 @dataclass(frozen=True)
 class Pace:
@@ -76,6 +81,12 @@ class Pace:
     relift: float = 0.0  # chance that the next player lifts the tower just placed RELIFT after it landed
     react: float = 0.0  # a tap already on its way is still made unless the commit came this long before
     late_edge: bool = False  # under heavy noise the last bounce of an edge may come as late as the window allows
+    late_share: float = 0.5  # ... for this share of the edges
+    relift_window: Range = RELIFT  # the tower just placed lifted by the next player this long after it landed
+    # --- a hasty table (issue 31): the next player's word and hands on the rival's landing ---
+    next_word: float = 0.0  # chance that the next player's first word and first hand come NEXT_WORD after
+    #                         the rival's last touch-down (when the rival's action ended with a placement)
+    landing_word: float = 0.0  # ... and, of those, that a Memory Swap's word comes LANDING_WORD after it
 
 
 PACES = {
@@ -120,7 +131,30 @@ PACES = {
         late_edge=True,
     ),
 }
-PACE_NAMES = tuple(PACES)
+
+# The hasty table (issue 31, item 3): the brisk table at the widest plausible bounds, and the
+# shapes that still broke the referee after issue 17.  The next player's word (swap, a
+# Reinforcement's or Resurrection's pieces, time, done for a pass) and first hand come 0.1 to
+# 0.3 s after the rival's tower touched down, that tower's bounce included (under heavy noise
+# up to 80 ms at each edge, the last bounce late in the window three edges in four); a Memory
+# Swap's word, half the time, while the rival's tower is still landing (0 to 80 ms after it
+# touched down).  Racing words come up to 0.3 s after the change they go with.  It is asked for
+# by name (``pace="hasty"``): PACE_NAMES, the paces the suite's referee tests and the soak play
+# by default, stay the two everyday tables.
+PACES["hasty"] = replace(
+    PACES["brisk"],
+    think=(0.1, 0.5),  # the first lift 0.1 s after the rival's last change
+    tap_first=(0.0, 0.3),  # a tap as the rival's last change settles
+    word_race=(-0.3, 0.3),  # a racing word up to 0.3 s after its board change
+    done_lag=(0.05, 0.4),
+    late_share=0.75,
+    relift=0.6,
+    relift_window=(0.15, 0.3),  # the tower just placed, lifted 70 ms after an 80 ms bounce at the soonest
+    next_word=0.7,
+    landing_word=0.5,
+)
+PACE_NAMES = ("relaxed", "brisk")  # the everyday tables; ALL_PACES adds the hasty one
+ALL_PACES = tuple(PACES)
 
 # The brisk table's behaviours one by one, and what each becomes when it is left out (an
 # ablation: ``Hands(..., without=("relift",))``, ``bench/referee_soak.py --without relift``).
@@ -132,6 +166,9 @@ BRISK_PARTS = {
     "relift": {"relift": 0.0},  # the next player never snatches the tower just placed
     "choose_unprompted": {"choose_unprompted": 0.0},  # ambiguous actions named only when asked
     "react": {"react": 0.0},  # no tap made once the phone shows the commit
+    # the hasty table's own (nothing at a brisk table)
+    "next_word": {"next_word": 0.0},  # the next player's word and hands wait for the rival's bounce to end
+    "landing_word": {"landing_word": 0.0},  # no swap word while the rival's tower is still landing
 }
 
 
@@ -154,7 +191,6 @@ STALL = 10.0  # the referee two actions behind for this long: the players stop p
 CLOSE_LEAD = (0.0, 0.2)  # "close": the placement within 0.2 s of the declaration
 AFTER_LAG = (0.05, 0.5)  # "after": the declaration this long after the placement
 SWAP_AFTER_LAG = (0.1, 0.8)  # a swap declared this long after it was made
-RELIFT = (0.2, 0.3)  # brisk: the next player lifts the tower just placed this long after it landed
 QUICK = 0.3  # brisk: a space refilled sooner than this after its lift gets no hover first
 LATE_EDGE = (0.06, 0.0775)  # brisk, heavy noise: where the last bounce of an edge may begin
 SETUP_GAP = (0.1, 0.4)  # between two towers of the setup

@@ -5,8 +5,6 @@ it does not.  Nothing here consults a referee: the closed-loop tests use ``Echo`
 written here that never reads the board.
 """
 
-from dataclasses import dataclass
-
 import pytest
 
 from engine.actions import Move, Reinforce, Resurrect, Swap, Time
@@ -17,16 +15,10 @@ from host.simulate.oracle import canonical_after
 from host.simulate.timing import BRISK_PARTS, FLICKER_WINDOW, LATE_EDGE, RELIFT, SLIDE_GAP, SLOW, pace_without
 from host.simulate.truth import look_alikes, physical_effect, straight_path
 from host.board.trace import TraceHeader
+from tests.support.echo_referee import Echo, run_open
 
 EPS = 1e-6
 BRISK = PACES["brisk"]
-
-
-def run_open(played, seed, noise, pace="brisk", without=()):
-    hands = Hands(played, seed, noise, pace, open_loop=True, without=without)
-    while hands.next_time() is not None:
-        hands.step()
-    return hands
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +86,7 @@ def test_relaxed_players_never_race_and_a_left_out_behaviour_is_left_out(games):
     with pytest.raises(ValueError, match="without"):
         Hands(played, seed, "high", "brisk", without=("telepathy",))
     assert set(BRISK_PARTS) == {"race_word", "quick_hold", "late_edge", "no_done", "relift", "choose_unprompted",
-                                "react"}
+                                "react", "next_word", "landing_word"}
     everything = pace_without(BRISK, BRISK_PARTS)
     assert everything.word_race == BRISK.word_race and everything.declare_variants == ("before",)
     assert not everything.relift and not everything.hold_from_lift and everything.swap_done == 1.0
@@ -193,6 +185,7 @@ def test_under_heavy_noise_brisk_hands_bounce_late_in_the_window_half_the_time(g
     assert late_edges(run_open(played, seed, "high", "relaxed")) == 0
     assert late_edges(run_open(played, seed, "high", without=("late_edge",))) == 0
     assert 0.35 <= late_edges(run_open(played, seed, "high")) <= 0.65  # half the edges
+    assert 0.6 <= late_edges(run_open(played, seed, "high", "hasty")) <= 0.9  # the hasty table: three in four
     assert late_edges(run_open(played, seed, "low")) == 0  # heavy noise only
 
 
@@ -234,60 +227,6 @@ def test_the_next_player_lifts_the_tower_just_placed_a_quarter_second_after_it_l
 
 
 # --- the closed loop: done, unprompted choose ------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Note:
-    audience: str
-    kind: str
-    data: dict
-
-
-class Echo:
-    """A stand-in for a referee that never reads the board: it commits each played action once
-    the hands have begun the next one (it peeks at their toggles), so the players' own taps
-    are left to their own timing.  Never asks, never refuses."""
-
-    def __init__(self, hands):
-        self.hands = hands
-        self.game = hands.header.new_game()
-        self.started = False
-        self.inputs = []
-        self.seen, self.begun = 0, -1  # toggles looked at so far, the highest action they belong to
-
-    def next_deadline(self):
-        return None
-
-    def tick(self, now):
-        return []
-
-    def feed(self, snapshot):
-        return self._catch_up()
-
-    def input(self, player, data, now):
-        self.inputs.append((now, player, data))
-        return self._catch_up()
-
-    def private_status(self, player):
-        return {}
-
-    def _catch_up(self):
-        out = []
-        if not self.started:
-            self.started = True
-            out.append(Note("public", "started", {"turn": 1, "to_move": self.game.to_move, "text": "go"}))
-        toggles = self.hands.toggles
-        for tg in toggles[self.seen:]:
-            self.begun = max(self.begun, tg.index)
-        self.seen = len(toggles)
-        plan = self.hands.plan
-        while len(self.game.log) < min(self.begun, len(plan)):
-            action = plan[len(self.game.log)].action
-            player, turn = self.game.to_move, self.game.turn
-            self.game.push(action)
-            out += [Note("public", "committed", {"turn": turn, "player": player, "action": {"type": "hidden"}}),
-                    Note(player, "committed", {"turn": turn, "player": player, "action": action.to_record()})]
-        return out
 
 
 def run_echo(played, seed, noise="medium"):
