@@ -252,11 +252,12 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
 
 
 def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, board: bool = False,
-                by_address: str | None = None) -> None:
+                by_address: str | None = None, who: dict | None = None) -> None:
     """The host page and the phone seats' join links, each with its QR code; the virtual board's
     link (it carries the board key) when ``board``.
 
-    ``tokens`` holds the phone seats only: a seat without one is the practice opponent's.
+    ``tokens`` holds the phone seats only: a seat without one is played off the board, by ``who``
+    names (a remote player: "Bob, playing from afar"), else the practice opponent.
     ``by_address``: the same server by IP address, printed under each link for a device that
     cannot resolve the mDNS name.
     """
@@ -271,7 +272,8 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, bo
             print(f"    by address:  {by_address}/board/{board_key(host_key)}", file=out)
     for player in ("white", "black"):
         if player not in tokens:
-            print(f"  {player} seat:    played by the practice opponent: no phone, no link", file=out)
+            played = (who or {}).get(player) or "the practice opponent"
+            print(f"  {player} seat:    played by {played}: no phone, no link", file=out)
             continue
         url = f"{base}/seat/{tokens[player]}"
         print(f"  {player} seat:    {url}", file=out)
@@ -283,6 +285,11 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, bo
             segno.make(url, error="l").terminal(out=out, compact=True)
 
 
+def off_board_names(table) -> dict[str, str]:
+    """How each seat played off the board is named: "the practice opponent", "Bob, playing from afar"."""
+    return {seat.player: seat.who for seat in table.seats.off_board()}
+
+
 NEXT_STEPS = """Next:
   1. Put the status page on a screen the whole table can see.
   2. {scan}
@@ -290,11 +297,15 @@ NEXT_STEPS = """Next:
 Stop with Ctrl-C; the game is saved as it is played."""
 
 
-def next_steps(opponent: str | None, codes_shown: bool = True) -> str:
-    """What to do now, in three lines; against the opponent only one seat needs a phone.  Where the
-    seat codes are not printed (not a terminal), the line says how to get them."""
+def next_steps(opponent: str | None, codes_shown: bool = True, remote: str | None = None) -> str:
+    """What to do now, in three lines; against the opponent, or a friend far away (``remote``: the
+    side they play), only one seat needs a phone.  Where the seat codes are not printed (not a
+    terminal), the line says how to get them."""
     where = "" if codes_shown else " (`quin links`, run in a terminal, prints the codes)"
-    if opponent is None:
+    if remote is not None:
+        scan = (f"Scan your seat code{where} with your phone; your friend plays {remote.capitalize()} from afar: "
+                "their moves show on the status page, the virtual board and your phone, for you to make on the board.")
+    elif opponent is None:
         scan = f"Each player scans their own seat code{where} with their phone, out of sight of the other."
     else:
         scan = (f"Scan your seat code{where} with your phone; the opponent plays {opponent.capitalize()} and needs "
@@ -555,18 +566,18 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     by_address = f"http://{address}:{port}" if announcement else None  # where the name does not resolve
     if secrets_shown:
         print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None,
-                    by_address=by_address)
+                    by_address=by_address, who=off_board_names(table))
     else:
         print(f"  seat, host{' and virtual board' if board is not None else ''} links are not printed here "
               "(not a terminal): run `quin links`", file=out)
-    print(next_steps(args.opponent, secrets_shown), file=out)
+    print(next_steps(args.opponent, secrets_shown, remote.mind.side if remote is not None else None), file=out)
     out.flush()
 
     def new_seats(reason: str, links: bool = True) -> None:  # the host page started a game or re-issued a seat
         print(reason, file=out)
         if secrets_shown and links:
             print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None,
-                        by_address=by_address)
+                        by_address=by_address, who=off_board_names(table))
         out.flush()
 
     app.config["ON_NEW_SEATS"] = new_seats

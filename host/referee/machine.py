@@ -1384,23 +1384,29 @@ class Referee:
             # a tower already off its space now counts as lifted; a space that held no tower before
             # this plan (a tower an earlier plan of the turn brought in) is not waited for
             lifts = frozenset(s for s in spaces["lift"] if s in before and s in stable)
+            touched = spaces["lift"] | spaces["place"]
             if cur.phase is Phase.FOLLOW:
                 f = cur.follow
                 lifts = (f.lifts & before) | lifts
-                held = FollowPlan(dict(plan), game.occupied(), lifts, f.since, f.changed, f.player, f.turn)
+                held = FollowPlan(dict(plan), game.occupied(), lifts, f.since, f.changed, f.player, f.turn,
+                                  spaces=f.spaces | touched)
             else:
-                held = FollowPlan(dict(plan), game.occupied(), lifts, self.now, player=mover, turn=turn)
+                held = FollowPlan(dict(plan), game.occupied(), lifts, self.now, player=mover, turn=turn, spaces=touched)
             self._go(Event.FOLLOW, Following(held))
-        instruction = dict(plan)
-        instruction.setdefault("do", "follow")
-        self.public_instructions = [instruction]
         self._said[(PUBLIC, "instruction")] = None
-        self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(plan),
-                                                "instructions": [instruction], "text": plan["text"]})
+        self._say_plan(plan, out)
         self._dirty = True
         if self.seen_snapshot:
             self._evaluate(self.now, out)
         return out
+
+    def _say_plan(self, plan: dict, out: list) -> None:
+        """The plan is what the board needs: said to everyone (once; again after a correction)."""
+        instruction = dict(plan)
+        instruction.setdefault("do", "follow")
+        self.public_instructions = [instruction]
+        self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(plan),
+                                                "instructions": [instruction], "text": plan["text"]})
 
     def _follow_read(self, flipped: frozenset[int]) -> None:
         """Flips while a plan is carried out: a lift it needs is seen; the board changed."""
@@ -1432,7 +1438,14 @@ class Referee:
             # action read are the next turn's.
             self._followed(now, out, self.ev.rest(f.matched, f.expected))
             return
-        if f.changed and S != f.expected and self._later(deb.last_change + self.settle):
+        if not f.changed or S == f.expected:
+            return
+        if not (S - f.expected) and (f.expected - S) <= f.spaces:
+            # on the way: towers lifted as the plans say and not yet put down (a swap's, a flash's,
+            # a move's): the plans themselves say what comes next; no correction
+            self._say_plan(f.plan, out)
+            return
+        if self._later(deb.last_change + self.settle):
             todo = corrections(S, f.expected)
             self.public_instructions = todo
             self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(f.plan), "instructions": todo,

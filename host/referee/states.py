@@ -141,7 +141,8 @@ class FollowPlan:
     said: before, the plan itself says what to do); ``player``: the side whose action it is (its
     turn until the board shows it) and ``turn`` (the turn it was played in); ``matched``: how many flips the evidence held when the board
     first showed the plan done (a brisk hand may lift its own tower at once: what follows that
-    moment is the next step's)."""
+    moment is the next step's); ``spaces``: every space the plans lift or place (a tower off one of
+    them is a plan on its way, not a board to correct)."""
 
     plan: dict
     expected: frozenset[int]
@@ -151,6 +152,7 @@ class FollowPlan:
     player: str = ""
     turn: int = 0
     matched: int | None = None
+    spaces: frozenset[int] = frozenset()
 
 
 # --- the states -----------------------------------------------------------------------------------

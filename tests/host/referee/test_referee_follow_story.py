@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
 from refplay import Play  # noqa: E402
 
-from engine.actions import Move  # noqa: E402
+from engine.actions import Move, Swap  # noqa: E402
 from engine.board import SPACE_NAMES as N, other, parse_space as S  # noqa: E402
 from engine.game import Game  # noqa: E402
 from engine.views import action_seen_by  # noqa: E402
@@ -128,3 +128,29 @@ def test_a_lift_of_the_rivals_tower_at_once_after_the_plan_is_still_put_right(lo
     said = [n for n in play.notices if n.kind in ("instruction", "rejected") and n.data.get("instructions")]
     assert said, "the board differs from the game and nobody is told"
     assert any(i.get("from") == frm and i.get("to") == to for i in said[-1].data["instructions"]), said[-1].data
+
+
+def test_a_plan_on_its_way_is_no_board_to_correct():
+    """The rival's Memory Swap carried out by a slow hand: both towers held up for two seconds is the
+    plan under way (the plan says what comes next), never "the board does not show the rival's
+    action"; a tower put where the plan puts none is corrected, and once taken off again the plan
+    is what the board needs again."""
+    board = {"w35": ("white", "shadow"), "b35": ("black", "shadow"), "b36": ("black", "memory"),
+             "w11": ("white", "light"), "b11": ("black", "light")}
+    play = Play(Game.from_position(board, "black", sets=SETS, turn=10), reads={"white"})
+    after = Game.from_position(board, "black", sets=SETS, turn=10)
+    swap = Swap(S("b36"), S("b35"))
+    plan = plan_of(swap, action_seen_by(after, swap, "black", None), "black", frozenset({"w35"}))
+    after.push(swap)
+    play.notices += play.ref.follow(after, plan)
+    play.lift("b35", then=0.1)
+    play.lift("b36", then=2.0)  # both up, held
+    assert corrections_said(play) == []
+    assert play.ref.public_status()["instructions"] == [dict(plan, do="swap")]
+    play.place("b34", then=1.0)  # a tower where the plan puts none
+    assert corrections_said(play), "a tower on b34 is not part of the plan: it is said"
+    play.lift("b34", then=0.6)
+    assert play.ref.public_status()["instructions"] == [dict(plan, do="swap")]  # the plan again
+    play.place("b35", then=0.1)
+    play.place("b36", then=0.6)
+    assert play.ref.state is Phase.PLAY and play.ref.public_status()["to_move"] == "white"

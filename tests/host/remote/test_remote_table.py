@@ -15,15 +15,7 @@ from host.remote.service import RemoteSeat
 from host.store import Store
 from page_hands import distances_to
 from player import RemotePlayer
-
-
-def wait_for(pred, timeout=20.0, what="a condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+from remote_hands import Board, wait_for  # noqa: F401 - (tests/support) the other remote tests import them from here
 
 
 def plain_move(legal, occupied_names):
@@ -32,48 +24,6 @@ def plain_move(legal, occupied_names):
         if a["type"] == "move" and a["to"] not in occupied_names:
             return a
     raise AssertionError("no plain move")
-
-
-class Board:
-    """This board's side: the service on the simulated board, the local player's hands and phone."""
-
-    def __init__(self, folder, hub_url, remote="new", name="Ann", occupied=(), **kw):
-        self.folder = folder
-        self.seat = RemoteSeat(folder, remote, hub_url, name=name, backoff=(0.05, 0.3), **kw)
-        # ``occupied``: the towers already on the board (a service restarted at a board mid-game)
-        self.board = SimulatedBoard(occupied, clock=time.monotonic)
-        self.service = Service(Store(folder / "quin.sqlite3"), board=self.board, settle=0.05,
-                               **self.seat.service_kwargs())
-        self.table = self.service.table
-        self.seat.attach(self.service, wait=5.0)
-        self.service.start(0.02)
-
-    @property
-    def side(self):
-        return self.seat.local
-
-    def state(self, viewer=None):
-        return self.table.state(viewer)
-
-    def feed(self, snap):
-        self.table.feed(snap)
-
-    def set_up(self, seed=1):
-        setup = random_setup(random.Random(seed), self.side)
-        self.table.submit_setup(self.side, setup.to_record())
-
-    def place_start(self):
-        """The local player puts the towers on their starting spaces (the referee says which)."""
-        want = self.table.ref.expected()
-        self.feed(self.board.set(want))
-
-    def move(self, frm, to):
-        self.feed(self.board.lift(frm))
-        time.sleep(0.08)
-        self.feed(self.board.place(to))
-
-    def stop(self):
-        self.service.stop()
 
 
 @pytest.fixture(params=["scripted hub", "real hub"])
