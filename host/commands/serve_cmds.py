@@ -272,8 +272,8 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, bo
             print(f"    by address:  {by_address}/board/{board_key(host_key)}", file=out)
     for player in ("white", "black"):
         if player not in tokens:
-            played = (who or {}).get(player) or "the practice opponent"
-            print(f"  {player} seat:    played by {played}: no phone, no link", file=out)
+            played = (who or {}).get(player) or "played by the practice opponent"
+            print(f"  {player} seat:    {played}: no phone, no link", file=out)
             continue
         url = f"{base}/seat/{tokens[player]}"
         print(f"  {player} seat:    {url}", file=out)
@@ -286,8 +286,10 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, bo
 
 
 def off_board_names(table) -> dict[str, str]:
-    """How each seat played off the board is named: "the practice opponent", "Bob, playing from afar"."""
-    return {seat.player: seat.who for seat in table.seats.off_board()}
+    """Who plays each seat played off the board: "played by the practice opponent", "Bob, playing
+    from afar" (a remote player's mind says ``remote``)."""
+    return {seat.player: seat.who if getattr(seat.mind, "remote", False) else f"played by {seat.who}"
+            for seat in table.seats.off_board()}
 
 
 NEXT_STEPS = """Next:

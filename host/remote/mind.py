@@ -14,7 +14,7 @@ Its ``who`` names the remote player: "Bob, playing from afar".
 from __future__ import annotations
 
 from engine.actions import Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
-from engine.board import PLAYERS
+from engine.board import PLAYERS, other
 from engine.flash import CAPTURE, SWAP
 from host.opponent.driver import plan_of
 from host.referee import wording
@@ -56,8 +56,11 @@ def plan_of_seen(seen: dict, side: str, rival_spaces=frozenset(), after: frozens
     if kind is Time:
         timed = next((e for e in events if e.get("type") == "time"), None)
         if timed is not None and timed.get("outcome") in ("rewound", "failed"):
+            Side, Rival = side.capitalize(), other(side).capitalize()
             plan["outcome"] = timed["outcome"]
-            plan["text"] = wording.time_text(side, False, timed["outcome"], plan["at"]) + ": " + plan["text"]
+            said = (f"{Rival}'s last action is undone" if timed["outcome"] == "rewound"
+                    else f"it fails, {Rival}'s last action moved a Shadow")
+            plan["text"] = f"{Side} uses the Power of Time: {said}; take {Side}'s Time tower on {plan['at']} off the board"
     if plan.get("flash") and after is not None:
         b = plan["to"]
         if b in after:
@@ -70,6 +73,8 @@ def plan_of_seen(seen: dict, side: str, rival_spaces=frozenset(), after: frozens
 
 class RemoteMind:
     """The rival's mind: its plan is the hub's, shown for the person who moves its towers."""
+
+    remote = True  # a person far away (how the serve command and the pages name the seat)
 
     def __init__(self, side: str, name: str | None = None):
         if side not in PLAYERS:

@@ -537,7 +537,7 @@ const Quin = (() => {
         for (const q of p.steps) lines.push(cap(q.text) + ".");
       } else {
         need.title = need.title || (p.do === "time" && p.outcome ? timeText({ player: opp.side, outcome: p.outcome }, viewer) : `${Side}'s move, for you to make`);
-        lines.push((opp.remote ? `${cap(opp.who)}: ` : "") + (opp.remote ? p.text : cap(p.text)) + ".");
+        lines.push(opp.remote ? `${cap(opp.who)}: ${proper(p.text)}.` : cap(p.text) + ".");
         if (p.do === "move") need.overlays.push({ arrow: "plan", from: p.from, to: p.to });
         for (const [x, y] of Object.entries(p.moves || {})) need.overlays.push({ arrow: "plan", from: x, to: y });
       }
@@ -557,13 +557,23 @@ const Quin = (() => {
   }
 
   /* A remote game (docs/remote-play.md): who the rival is and whether the game waits, for every
-     board-side screen.  who: "Black is Bob, playing from afar"; paused: why the game waits, or null. */
+     board-side screen.  who: "Black is Bob, playing from afar"; paused: why the game waits, or null;
+     said(title, lines): the pause put first in a screen's panel (under the title "Paused" when the
+     panel has none), returning the panel's title. */
   function remoteStory(state) {
     const r = state.remote, opp = state.opponent;
-    if (!r) return { who: "", paused: null };
-    const who = opp && opp.remote ? `${cap(opp.side)} is ${opp.who}` : "";
+    const out = { who: "", paused: null, said: (title) => title };
+    if (!r) return out;
+    out.who = opp && opp.remote ? `${cap(opp.side)} is ${opp.who}` : "";
     const why = r.paused || r.problem;
-    return { who, paused: why ? `Paused: ${proper(why)}.` : null, code: r.code || "" };
+    if (why) {
+      out.paused = cap(proper(why)) + ".";
+      out.said = (title, lines) => {
+        lines.unshift(title ? `Paused: ${proper(why)}.` : out.paused);
+        return title || "Paused";
+      };
+    }
+    return out;
   }
 
   /* How long the board has differed from the game in the same way (a page calls it on every state):

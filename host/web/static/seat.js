@@ -309,8 +309,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       }
     }
     // a remote game waits (the rival away, the hub not reached): as on every board-side screen
-    const remote = Quin.remoteStory(state);
-    if (remote.paused) { lines.unshift(remote.paused); title = title || "Paused"; }
+    title = Quin.remoteStory(state).said(title, lines);
     // the board's link (public: the status page says the same): a problem now, or what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = cls || "problem"; }
     if (refusal && refusal.key === turnKey(state)) { box.append(h("p", { class: "refusal", role: "alert" }, refusal.text)); cls = cls || "problem"; }

@@ -58,8 +58,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     } else if (need.kind === "setup" && opp) {
       lines = lines.concat([`${Quin.cap(opp)}'s towers need no faces: put any ten of them on its starting spaces.`]);
     }
-    if (remote.paused) lines = [remote.paused].concat(lines);
-    const title = need.title || (remote.paused ? "Paused" : "");
+    lines = lines.slice();
+    const title = remote.said(need.title || "", lines);  // a remote game that waits: said first
     if (title) box.append(h("h3", {}, title));
     if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
     box.className = "now " + (need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"

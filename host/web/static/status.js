@@ -18,7 +18,6 @@ document.addEventListener("DOMContentLoaded", async () => {
     let cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time" : need.kind === "fix" || need.kind === "sync" || need.kind === "out-of-turn" ? "problem" : "";
     const robot = state.opponent && state.opponent.side;
     const remote = Quin.remoteStory(state);
-    if (remote.paused) { lines.push(remote.paused); title = title || "Paused"; }
     if (state.phase === "setup") {
       const done = state.setup_done || {};
       for (const p of Quin.PLAYERS) {
@@ -31,6 +30,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       lines.push(...need.lines);
       if (need.kind === "setup" && robot) lines.push(`${cap(robot)}'s towers need no faces: put any ten of them on its starting spaces.`);
     }
+    title = remote.said(title, lines);  // a remote game that waits: said first
     if (state.notice) lines.push(state.notice);
     // the board's link: a problem now, or (ok) one line on what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = "problem"; }

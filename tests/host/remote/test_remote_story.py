@@ -128,12 +128,12 @@ JS = """(cases) => cases.map((c) => {
     const wrong = Quin.outOfTurn(state, viewer);
     if (wrong) n = wrong;
     else Quin.addOpponent(state, viewer, n);
-    const r = Quin.remoteStory(state);
-    const lines = (r.paused ? [r.paused] : []).concat(n.lines);
+    const lines = n.lines.slice();
+    const title = Quin.remoteStory(state).said(n.title || "", lines);
     const head = Quin.headline(state, viewer).replace(/^Your move$/, Quin.cap(viewer || "") + " to move")
       .replace(/^Your /, viewer ? Quin.cap(viewer) + "'s " : "Your ");
-    return { title: n.title || "", lines, steps: n.steps || [], kind: n.kind, head, marks: n.marks,
-             text: [n.title || ""].concat(lines).join(" | ") };
+    return { title, lines, steps: n.steps || [], kind: n.kind, head, marks: n.marks,
+             text: [title].concat(lines).join(" | ") };
   };
   return { status: screen(c.public, null), board: screen(c.public, null), phone: screen(c.phone, c.local) };
 })"""
@@ -241,8 +241,9 @@ def check(browser, cases: list[dict], side: str) -> None:
         if paused:  # Bob's page away, or the hub not reached from here: said first, on every screen
             seen["paused"] += 1
             for name, sc in screens.items():
-                assert sc["lines"] and sc["lines"][0] == f"Paused: {paused}.", (where, name, sc)
-                assert sum(paused in line for line in sc["lines"]) == 1, (where, name, sc)  # said once
+                assert sc["lines"] and paused[1:] in sc["lines"][0] and "Paused" in sc["title"] + sc["lines"][0], (
+                    where, name, sc)
+                assert sum(paused[1:] in line for line in sc["lines"]) == 1, (where, name, sc)  # said once
     assert seen["follow"] and seen["paused"] and seen["rival's turn"], seen
     assert any("Bob's browser is away" in ((c["public"].get("remote") or {}).get("paused") or "") for c in cases)
     assert seen["over"] or cases[-1]["public"]["view"]["result"]["status"] == "ongoing", seen
