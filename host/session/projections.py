@@ -133,6 +133,8 @@ def _hints(session, player: str) -> dict | None:
     game = session.game
     if game is None or not game.vision or game.is_over() or game.to_move != player:
         return None
+    if session.ref is not None and session.ref.public_status().get("following"):
+        return None  # (remote play: the rival's action is still to be carried out on the board)
     return {SPACE_NAMES[a]: sorted({SPACE_NAMES[b] for b in to}) for a, to in words.destinations(game).items()}
 
 

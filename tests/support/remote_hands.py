@@ -156,3 +156,29 @@ def carry_out(ann, truth: Game, action):
         # position still has the pushed tower in hand, and putting the board to it would undo the push)
         wait_for(lambda: getattr(ann.table.ref.state, "value", "") != "time" or ann.table.game.to_move != side,
                  what="the Power of Time taken")
+
+
+def local_plays(ann, truth: Game, i: int, action) -> None:
+    """The board's player's action ``i``: named and made (``carry_out``), the board followed, the hub
+    has it."""
+    carry_out(ann, truth, action)
+    if truth.board_effect(action).flash is None:
+        # the board reads it first: set to the referee's expected occupancy while it still
+        # waits for the hands (a Third Eye Time's pushed tower not yet seen placed), the
+        # board would lose what the player just placed (a flash is announced, then
+        # resolved on the board: followed at once)
+        wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+    follow_the_board(ann)
+    wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+
+
+def rival_plays(ann, bob, i: int, action) -> None:
+    """The remote player's action ``i`` (``bob``: tests/host/remote/player.py's ``RemotePlayer``),
+    sent once its turn came; the board's session applies it and its person carries out the plan."""
+    bs = bob.wait(lambda s: s["view"] and count(s["view"]) == i and s["legal"] is not None)
+    status, ans = bob.post("action", {"seq": bs["seq"], "action": action.to_record()})
+    assert status == 200, (i, action, ans)
+    # the board's session has applied the hub's state with it (under the table's lock)
+    wait_for(lambda: applied(ann) > i, what=f"the board to have action {i}")
+    follow_the_board(ann)
+

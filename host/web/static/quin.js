@@ -482,8 +482,20 @@ const Quin = (() => {
       for (const s of (t.time_towers || []).concat(towers)) out.overlays.push({ tag: "Time", at: s, kind: "time" });
       return out;
     }
-    // (While the rival's action played far away is carried out, its plan says what to do.)
-    if (ref.phase === "play" && stale && lift.length + place.length && !ref.following) {
+    if (ref.following) {
+      // The rival's action played far away is carried out: its plan says what to do (addOpponent);
+      // what the board shows beyond it, the referee corrects (instructions that are no plan's).
+      const fix = (ref.instructions || []).filter((i) => !i.lift);
+      if (fix.length) {
+        out.kind = "fix";
+        out.title = "Put it right";
+        out.lines.push("The board does not show the rival's action yet: " + fix.map((i) => stepText(i, null, viewer, v)).join("; ") + ".");
+        stepMarks(fix, out.marks);
+        out.steps = fix.map((i) => "fix: " + stepKey(i));
+      }
+      return out;
+    }
+    if (ref.phase === "play" && stale && lift.length + place.length) {
       // A difference that stays (a move in progress lasts a moment): say what the board needs.  Words
       // from public facts only: a small one may still be a move the mover is finishing on their phone.
       out.kind = "fix";
@@ -604,8 +616,9 @@ const Quin = (() => {
   function outOfTurn(state, viewer) {
     const ref = state.referee, v = state.view, b = state.board || {};
     if (!ref || !v || state.phase !== "playing" || ref.phase !== "play" || ref.flash || ref.time) return null;
-    // The rival's action played far away is carried out on the board: that is no move out of turn.
-    if (ref.following || (state.opponent && state.opponent.plan)) return null;
+    // The rival's action played far away is carried out on the board: that is no move out of turn
+    // (what is wrong then, the referee's corrections say: publicNeeds).
+    if (ref.following) return null;
     const place = b.place || [], lift = b.lift || [];
     if (!place.length || !lift.length || !settled()) return null;
     const mover = v.to_move, culprit = other(mover);

@@ -39,9 +39,9 @@ from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
 from player import RemotePlayer
-from remote_hands import Board, applied, carry_out, count, follow_the_board, wait_for
+from webtools import with_quin_js
+from remote_hands import Board, count, local_plays, rival_plays, wait_for
 
-QUIN_JS = Path(__file__).resolve().parents[3] / "host" / "web" / "static" / "quin.js"
 
 #: (mode, seed, the board's side, actions played): a random game, cut short or played to its end
 GAMES = [("classic", 192, "white", 36), ("third_eye", 40, "black", 36), ("classic", 307, "white", None),
@@ -95,17 +95,9 @@ def play(ann: Board, bob: RemotePlayer, played: Game, upto: int | None) -> None:
         if player == local:
             wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == local
                      and getattr(ann.table.ref.state, "value", "") == "play", what=f"{local}'s turn ({i})")
-            carry_out(ann, truth, action)
-            if truth.board_effect(action).flash is None:
-                wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
-            follow_the_board(ann)
-            wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+            local_plays(ann, truth, i, action)
         else:
-            bs = bob.wait(lambda s: s["view"] and count(s["view"]) == i and s["legal"] is not None)
-            status, ans = bob.post("action", {"seq": bs["seq"], "action": action.to_record()})
-            assert status == 200, (i, action, ans)
-            wait_for(lambda: applied(ann) > i, what=f"the board to have action {i}")
-            follow_the_board(ann)
+            rival_plays(ann, bob, i, action)
         truth.push(action)
         assert ann.board.occupied == truth.occupied(), (i, action)
         # the move list: every action the board shows, as at one table (the last one drawn too)
@@ -173,13 +165,7 @@ def test_every_board_side_screen_tells_one_true_story(browser, tmp_path, realhub
 
 def check(browser, cases: list[dict], side: str) -> None:
     rival = other(side)
-    page = browser.new_page()
-    try:
-        page.set_content("<!doctype html><html><body></body></html>")
-        page.add_script_tag(path=str(QUIN_JS))
-        shown = page.evaluate(JS, cases)
-    finally:
-        page.close()
+    shown = with_quin_js(browser, JS, cases)
 
     seen = {"follow": 0, "rival flash": 0, "rival time": 0, "paused": 0, "over": 0, "rival's turn": 0}
     R, L = rival.capitalize(), side.capitalize()
@@ -245,6 +231,16 @@ def check(browser, cases: list[dict], side: str) -> None:
                     where, name, sc)
                 assert sum(paused[1:] in line for line in sc["lines"]) == 1, (where, name, sc)  # said once
     assert seen["follow"] and seen["paused"] and seen["rival's turn"], seen
+    # ... and a correction the referee does say while a plan waits (a tower put where the plan puts
+    # none) is said on every screen, once, beside the plan
+    wrong = json.loads(json.dumps(next(c for c in cases if c["ref"] == "follow")))
+    fix = {"do": "clear", "space": "fs", "text": "take the tower off fs"}
+    for state in (wrong["public"], wrong["phone"]):
+        state["referee"]["instructions"] = state["referee"]["instructions"] + [fix]
+    said = with_quin_js(browser, JS, [wrong])[0]
+    for name, sc in said.items():
+        assert sc["title"] == "Put it right" and sc["steps"][0] == "fix: clear fs", (name, sc)
+        assert sum("fs" in line for line in sc["lines"]) == 1 and "Bob, playing from afar" in sc["text"], (name, sc)
     assert any("Bob's browser is away" in ((c["public"].get("remote") or {}).get("paused") or "") for c in cases)
     assert seen["over"] or cases[-1]["public"]["view"]["result"]["status"] == "ongoing", seen
     print(f"{cases[0]['game']}: {len(cases)} states checked: {seen}")

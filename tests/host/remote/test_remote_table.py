@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from engine.board import SPACE_IDS
+from engine.board import SPACE_IDS, SPACE_NAMES
 from engine.randplay import random_setup
 from host.board.simboard import SimulatedBoard
 from host.compose import Service
@@ -181,3 +181,34 @@ def carry_out_flash(ann, a):
             return
         time.sleep(0.05)
     raise AssertionError(f"the flash was not taken: {ann.table.ref.public_status()}")
+
+
+def test_brisk_hands_after_a_plan_make_the_next_move(game):
+    """Issue 28: the person at the board carries out the rival's move and at once (no pause at all
+    here: the next scan) lifts their own tower for their move; that move is read and sent, and no
+    correction is said."""
+    ann, bob, hub = game
+    start(ann, bob)
+    st = ann.seat.link.state
+    a = plain_move(st["legal"], {t["space"] for t in st["view"]["board"]})
+    ann.move(a["from"], a["to"])
+    bs = bob.wait(lambda s: s["legal"])
+    b = plain_move(bs["legal"], {t["space"] for t in bs["view"]["board"]})
+    assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
+    wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+    said = []
+    publish = ann.table.broker.publish
+    ann.table.broker.publish = lambda states, notices: (said.extend(notices.get(ann.side, [])), publish(states, notices))[1]
+    ann.feed(ann.board.lift(b["from"]))
+    time.sleep(0.1)
+    ann.feed(ann.board.place(b["to"]))
+    after = ann.table.ref.game  # the position after the rival's move: the board's player's turn
+    nxt = plain_move([x.to_record() for x in after.legal_actions()], {SPACE_NAMES[x] for x in after.occupied()})
+    ann.feed(ann.board.lift(nxt["from"]))  # at once
+    time.sleep(0.15)
+    ann.feed(ann.board.place(nxt["to"]))
+    seen = bob.wait(lambda s: s["view"] and sum(len(t["actions"]) for t in s["view"]["history"]) == 3)
+    assert seen["view"]["history"][-1]["actions"] == [nxt]
+    fixes = [n for n in said if n["kind"] in ("instruction", "waiting") and n["data"].get("instructions")
+             and not all("lift" in i for i in n["data"]["instructions"])]
+    assert fixes == [], fixes

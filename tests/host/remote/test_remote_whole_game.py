@@ -19,7 +19,7 @@ from engine.randplay import random_game
 from engine.record import to_record
 from host.remote.link import LinkFile
 from player import RemotePlayer
-from remote_hands import HOLD, N, applied, carry_out, count, follow_the_board  # noqa: F401 - (tests/support) imported from here by the other remote tests
+from remote_hands import HOLD, N, applied, carry_out, count, follow_the_board, local_plays, rival_plays  # noqa: F401 - (tests/support) imported from here by the other remote tests
 from test_remote_table import Board, wait_for
 
 
@@ -51,24 +51,11 @@ def test_a_whole_game(tmp_path, realhub, mode, seed):
                     raise AssertionError(f"white's turn ({i}, {action}, last {played.log[i-1]}): "
                                          f"{ann.table.ref.state} {ann.table.ref.public_status()} "
                                          f"{ann.state('white')['seat']['private']} {ann.table.game.to_move}") from None
-                carry_out(ann, truth, action)
-                if truth.board_effect(action).flash is None:
-                    # the board reads it first: set to the referee's expected occupancy while it still
-                    # waits for the hands (a Third Eye Time's pushed tower not yet seen placed), the
-                    # board would lose what the player just placed (a flash is announced, then
-                    # resolved on the board: followed at once)
-                    wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
-                follow_the_board(ann)
-                wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+                local_plays(ann, truth, i, action)
                 got = [a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]][i]
                 assert got == action.to_record(), f"action {i}: the board read {got}, the player did {action}"
             else:
-                bs = bob.wait(lambda s: s["view"] and count(s["view"]) == i and s["legal"] is not None)
-                status, ans = bob.post("action", {"seq": bs["seq"], "action": action.to_record()})
-                assert status == 200, (i, action, ans)
-                # the board's session has applied the hub's state with it (under the table's lock)
-                wait_for(lambda: applied(ann) > i, what=f"the board to have action {i}")
-                follow_the_board(ann)
+                rival_plays(ann, bob, i, action)
             truth.push(action)
             assert ann.board.occupied == truth.occupied(), (
                 f"after action {i} ({player} {action}; before: {played.log[i-1]}): {ann.table.ref.state} "
