@@ -342,14 +342,28 @@ def cmd_links(args) -> int:
         base = announced
     print(f"game {row.id} ({row.mode}{', vision' if row.vision else ''}): {row.status}")
     print(f"  status page:   {base}/")
-    phones = {player: token for player, token in store.seats(row.id).items() if player != record.opponent}
+    off_board, who = record.opponent, None
+    if store.meta("remote_game"):
+        # a remote game's rival plays from afar (docs/remote-play.md), on the side the link's file
+        # does not hold (a rematch swaps the sides)
+        from engine.board import other
+        from host.remote.link import FILE_NAME, LinkFile, RemoteError
+
+        try:
+            saved = LinkFile(folder / FILE_NAME).load()
+        except (RemoteError, ValueError, OSError):
+            saved = None
+        if saved is not None and saved["side"] in ("white", "black"):
+            off_board = other(saved["side"])
+            who = {off_board: "your friend, playing from afar"}
+    phones = {player: token for player, token in store.seats(row.id).items() if player != off_board}
     by_address = None
     if ".local:" in base:  # an mDNS name: some devices cannot resolve it
         address = record.host if record.host not in (None, "", "0.0.0.0", "::") else lan_address()
         by_address = f"http://{address}:{record.port}"
         print(f"  by address:    {by_address}/")
     print_links(sys.stdout, base, key, phones, qr=not args.no_qr, board=record.board == "sim",
-                by_address=by_address)
+                by_address=by_address, who=who)
     return 0
 
 
@@ -524,7 +538,8 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.port
-    lock.publish(args.host, port, args.opponent, args.board)
+    # the seat played off the board (the practice opponent's, or a friend's far away): no phone link
+    lock.publish(args.host, port, args.opponent or (remote.mind.side if remote is not None else None), args.board)
     from host.system import mdns
 
     announcement, no_mdns = (None, "--no-mdns") if args.no_mdns else mdns.announce(int(port), args.host, args.mdns)
