@@ -373,6 +373,7 @@ class RemoteSession(Session):
             last["lift"] = sorted(set(last["lift"]) | {i.get("from", i.get("space")) for i in extra if i["do"] != "fill"})
             last["place"] = sorted(set(last["place"]) | {i.get("to", i.get("space")) for i in extra if i["do"] != "clear"})
             last["text"] += "; then " + say_list(extra)
+            last["also"] = extra  # (drawn as the plan's own steps: a rewind's move back)
         return plans
 
     def _follow(self, state: dict, new: list) -> list:

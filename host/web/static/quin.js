@@ -552,6 +552,7 @@ const Quin = (() => {
         lines.push(opp.remote ? `${cap(opp.who)}: ${proper(p.text)}.` : cap(p.text) + ".");
         if (p.do === "move") need.overlays.push({ arrow: "plan", from: p.from, to: p.to });
         for (const [x, y] of Object.entries(p.moves || {})) need.overlays.push({ arrow: "plan", from: x, to: y });
+        for (const i of p.also || []) if (i.do === "move") need.overlays.push({ arrow: "plan", from: i.from, to: i.to });
       }
       const all = p.steps || [p];
       const lift = [].concat(...all.map((q) => q.lift || [])), place = [].concat(...all.map((q) => q.place || []));
