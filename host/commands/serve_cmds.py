@@ -252,11 +252,12 @@ def pump(table, source, stop: threading.Event, status_every: float = 0.5) -> Non
 
 
 def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, board: bool = False,
-                by_address: str | None = None) -> None:
+                by_address: str | None = None, who: dict | None = None) -> None:
     """The host page and the phone seats' join links, each with its QR code; the virtual board's
     link (it carries the board key) when ``board``.
 
-    ``tokens`` holds the phone seats only: a seat without one is the practice opponent's.
+    ``tokens`` holds the phone seats only: a seat without one is played off the board, by ``who``
+    names (a remote player: "Bob, playing from afar"), else the practice opponent.
     ``by_address``: the same server by IP address, printed under each link for a device that
     cannot resolve the mDNS name.
     """
@@ -271,7 +272,8 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, bo
             print(f"    by address:  {by_address}/board/{board_key(host_key)}", file=out)
     for player in ("white", "black"):
         if player not in tokens:
-            print(f"  {player} seat:    played by the practice opponent: no phone, no link", file=out)
+            played = (who or {}).get(player) or "played by the practice opponent"
+            print(f"  {player} seat:    {played}: no phone, no link", file=out)
             continue
         url = f"{base}/seat/{tokens[player]}"
         print(f"  {player} seat:    {url}", file=out)
@@ -283,6 +285,13 @@ def print_links(out, base: str, host_key: str, tokens: dict, qr: bool = True, bo
             segno.make(url, error="l").terminal(out=out, compact=True)
 
 
+def off_board_names(table) -> dict[str, str]:
+    """Who plays each seat played off the board: "played by the practice opponent", "Bob, playing
+    from afar" (a remote player's mind says ``remote``)."""
+    return {seat.player: seat.who if getattr(seat.mind, "remote", False) else f"played by {seat.who}"
+            for seat in table.seats.off_board()}
+
+
 NEXT_STEPS = """Next:
   1. Put the status page on a screen the whole table can see.
   2. {scan}
@@ -290,11 +299,15 @@ NEXT_STEPS = """Next:
 Stop with Ctrl-C; the game is saved as it is played."""
 
 
-def next_steps(opponent: str | None, codes_shown: bool = True) -> str:
-    """What to do now, in three lines; against the opponent only one seat needs a phone.  Where the
-    seat codes are not printed (not a terminal), the line says how to get them."""
+def next_steps(opponent: str | None, codes_shown: bool = True, remote: str | None = None) -> str:
+    """What to do now, in three lines; against the opponent, or a friend far away (``remote``: the
+    side they play), only one seat needs a phone.  Where the seat codes are not printed (not a
+    terminal), the line says how to get them."""
     where = "" if codes_shown else " (`quin links`, run in a terminal, prints the codes)"
-    if opponent is None:
+    if remote is not None:
+        scan = (f"Scan your seat code{where} with your phone; your friend plays {remote.capitalize()} from afar: "
+                "their moves show on the status page, the virtual board and your phone, for you to make on the board.")
+    elif opponent is None:
         scan = f"Each player scans their own seat code{where} with their phone, out of sight of the other."
     else:
         scan = (f"Scan your seat code{where} with your phone; the opponent plays {opponent.capitalize()} and needs "
@@ -331,6 +344,20 @@ def cmd_links(args) -> int:
     print(f"  status page:   {base}/")
     # the seats played from off the board in this game (noted by the table; the host page may change them)
     off = set((store.meta(f"opponent:{row.id}") or record.opponent or "").split(","))
+    who = None
+    if store.meta("remote_game"):
+        # a remote game's rival plays from afar (docs/remote-play.md), on the side the link's file
+        # does not hold (a rematch swaps the sides)
+        from engine.board import other
+        from host.remote.link import FILE_NAME, LinkFile, RemoteError
+
+        try:
+            saved = LinkFile(folder / FILE_NAME).load()
+        except (RemoteError, ValueError, OSError):
+            saved = None
+        if saved is not None and saved["side"] in ("white", "black"):
+            off.add(other(saved["side"]))
+            who = {other(saved["side"]): "your friend, playing from afar"}
     phones = {player: token for player, token in store.seats(row.id).items() if player not in off}
     by_address = None
     if ".local:" in base:  # an mDNS name: some devices cannot resolve it
@@ -338,7 +365,7 @@ def cmd_links(args) -> int:
         by_address = f"http://{address}:{record.port}"
         print(f"  by address:    {by_address}/")
     print_links(sys.stdout, base, key, phones, qr=not args.no_qr, board=record.board == "sim",
-                by_address=by_address)
+                by_address=by_address, who=who)
     return 0
 
 
@@ -539,7 +566,9 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.port
-    lock.publish(args.host, port, opponent.side if opponent is not None else None, args.board)
+    # the seat played off the board (the practice opponent's, or a friend's far away): no phone link
+    lock.publish(args.host, port, opponent.side if opponent is not None else (remote.mind.side if remote is not None else None),
+                 args.board)
     from host.system import mdns
 
     announcement, no_mdns = (None, "--no-mdns") if args.no_mdns else mdns.announce(int(port), args.host, args.mdns)
@@ -588,18 +617,19 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     by_address = f"http://{address}:{port}" if announcement else None  # where the name does not resolve
     if secrets_shown:
         print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None,
-                    by_address=by_address)
+                    by_address=by_address, who=off_board_names(table))
     else:
         print(f"  seat, host{' and virtual board' if board is not None else ''} links are not printed here "
               "(not a terminal): run `quin links`", file=out)
-    print(next_steps(opponent.side if opponent is not None else None, secrets_shown), file=out)
+    print(next_steps(opponent.side if opponent is not None else None, secrets_shown,
+                     remote.mind.side if remote is not None else None), file=out)
     out.flush()
 
     def new_seats(reason: str, links: bool = True) -> None:  # the host page started a game or re-issued a seat
         print(reason, file=out)
         if secrets_shown and links:
             print_links(out, base, table.host_key, table.phone_seats(), qr=not args.no_qr, board=board is not None,
-                        by_address=by_address)
+                        by_address=by_address, who=off_board_names(table))
         out.flush()
 
     app.config["ON_NEW_SEATS"] = new_seats

@@ -1377,6 +1377,7 @@ class Referee:
         out: list[Notice] = []
         cur = self.current
         before = cur.follow.expected if cur.phase is Phase.FOLLOW else self.game.occupied()
+        turn = self.game.turn
         self.game = game
         if cur.phase in (Phase.SETUP, Phase.SYNC):
             # the board is still being set: it is set to the newest position
@@ -1387,23 +1388,29 @@ class Referee:
             # a tower already off its space now counts as lifted; a space that held no tower before
             # this plan (a tower an earlier plan of the turn brought in) is not waited for
             lifts = frozenset(s for s in spaces["lift"] if s in before and s in stable)
+            touched = spaces["lift"] | spaces["place"]
             if cur.phase is Phase.FOLLOW:
                 f = cur.follow
                 lifts = (f.lifts & before) | lifts
-                held = FollowPlan(dict(plan), game.occupied(), lifts, f.since, f.changed)
+                held = FollowPlan(dict(plan), game.occupied(), lifts, f.since, f.changed, f.player, f.turn,
+                                  spaces=f.spaces | touched)
             else:
-                held = FollowPlan(dict(plan), game.occupied(), lifts, self.now)
+                held = FollowPlan(dict(plan), game.occupied(), lifts, self.now, player=mover, turn=turn, spaces=touched)
             self._go(Event.FOLLOW, Following(held))
-        instruction = dict(plan)
-        instruction.setdefault("do", "follow")
-        self.public_instructions = [instruction]
         self._said[(PUBLIC, "instruction")] = None
-        self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(plan),
-                                                "instructions": [instruction], "text": plan["text"]})
+        self._say_plan(plan, out)
         self._dirty = True
         if self.seen_snapshot:
             self._evaluate(self.now, out)
         return out
+
+    def _say_plan(self, plan: dict, out: list) -> None:
+        """The plan is what the board needs: said to everyone (once; again after a correction)."""
+        instruction = dict(plan)
+        instruction.setdefault("do", "follow")
+        self.public_instructions = [instruction]
+        self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(plan),
+                                                "instructions": [instruction], "text": plan["text"]})
 
     def _follow_read(self, flipped: frozenset[int]) -> None:
         """Flips while a plan is carried out: a lift it needs is seen; the board changed."""
@@ -1416,29 +1423,53 @@ class Referee:
         deb = self.deb
         deb.expect = f.lifts  # a lift the plan needs counts on the shorter reading
         S = deb.stable
+        if S == f.expected and not f.lifts and f.matched is None:
+            # the board shows the plan done (whatever else is still settling): what comes after is
+            # the next step's
+            f = replace(f, matched=len(self.ev))
+            self._go(Event.FOLLOW_READ, Following(f))
         if deb.pending:
             return
         if S == f.expected and not f.lifts:
             if not self._later(max(deb.last_change, f.since) + self.quiet):
                 return
-            game = self.game
-            self.public_instructions = []
-            self._new_step()
-            if game.is_over():
-                self._go(Event.GAME_OVER, Over())
-                out.append(Notice(PUBLIC, "result", game.result.to_json()))
-                return
-            self._go(Event.FOLLOWED, Playing())
-            out.append(Notice(PUBLIC, "instruction", {"for": "follow", "done": True, "instructions": [],
-                                                      "text": wording.followed(game.to_move)}))
-            self._begin_step(out)
-            self._evaluate(now, out)
+            self._followed(now, out)
             return
-        if f.changed and S != f.expected and self._later(deb.last_change + self.settle):
+        if f.matched is not None and not f.lifts and self.ev.board(f.matched) == f.expected:
+            # The board showed the plan done, then changed before it was quiet: a brisk hand lifting
+            # its own tower at once (0.14 s after placing the rival's).  The plan was done; what
+            # followed is the evidence of the next step, as at one table a turn's flips after the
+            # action read are the next turn's.
+            self._followed(now, out, self.ev.rest(f.matched, f.expected))
+            return
+        if not f.changed or S == f.expected:
+            return
+        if not (S - f.expected) and (f.expected - S) <= f.spaces:
+            # on the way: towers lifted as the plans say and not yet put down (a swap's, a flash's,
+            # a move's): the plans themselves say what comes next; no correction
+            self._say_plan(f.plan, out)
+            return
+        if self._later(deb.last_change + self.settle):
             todo = corrections(S, f.expected)
             self.public_instructions = todo
             self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(f.plan), "instructions": todo,
                                                     "text": wording.follow_fix(say_list(todo))})
+
+    def _followed(self, now: float, out: list, evidence: Evidence | None = None) -> None:
+        """The board shows the rival's action: the game goes on from its position (``evidence``: the
+        flips since the board showed it, the beginning of the next step)."""
+        game = self.game
+        self.public_instructions = []
+        self._new_step(evidence)
+        if game.is_over():
+            self._go(Event.GAME_OVER, Over())
+            out.append(Notice(PUBLIC, "result", game.result.to_json()))
+            return
+        self._go(Event.FOLLOWED, Playing())
+        out.append(Notice(PUBLIC, "instruction", {"for": "follow", "done": True, "instructions": [],
+                                                  "text": wording.followed(game.to_move)}))
+        self._begin_step(out)
+        self._evaluate(now, out)
 
     def _unread(self, n: int, out: list) -> None:
         """The turn of a side this board does not read, before the plan of its action comes: a board

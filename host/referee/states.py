@@ -138,13 +138,21 @@ class FollowPlan:
     ``host.opponent.driver.plan_of`` makes it; the newest, when the rival played several actions);
     ``expected``: the occupancy once done; ``lifts``: spaces still to be seen lifted; ``since``:
     when the first plan came; ``changed``: the board changed since then (only then are corrections
-    said: before, the plan itself says what to do)."""
+    said: before, the plan itself says what to do); ``player``: the side whose action it is (its
+    turn until the board shows it) and ``turn`` (the turn it was played in); ``matched``: how many flips the evidence held when the board
+    first showed the plan done (a brisk hand may lift its own tower at once: what follows that
+    moment is the next step's); ``spaces``: every space the plans lift or place (a tower off one of
+    them is a plan on its way, not a board to correct)."""
 
     plan: dict
     expected: frozenset[int]
     lifts: frozenset[int]
     since: float
     changed: bool = False
+    player: str = ""
+    turn: int = 0
+    matched: int | None = None
+    spaces: frozenset[int] = frozenset()
 
 
 # --- the states -----------------------------------------------------------------------------------

@@ -28,10 +28,15 @@ def public(ref: Referee) -> dict:
     """What anyone may see: the game's phase, the flash and the Time announced, what to do on the board."""
     game = ref.game
     cur = ref.current
+    turn, to_move = game.turn, None if game.is_over() else game.to_move
+    if cur.phase is Phase.FOLLOW and cur.follow.player:
+        # the rival's action played elsewhere is the rival's turn until the board shows it
+        turn, to_move = cur.follow.turn, cur.follow.player
     return {
         "phase": ref.phase,
-        "turn": game.turn,
-        "to_move": None if game.is_over() else game.to_move,
+        "turn": turn,
+        "to_move": to_move,
+        "following": cur.follow.player if cur.phase is Phase.FOLLOW else None,
         "result": game.result.to_json() if game.result else None,
         "flash": held_json(cur.flash) if cur.flash else None,
         "time": time_json(cur.time),
@@ -67,9 +72,11 @@ def waiting_for(ref: Referee) -> str:
     game = ref.game
     if game.is_over():
         return wording.waiting_for("over", "", None, False)
-    flash = ref.current.flash
+    cur = ref.current
+    flash = cur.flash
     flash_at = N[flash.flash.at] if flash else None
-    return wording.waiting_for(ref.phase, game.to_move, flash_at, ref.state is Phase.TIME, ref.state.value)
+    mover = cur.follow.player or game.to_move if cur.phase is Phase.FOLLOW else game.to_move
+    return wording.waiting_for(ref.phase, mover, flash_at, ref.state is Phase.TIME, ref.state.value)
 
 
 def stuck_reason(ref: Referee) -> str:

@@ -129,7 +129,7 @@ def waiting_for(phase: str, to_move: str, flash_at: str | None, timing: bool, st
     if state == "hub":
         return "the hub's answer"
     if state == "follow":
-        return "the rival's action to be carried out on the board"
+        return f"{to_move}'s action, played from afar, to be carried out on the board"
     if phase == "over":
         return "the game is over"
     if phase in ("setup", "sync"):

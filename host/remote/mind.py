@@ -14,8 +14,10 @@ Its ``who`` names the remote player: "Bob, playing from afar".
 from __future__ import annotations
 
 from engine.actions import Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
-from engine.board import PLAYERS
+from engine.board import PLAYERS, other
+from engine.flash import CAPTURE, SWAP
 from host.opponent.driver import plan_of
+from host.referee import wording
 
 # The record types of an action as a side that did not play it sees it (engine.views.action_seen_by),
 # and the full forms Vision Mode shows.
@@ -23,12 +25,17 @@ KINDS = {"move": Move, "reflect": Reflect, "swap": Swap, "moves": Gravity, "grav
          "reinforce": Reinforce, "resurrect": Resurrect, "time": Time, "pass": Pass}
 
 
-def plan_of_seen(seen: dict, side: str, rival_spaces=frozenset(), after: frozenset[str] | None = None) -> dict:
+def plan_of_seen(seen: dict, side: str, rival_spaces=frozenset(), after: frozenset[str] | None = None,
+                 events: list[dict] = ()) -> dict:
     """The plan for the rival's action ``seen`` (its record as this side sees it), in public words.
 
     ``rival_spaces``: spaces holding towers of the side that did not play it (this board's player)
     before the action, so a move onto one is announced as a flash.  ``after``: the occupied spaces
-    after the action (the hub's view); a flash then also says where its winner stands."""
+    after the action (the hub's view); a flash then also says where its winner stands.  ``events``:
+    the public events of the action's turn (the hub's view: a flash's outcome, a Time's), said in
+    the plan with the words the referee says at one table (``host.referee.wording``); a flash's
+    becomes ``plan["outcome"]`` (``player``, ``from``, ``at``, ``attacker``, ``defender``,
+    ``outcome``), as the referee's ``flash`` status has it."""
     kind = KINDS.get(seen.get("type")) if isinstance(seen, dict) else None
     if kind is None:
         raise ValueError(f"seen: unknown action type {seen.get('type') if isinstance(seen, dict) else seen!r}")
@@ -37,6 +44,23 @@ def plan_of_seen(seen: dict, side: str, rival_spaces=frozenset(), after: frozens
     if kind is Gravity and "void" in seen:
         seen = {"type": "moves", "moves": seen["moves"]}
     plan = plan_of(kind, seen, side, rival_spaces)  # the kind of action; the rest is in ``seen``
+    flash = next((e for e in events if e.get("type") == "flash" and e.get("at") == plan.get("to")), None)
+    if plan.get("flash") and flash is not None:
+        a, b = plan["from"], plan["to"]
+        plan["outcome"] = {"player": side, "from": a, "at": b, "attacker": flash["attacker"],
+                           "defender": flash["defender"], "outcome": flash["outcome"]}
+        said = wording.flash_text(side, a, b, flash["attacker"], flash["defender"], flash["outcome"])
+        plan["place"] = {CAPTURE: [b], SWAP: [a, b]}.get(flash["outcome"], [])
+        plan["text"] = f"{side.capitalize()}'s tower on {a} flashes the tower on {b}: {said}"
+        return plan
+    if kind is Time:
+        timed = next((e for e in events if e.get("type") == "time"), None)
+        if timed is not None and timed.get("outcome") in ("rewound", "failed"):
+            Side, Rival = side.capitalize(), other(side).capitalize()
+            plan["outcome"] = timed["outcome"]
+            said = (f"{Rival}'s last action is undone" if timed["outcome"] == "rewound"
+                    else f"it fails, {Rival}'s last action moved a Shadow")
+            plan["text"] = f"{Side} uses the Power of Time: {said}; take {Side}'s Time tower on {plan['at']} off the board"
     if plan.get("flash") and after is not None:
         b = plan["to"]
         if b in after:
@@ -50,6 +74,8 @@ def plan_of_seen(seen: dict, side: str, rival_spaces=frozenset(), after: frozens
 class RemoteMind:
     """The rival's mind: its plan is the hub's, shown for the person who moves its towers."""
 
+    remote = True  # a person far away (how the serve command and the pages name the seat)
+
     def __init__(self, side: str, name: str | None = None):
         if side not in PLAYERS:
             raise ValueError(f"side: expected 'white' or 'black', got {side!r}")
@@ -60,7 +86,7 @@ class RemoteMind:
 
     @property
     def who(self) -> str:
-        return f"{self.name or self.side.capitalize()}, playing from afar"
+        return f"{self.name or 'your friend'}, playing from afar"
 
     def show(self, plans: list[dict]) -> None:
         """The plans the referee now follows (the newest actions of the rival), in order."""

@@ -29,10 +29,13 @@ import threading
 import time
 from typing import Callable
 
-from engine.board import PLAYERS, SPACE_NAMES, other
+from engine.actions import action_from_record
+from engine.board import PLAYERS, SPACE_NAMES, other, parse_space as S_
 from engine.pieces import Setup
 from engine.record import load_record, replay
+from engine.views import action_seen_by, view as view_of
 from host.board.sensing import Snapshot
+from host.referee.corrections import corrections, say_list
 from host.session.session import Session
 
 from .link import HubAnswer, Unreached
@@ -52,6 +55,21 @@ def history_count(view: dict | None) -> int:
 
 def flat_history(view: dict) -> list[tuple[str, dict]]:
     return [(t["player"], a) for t in view.get("history", []) for a in t["actions"]]
+
+
+def turned_history(view: dict) -> list[tuple[int, str, dict]]:
+    """(turn, player, action as this side sees it) of every action in a view's history."""
+    return [(t["turn"], t["player"], a) for t in view.get("history", []) for a in t["actions"]]
+
+
+def grouped(items: list[tuple[int, str, dict]]) -> list[dict]:
+    """A view's ``history`` from (turn, player, action) items."""
+    out: list[dict] = []
+    for turn, player, action in items:
+        if not out or out[-1]["turn"] != turn:
+            out.append({"turn": turn, "player": player, "actions": []})
+        out[-1]["actions"].append(action)
+    return out
 
 
 class HubOracle:
@@ -141,6 +159,9 @@ class RemoteSession(Session):
         self.oracle = HubOracle(self)
         self._final = None  # the hub's record replayed, once the game is over
         self.problem: str | None = None
+        # while the rival's plans are carried out: the referee's game before them and how many
+        # actions the board then showed (the board side shows that game until the plans are done)
+        self._before: tuple | None = None
 
     # The referee's game moves on (follow, replace_game): the session's game is the referee's.
     @property
@@ -178,6 +199,48 @@ class RemoteSession(Session):
 
     def revealed(self):
         return self._final if self._final is not None else self.game
+
+    # --- the story the board side tells -----------------------------------------------------------
+
+    def following(self) -> bool:
+        """Is a plan of the rival's still to be carried out on the board?"""
+        ref = self.ref
+        return ref is not None and self._before is not None and getattr(ref.state, "value", None) == "follow"
+
+    def shown_view(self, viewer: str | None) -> dict | None:
+        """``engine.views.view`` of the game as this board shows it, for ``viewer``, as at one table:
+        while the rival's plan is carried out, the position before it (the rival's turn); the move
+        list and the events (flashes, Time) from the hub's history, with this side's actions the hub
+        has not confirmed yet, each as ``viewer`` may see it.  The rival's own seat (no phone) sees
+        what the public sees: this board holds no lineup of the rival's to show it."""
+        game = self.game
+        if game is None:
+            return None
+        ref = self.ref
+        if self.following():
+            game, count = self._before
+        else:
+            count = self.base + (len(ref.game.log) if ref is not None else 0)
+        shown_to = viewer if viewer == self.local else None
+        data = view_of(game, shown_to)
+        hub_view = (self.hub or {}).get("view") or {}
+        items = turned_history(hub_view)[:count]
+        from_hub = len(items)
+        if ref is not None and not self.following() and count > from_hub:
+            items += [(t, p, a.to_record()) for t, p, a in ref.game.log[from_hub - self.base:]]
+        if shown_to != self.local and not game.vision:
+            items = [(t, p, action_seen_by(game, action_from_record(a), p, None) if p == self.local else a)
+                     for t, p, a in items]
+        last_hub = items[from_hub - 1][0] if from_hub else 0
+        last = items[-1][0] if items else 0
+        events = [e for e in hub_view.get("events", []) if e.get("turn", 0) <= last_hub]
+        if ref is not None and not self.following():
+            events += [e.to_json() for e in ref.game.events if last_hub < e.turn <= last]
+        data["history"] = grouped(items)
+        data["events"] = events
+        if viewer is not None:
+            data["viewer"] = viewer
+        return data
 
     def both_setups(self) -> bool:
         return False  # play starts when the hub says both lineups are in
@@ -284,6 +347,7 @@ class RemoteSession(Session):
         self.base = history_count(view)
         self.next_seq = state["seq"]
         self.known = None
+        self._before = None
         self.ref = self._make_referee()
         self.mind.done()
         occupied = self.table.occupied
@@ -291,16 +355,35 @@ class RemoteSession(Session):
             return []
         return list(self.ref.feed(Snapshot(self.clock(), occupied)))
 
+    def _plans(self, view: dict, count: int) -> list[dict]:
+        """The plans of the rival's actions after the first ``count`` of the view's history: in
+        public words, each with what its turn's events say (a flash's outcome, a Time's), the last
+        also with whatever else the board must show then (a rewind's undoing)."""
+        before = self.ref.game
+        occupied = frozenset(N[s] for s in before.occupied())
+        mine = frozenset(N[before.state.loc[t]] for t in before.towers_of(self.local) if before.state.loc[t] >= 0)
+        after = frozenset(t["space"] for t in view["board"])
+        new = turned_history(view)[count:]
+        plans = []
+        for i, (turn, _, seen) in enumerate(new):
+            events = [e for e in view.get("events", []) if e.get("turn") == turn]
+            plans.append(plan_of_seen(seen, self.rival, mine, after if i == len(new) - 1 else None, events))
+        naive = set(occupied)
+        for plan in plans:
+            naive = (naive - set(plan.get("lift", []))) | set(plan.get("place", []))
+        extra = corrections(frozenset(S_(x) for x in naive), frozenset(S_(x) for x in after))
+        if plans and extra:
+            last = plans[-1]
+            last["lift"] = sorted(set(last["lift"]) | {i.get("from", i.get("space")) for i in extra if i["do"] != "fill"})
+            last["place"] = sorted(set(last["place"]) | {i.get("to", i.get("space")) for i in extra if i["do"] != "clear"})
+            last["text"] += "; then " + say_list(extra)
+            last["also"] = extra  # (drawn as the plan's own steps: a rewind's move back)
+        return plans
+
     def _follow(self, state: dict, new: list) -> list:
         view = state["view"]
         ref = self.ref
-        before = ref.game
-        mine = {N[before.state.loc[t]] for t in before.towers_of(self.local) if before.state.loc[t] >= 0}
-        after = frozenset(t["space"] for t in view["board"])
-        plans = []
-        for i, (_, seen) in enumerate(new):
-            last = i == len(new) - 1
-            plans.append(plan_of_seen(seen, self.rival, frozenset(mine), after if last else None))
+        plans = self._plans(view, self.base + len(ref.game.log))
         if view["result"]["status"] != "ongoing":
             return []  # an ended game is followed from its record (the "over" state)
         game = self._standin(view, history_count(view))
@@ -309,6 +392,8 @@ class RemoteSession(Session):
         out: list = []
         # the rival's earlier plans still shown if the board has not carried them out yet
         shown = self.mind.plans if getattr(ref.state, "value", None) == "follow" else []
+        if not shown:
+            self._before = (ref.game, self.base + len(ref.game.log))
         try:
             for plan in plans:
                 out += ref.follow(game, plan)
@@ -337,14 +422,12 @@ class RemoteSession(Session):
         if ref is not None and not ref.game.is_over():
             # the rival's last action ended the game: carried out on the board as a plan
             view = state["view"]
-            new = flat_history(view)[self.base + len(ref.game.log):]
+            count = self.base + len(ref.game.log)
+            new = flat_history(view)[count:]
             log.debug("the game is over: %d actions of the rival to follow", len(new))
             if new and all(p == self.rival for p, _ in new):
-                before = ref.game
-                mine = {N[before.state.loc[t]] for t in before.towers_of(self.local) if before.state.loc[t] >= 0}
-                after = frozenset(t["space"] for t in view["board"])
-                plans = [plan_of_seen(seen, self.rival, frozenset(mine), after if i == len(new) - 1 else None)
-                         for i, (_, seen) in enumerate(new)]
+                plans = self._plans(view, count)
+                self._before = (ref.game, count)
                 try:
                     for plan in plans:
                         out += ref.follow(final, plan)

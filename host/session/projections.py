@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from engine import words
 from engine.actions import Move, Reflect
-from engine.board import PLAYERS, SPACE_NAMES, START_SPACES
+from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES, START_SPACES
 from engine.views import view
 
 AUDIENCES = ("public", "white", "black")
@@ -50,7 +50,7 @@ def state(table, viewer: str | None = None) -> dict:
         "board": board_state(table),
         "source": table.source_status,
         "committed_at": table.committed_at,
-        "view": view(session.revealed(), viewer) if phase == "over" else view(game, viewer) if game is not None else None,
+        "view": view(session.revealed(), viewer) if phase == "over" else _view(session, viewer),
         "referee": referee_status(session),
         "opponent": off_board_status(table),
         # who sits where, by the names they gave on their phones (never their player codes)
@@ -83,6 +83,14 @@ def state(table, viewer: str | None = None) -> dict:
             "me": table.seat_players().get(viewer, {"name": None, "code": None}),
         }
     return data
+
+
+def _view(session, viewer: str | None) -> dict | None:
+    """The game's view for ``viewer``; a remote game's as its board shows it (``shown_view``)."""
+    shown = getattr(session, "shown_view", None)
+    if shown is not None:
+        return shown(viewer)
+    return view(session.game, viewer) if session is not None and session.game is not None else None
 
 
 def off_board_status(table) -> dict | None:
@@ -125,6 +133,8 @@ def _hints(session, player: str) -> dict | None:
     game = session.game
     if game is None or not game.vision or game.is_over() or game.to_move != player:
         return None
+    if session.ref is not None and session.ref.public_status().get("following"):
+        return None  # (remote play: the rival's action is still to be carried out on the board)
     return {SPACE_NAMES[a]: sorted({SPACE_NAMES[b] for b in to}) for a, to in words.destinations(game).items()}
 
 
@@ -138,8 +148,8 @@ def _declarations(session, player: str) -> dict | None:
     ref = session.ref
     if game is None or ref is None or game.is_over() or game.to_move != player:
         return None
-    if ref.phase != "play":
-        return None
+    if ref.phase != "play" or ref.public_status().get("following"):
+        return None  # (remote play: the rival's action is still to be carried out on the board)
     said = words.declarations(game)  # the engine says what may be declared; the phone words it
     return {"reinforce": [list(ps) for ps in said.reinforce], "resurrect": list(said.resurrect),
             "time": said.time, "swap": said.swap, "flashes": _flashes(game)}
@@ -179,12 +189,27 @@ def leds(table) -> dict[int, tuple[int, int, int]]:
             items.append({"kind": kind, "spaces": [ins["space"]]})
     for seat in table.seats:
         items += seat.led_items(table)
-    game = session.game
-    if game is not None and game.log:
-        last = game.log[-1][2]
-        if isinstance(last, (Move, Reflect)):
-            items.append({"kind": "last_move", "spaces": [last.frm, last.to]})
+    last = _last_move(table, session)
+    if last:
+        items.append({"kind": "last_move", "spaces": last})
     try:
         return colours(items)
     except ValueError:
         return {}
+
+
+def _last_move(table, session) -> list[int]:
+    """The last action's two spaces when it moved one tower (the move list's last entry, as shown)."""
+    if getattr(session, "shown_view", None) is not None:
+        shown = session.shown_view(None) or {}
+        history = shown.get("history") or []
+        last = history[-1]["actions"][-1] if history else None
+        if last and last.get("type") in ("move", "reflect"):
+            return [SPACE_IDS[last["from"]], SPACE_IDS[last["to"]]]
+        return []
+    game = session.game
+    if game is not None and game.log:
+        action = game.log[-1][2]
+        if isinstance(action, (Move, Reflect)):
+            return [action.frm, action.to]
+    return []

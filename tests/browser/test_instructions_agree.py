@@ -25,7 +25,6 @@ import json
 import random
 from pathlib import Path
 
-from browsing import ROOT
 from engine.board import PLAYERS, other
 from engine.game import Game
 from engine.actions import Move, Reflect
@@ -34,8 +33,8 @@ from engine.randplay import random_game
 from host.referee import Phase
 from host.web import create_app
 from webplay import Driver  # tests/support, on the path from conftest
+from webtools import with_quin_js
 
-QUIN_JS = ROOT / "host" / "web" / "static" / "quin.js"
 #: (mode, seed, actions): random games cut short, chosen so that between them each mode has flashes and
 #: a Power of Time used with two of the mover's Time towers on the board
 GAMES = [("classic", 9, 25), ("classic", 29, 47), ("classic", 31, 35), ("classic", 55, 20),
@@ -149,13 +148,7 @@ def test_every_screen_shows_the_same_next_step_whenever_the_referee_waits_for_th
             moment["rival"] = other(moment["mover"])
             moment["game"] = f"{mode} {seed}"
             cases.append(moment)
-    page = browser.new_page()
-    try:
-        page.set_content("<!doctype html><html><body></body></html>")
-        page.add_script_tag(path=str(QUIN_JS))
-        shown = page.evaluate(JS, cases)
-    finally:
-        page.close()
+    shown = with_quin_js(browser, JS, cases)
 
     waited = {"setup": 0, "flash": 0, "time": 0, "two time towers": 0, "third eye": 0}
     private = 0

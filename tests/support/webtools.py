@@ -7,11 +7,25 @@ import json
 import threading
 import urllib.request
 from contextlib import contextmanager
+from pathlib import Path
 
 from host.web.server import WebServer
 
 #: the viewport the browser tests use for phone pages
 PHONE = {"width": 390, "height": 844}
+QUIN_JS = Path(__file__).resolve().parents[2] / "host" / "web" / "static" / "quin.js"
+
+
+def with_quin_js(browser, js: str, arg):
+    """``js`` (a function of ``arg``) evaluated in a blank page of ``browser`` holding the pages'
+    shared script, host/web/static/quin.js (its ``Quin`` functions run on the states given)."""
+    page = browser.new_page()
+    try:
+        page.set_content("<!doctype html><html><body></body></html>")
+        page.add_script_tag(path=str(QUIN_JS))
+        return page.evaluate(js, arg)
+    finally:
+        page.close()
 
 
 @contextmanager

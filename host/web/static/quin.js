@@ -492,6 +492,19 @@ const Quin = (() => {
       for (const s of (t.time_towers || []).concat(towers)) out.overlays.push({ tag: "Time", at: s, kind: "time" });
       return out;
     }
+    if (ref.following) {
+      // The rival's action played far away is carried out: its plan says what to do (addOpponent);
+      // what the board shows beyond it, the referee corrects (instructions that are no plan's).
+      const fix = (ref.instructions || []).filter((i) => !i.lift);
+      if (fix.length) {
+        out.kind = "fix";
+        out.title = "Put it right";
+        out.lines.push("The board does not show the rival's action yet: " + fix.map((i) => stepText(i, null, viewer, v)).join("; ") + ".");
+        stepMarks(fix, out.marks);
+        out.steps = fix.map((i) => "fix: " + stepKey(i));
+      }
+      return out;
+    }
     if (ref.phase === "play" && stale && lift.length + place.length) {
       // A difference that stays (a move in progress lasts a moment): say what the board needs.  Words
       // from public facts only: a small one may still be a move the mover is finishing on their phone.
@@ -514,34 +527,76 @@ const Quin = (() => {
     if (!opp || state.phase !== "playing" || !ref || ref.phase !== "play" || ref.flash || ref.time) return false;
     const Side = cap(opp.side);
     const lines = [];
+    // A remote rival (docs/remote-play.md) is named as the board side knows them: "Bob, playing from afar".
+    const who = opp.remote ? opp.who : `${Side} is the practice opponent`;
     if (!opp.plan) {
       if (!opp.thinking) return false;
-      need.title = need.title || `${Side} is thinking`;
-      lines.push(`${Side} is the practice opponent: its move shows here in a moment, for you to make on the board.`);
+      need.title = need.title || (opp.remote ? `${Side} to move: ${opp.who}` : `${Side} is thinking`);
+      // (a pause is said once, first, on every screen: Quin.remoteStory)
+      lines.push(opp.remote ? `${cap(opp.who)}: their move shows here when they play it, for you to make on the board.`
+                            : `${who}: its move shows here in a moment, for you to make on the board.`);
     } else {
       const p = opp.plan;
       const occupied = (state.board || {}).occupied;
       const has = (s) => !occupied || occupied.includes(s);
-      if (p.flash) {
+      if (p.flash && p.outcome) {
+        // The flash was played far away: its outcome is known, and said before anyone lifts a tower.
+        const f = p.outcome, A = `${whose(f.player, viewer)} ${pieceName(f.attacker)}`, D = `${whose(other(f.player), viewer)} ${pieceName(f.defender)}`;
+        need.title = "Flash! " + flashText(f, viewer);
+        if (opp.remote) lines.push(`${cap(opp.who)}: ${Side}'s tower on ${f.from} flashed ${whose(other(opp.side), viewer)} tower on ${f.at}.`);
+        lines.push(f.outcome === "capture" ? `Lift both towers, then put ${A} on ${f.at}; ${D} goes to ${zeroGravity(f.player, viewer)}.`
+          : f.outcome === "swap" ? `Lift both towers, then put ${A} on ${f.at} and ${D} on ${f.from}.`
+          : `Lift both towers: both leave the board, ${A} to ${zeroGravity(other(f.player), viewer)} and ${D} to ${zeroGravity(f.player, viewer)}.`);
+        need.overlays.push({ arrow: "flash", from: p.from, to: p.to }, { burst: "flash", at: p.to });
+      } else if (p.flash) {
         need.title = `Flash coming on ${p.to}`;
         lines.push(`${Side}'s tower on ${p.from} flashes ${whose(other(opp.side), viewer)} tower on ${p.to}.`,
                    "Lift both towers: the flash then says who wins and where they go.");
         need.overlays.push({ arrow: "flash", from: p.from, to: p.to }, { burst: "flash", at: p.to });
+      } else if (p.steps) {
+        need.title = need.title || `${Side}'s turn, for you to make`;
+        if (opp.remote) lines.push(`${cap(opp.who)}:`);
+        for (const q of p.steps) lines.push(cap(q.text) + ".");
       } else {
-        need.title = need.title || `${Side}'s move, for you to make`;
-        lines.push(cap(p.text) + ".");
+        need.title = need.title || (p.do === "time" && p.outcome ? timeText({ player: opp.side, outcome: p.outcome }, viewer) : `${Side}'s move, for you to make`);
+        lines.push(opp.remote ? `${cap(opp.who)}: ${proper(p.text)}.` : cap(p.text) + ".");
         if (p.do === "move") need.overlays.push({ arrow: "plan", from: p.from, to: p.to });
         for (const [x, y] of Object.entries(p.moves || {})) need.overlays.push({ arrow: "plan", from: x, to: y });
+        for (const i of p.also || []) if (i.do === "move") need.overlays.push({ arrow: "plan", from: i.from, to: i.to });
       }
-      for (const s of p.lift.concat(p.place)) delete need.marks[s];
-      for (const s of p.place) if (!has(s) || p.lift.includes(s)) need.marks[s] = "place";
-      for (const s of p.lift) if (has(s)) need.marks[s] = "lift";
+      const all = p.steps || [p];
+      const lift = [].concat(...all.map((q) => q.lift || [])), place = [].concat(...all.map((q) => q.place || []));
+      for (const s of lift.concat(place)) delete need.marks[s];
+      for (const s of place) if (!has(s) || lift.includes(s)) need.marks[s] = "place";
+      for (const s of lift) if (has(s)) need.marks[s] = "lift";
+      // the steps every screen names (tests compare them): the plan's spaces
+      need.steps = (need.steps || []).concat(lift.map((s) => "lift " + s), place.map((s) => "place " + s));
       need.kind = p.flash ? "opponent-flash" : need.kind || "opponent";
     }
     if (opp.error) lines.push(cap(opp.error) + ".");
     need.lines = lines.concat(need.lines || []);
     need.kind = need.kind || "opponent";
     return true;
+  }
+
+  /* A remote game (docs/remote-play.md): who the rival is and whether the game waits, for every
+     board-side screen.  who: "Black is Bob, playing from afar"; paused: why the game waits, or null;
+     said(title, lines): the pause put first in a screen's panel (under the title "Paused" when the
+     panel has none), returning the panel's title. */
+  function remoteStory(state) {
+    const r = state.remote, opp = state.opponent;
+    const out = { who: "", paused: null, said: (title) => title };
+    if (!r) return out;
+    out.who = opp && opp.remote ? `${cap(opp.side)} is ${opp.who}` : "";
+    const why = r.paused || r.problem;
+    if (why) {
+      out.paused = cap(proper(why)) + ".";
+      out.said = (title, lines) => {
+        lines.unshift(title ? `Paused: ${proper(why)}.` : out.paused);
+        return title || "Paused";
+      };
+    }
+    return out;
   }
 
   /* How long the board has differed from the game in the same way (a page calls it on every state):
@@ -572,6 +627,9 @@ const Quin = (() => {
   function outOfTurn(state, viewer) {
     const ref = state.referee, v = state.view, b = state.board || {};
     if (!ref || !v || state.phase !== "playing" || ref.phase !== "play" || ref.flash || ref.time) return null;
+    // The rival's action played far away is carried out on the board: that is no move out of turn
+    // (what is wrong then, the referee's corrections say: publicNeeds).
+    if (ref.following) return null;
     const place = b.place || [], lift = b.lift || [];
     if (!place.length || !lift.length || !settled()) return null;
     const mover = v.to_move, culprit = other(mover);
@@ -882,7 +940,7 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
-           stepMarks, stepKey, addOpponent, outOfTurn, proper, renderEnd, rewound, renderLog, renderZeroGravity, legend, towerAt,
+           stepMarks, stepKey, addOpponent, outOfTurn, remoteStory, proper, renderEnd, rewound, renderLog, renderZeroGravity, legend, towerAt,
            pendingTowers,
            NAME, PIECES, PLAYERS };
 })();

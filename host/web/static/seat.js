@@ -318,6 +318,8 @@ document.addEventListener("DOMContentLoaded", async () => {
         tips = firstTimeTips(state);
       }
     }
+    // a remote game waits (the rival away, the hub not reached): as on every board-side screen
+    title = Quin.remoteStory(state).said(title, lines);
     // the board's link (public: the status page says the same): a problem now, or what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = cls || "problem"; }
     if (refusal && refusal.key === turnKey(state)) { box.append(h("p", { class: "refusal", role: "alert" }, refusal.text)); cls = cls || "problem"; }
@@ -384,7 +386,8 @@ document.addEventListener("DOMContentLoaded", async () => {
       } else if (ref.phase === "setup") status = "Put the towers on the board; play begins when it matches.";
       else if (ref.phase === "sync") status = "Put the board back as the game stands.";
       else if (v && state.opponent && state.opponent.side === v.to_move) {
-        status = state.opponent.plan ? `Make ${cap(v.to_move)}'s move on the board, as shown above.` : `${cap(v.to_move)} (the practice opponent) is thinking.`;
+        status = state.opponent.plan ? `Make ${cap(v.to_move)}'s move on the board, as shown above.`
+          : state.opponent.remote ? `${cap(v.to_move)} (${state.opponent.who}) is to move.` : `${cap(v.to_move)} (the practice opponent) is thinking.`;
       } else if (v) status = `${cap(v.to_move)} is playing.`;
       $("bar-status").textContent = status;
       return;

@@ -50,14 +50,17 @@ document.addEventListener("DOMContentLoaded", async () => {
     const box = $("now");
     box.innerHTML = "";
     const opp = s.opponent && s.opponent.side;
+    const remote = Quin.remoteStory(s);
     let lines = need.lines;
     if (s.phase === "setup") {
-      lines = [opp ? `${Quin.cap(Quin.other(opp))} chooses a lineup on their phone; ${Quin.cap(opp)} is the practice opponent.`
+      lines = [opp ? `${Quin.cap(Quin.other(opp))} chooses a lineup on their phone; ${remote.who || `${Quin.cap(opp)} is the practice opponent`}.`
                    : "The players choose their lineups on their phones."];
     } else if (need.kind === "setup" && opp) {
       lines = lines.concat([`${Quin.cap(opp)}'s towers need no faces: put any ten of them on its starting spaces.`]);
     }
-    if (need.title) box.append(h("h3", {}, need.title));
+    lines = lines.slice();
+    const title = remote.said(need.title || "", lines);  // a remote game that waits: said first
+    if (title) box.append(h("h3", {}, title));
     if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));
     box.className = "now " + (need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time"
       : need.kind === "out-of-turn" ? "problem" : "") + (box.childNodes.length ? "" : " hidden");

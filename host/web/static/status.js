@@ -17,10 +17,12 @@ document.addEventListener("DOMContentLoaded", async () => {
     let title = need.title || "";
     let cls = need.kind === "flash" || need.kind === "opponent-flash" ? "flash" : need.kind === "time" ? "time" : need.kind === "fix" || need.kind === "sync" || need.kind === "out-of-turn" ? "problem" : "";
     const robot = state.opponent && state.opponent.side;
+    const remote = Quin.remoteStory(state);
     if (state.phase === "setup") {
       const done = state.setup_done || {};
       for (const p of Quin.PLAYERS) {
-        if (p === robot) lines.push(`${cap(p)} is the practice opponent: ${done[p] ? "its lineup is chosen" : "it is choosing its lineup"}.`);
+        if (p === robot && remote.who) lines.push(`${remote.who}: ${done[p] ? "their lineup is in" : "they are choosing a lineup"}.`);
+        else if (p === robot) lines.push(`${cap(p)} is the practice opponent: ${done[p] ? "its lineup is chosen" : "it is choosing its lineup"}.`);
         else lines.push(`${named(state, p)} ${done[p] ? "is ready" : "is choosing a lineup"} on their phone.`);
       }
     } else {
@@ -28,6 +30,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       lines.push(...need.lines);
       if (need.kind === "setup" && robot) lines.push(`${cap(robot)}'s towers need no faces: put any ten of them on its starting spaces.`);
     }
+    title = remote.said(title, lines);  // a remote game that waits: said first
     if (state.notice) lines.push(state.notice);
     // the board's link: a problem now, or (ok) one line on what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = "problem"; }
@@ -42,9 +45,15 @@ document.addEventListener("DOMContentLoaded", async () => {
   /* "White (Ann)": the name the player gave on their phone, if any. */
   const named = (state, p) => (state.players && state.players[p] ? `${cap(p)} (${state.players[p]})` : cap(p));
 
-  /* Who plays, once a player has given a name on their phone: "Ann (White) – Black". */
+  /* Who plays, once a player has given a name on their phone: "Ann (White) – Black"; a remote game's
+     names are the hub's ("Ann (White) – Bob, playing from afar (Black)"). */
   function who(state) {
-    const p = state.players || {};
+    const p = Object.assign({}, state.players || {});
+    const names = (state.remote && state.remote.names) || {};
+    for (const c of Quin.PLAYERS) {
+      if (state.opponent && state.opponent.remote && c === state.opponent.side) p[c] = state.opponent.who;
+      else if (!p[c] && names[c]) p[c] = names[c];
+    }
     if (!p.white && !p.black) return "";
     const one = (c) => (p[c] ? `${p[c]} (${cap(c)})` : cap(c));
     return `${one("white")} – ${one("black")}`;

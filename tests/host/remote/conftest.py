@@ -6,6 +6,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent / "hub"))
+sys.path.insert(2, str(HERE.parents[1] / "support"))
 from realhub import RealHub  # noqa: E402
 from scripthub import ScriptHub  # noqa: E402
 

@@ -10,15 +10,7 @@ import pytest
 from engine.randplay import random_setup
 from host.remote.link import NOT_REACHED, Link, LinkFile, RemoteError, normalize_code, open_game
 from player import RemotePlayer
-
-
-def wait_for(pred, timeout=20.0, what="a condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+from remote_board import wait_for
 
 
 def board_link(tmp_path, hub, remote="new", **kw):

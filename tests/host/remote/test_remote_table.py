@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from engine.board import SPACE_IDS
+from engine.board import SPACE_IDS, SPACE_NAMES
 from engine.randplay import random_setup
 from host.board.simboard import SimulatedBoard
 from host.compose import Service
@@ -15,15 +15,7 @@ from host.remote.service import RemoteSeat
 from host.store import Store
 from page_hands import distances_to
 from player import RemotePlayer
-
-
-def wait_for(pred, timeout=20.0, what="a condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+from remote_board import Board, wait_for  # noqa: F401 - (tests/support) the other remote tests import them from here
 
 
 def plain_move(legal, occupied_names):
@@ -32,48 +24,6 @@ def plain_move(legal, occupied_names):
         if a["type"] == "move" and a["to"] not in occupied_names:
             return a
     raise AssertionError("no plain move")
-
-
-class Board:
-    """This board's side: the service on the simulated board, the local player's hands and phone."""
-
-    def __init__(self, folder, hub_url, remote="new", name="Ann", occupied=(), **kw):
-        self.folder = folder
-        self.seat = RemoteSeat(folder, remote, hub_url, name=name, backoff=(0.05, 0.3), **kw)
-        # ``occupied``: the towers already on the board (a service restarted at a board mid-game)
-        self.board = SimulatedBoard(occupied, clock=time.monotonic)
-        self.service = Service(Store(folder / "quin.sqlite3"), board=self.board, settle=0.05,
-                               **self.seat.service_kwargs())
-        self.table = self.service.table
-        self.seat.attach(self.service, wait=5.0)
-        self.service.start(0.02)
-
-    @property
-    def side(self):
-        return self.seat.local
-
-    def state(self, viewer=None):
-        return self.table.state(viewer)
-
-    def feed(self, snap):
-        self.table.feed(snap)
-
-    def set_up(self, seed=1):
-        setup = random_setup(random.Random(seed), self.side)
-        self.table.submit_setup(self.side, setup.to_record())
-
-    def place_start(self):
-        """The local player puts the towers on their starting spaces (the referee says which)."""
-        want = self.table.ref.expected()
-        self.feed(self.board.set(want))
-
-    def move(self, frm, to):
-        self.feed(self.board.lift(frm))
-        time.sleep(0.08)
-        self.feed(self.board.place(to))
-
-    def stop(self):
-        self.service.stop()
 
 
 @pytest.fixture(params=["scripted hub", "real hub"])
@@ -231,3 +181,34 @@ def carry_out_flash(ann, a):
             return
         time.sleep(0.05)
     raise AssertionError(f"the flash was not taken: {ann.table.ref.public_status()}")
+
+
+def test_brisk_hands_after_a_plan_make_the_next_move(game):
+    """Issue 28: the person at the board carries out the rival's move and at once (no pause at all
+    here: the next scan) lifts their own tower for their move; that move is read and sent, and no
+    correction is said."""
+    ann, bob, hub = game
+    start(ann, bob)
+    st = ann.seat.link.state
+    a = plain_move(st["legal"], {t["space"] for t in st["view"]["board"]})
+    ann.move(a["from"], a["to"])
+    bs = bob.wait(lambda s: s["legal"])
+    b = plain_move(bs["legal"], {t["space"] for t in bs["view"]["board"]})
+    assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
+    wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+    said = []
+    publish = ann.table.broker.publish
+    ann.table.broker.publish = lambda states, notices: (said.extend(notices.get(ann.side, [])), publish(states, notices))[1]
+    ann.feed(ann.board.lift(b["from"]))
+    time.sleep(0.1)
+    ann.feed(ann.board.place(b["to"]))
+    after = ann.table.ref.game  # the position after the rival's move: the board's player's turn
+    nxt = plain_move([x.to_record() for x in after.legal_actions()], {SPACE_NAMES[x] for x in after.occupied()})
+    ann.feed(ann.board.lift(nxt["from"]))  # at once
+    time.sleep(0.15)
+    ann.feed(ann.board.place(nxt["to"]))
+    seen = bob.wait(lambda s: s["view"] and sum(len(t["actions"]) for t in s["view"]["history"]) == 3)
+    assert seen["view"]["history"][-1]["actions"] == [nxt]
+    fixes = [n for n in said if n["kind"] in ("instruction", "waiting") and n["data"].get("instructions")
+             and not all("lift" in i for i in n["data"]["instructions"])]
+    assert fixes == [], fixes

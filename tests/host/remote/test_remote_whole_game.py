@@ -19,94 +19,8 @@ from engine.randplay import random_game
 from engine.record import to_record
 from host.remote.link import LinkFile
 from player import RemotePlayer
+from remote_board import HOLD, N, applied, carry_out, count, follow_the_board, local_plays, rival_plays  # noqa: F401 - (tests/support) imported from here by the other remote tests
 from test_remote_table import Board, wait_for
-
-N = SPACE_NAMES
-HOLD = 0.3  # seconds a lifted tower is held before it is put down (more than the sensors' settling)
-
-
-def count(view):
-    return sum(len(t["actions"]) for t in view["history"]) if view else 0
-
-
-def applied(ann) -> int:
-    """Actions in the hub's state the board's session has applied (read under the table's lock)."""
-    with ann.table.lock:
-        return count((ann.table.session.hub or {}).get("view"))
-
-
-def follow_the_board(ann, timeout=30.0):
-    """Do what the board asks until the referee waits for a player again: the lifts a plan needs,
-    then the occupancy it expects."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        ref = ann.table.ref
-        status = ref.public_status()
-        state = getattr(ref.state, "value", "")
-        if state == "follow":
-            plan = (ann.state()["opponent"] or {}).get("plan") or {}
-            steps = plan.get("steps", [plan])
-            lifted = False
-            for step in steps:
-                for s in step.get("lift", []):
-                    if s in {N[x] for x in ann.board.occupied}:
-                        ann.feed(ann.board.lift(s))
-                        lifted = True
-                        time.sleep(0.03)
-            if lifted:
-                time.sleep(HOLD)  # a tower is held up a moment, not flicked
-            want = ref.expected()
-            if want != ann.board.occupied:
-                ann.feed(ann.board.set(want))
-        elif state in ("flash", "time", "sync", "setup"):
-            want = ref.expected()
-            if want != ann.board.occupied:
-                ann.feed(ann.board.set(want))
-        elif state == "over" or (state == "play" and status.get("instructions") == []):
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"the board did not settle: {ann.table.ref.public_status()}")
-
-
-def carry_out(ann, truth: Game, action):
-    """The local player's action: named on the phone, then done with their hands."""
-    side = ann.side
-    effect = truth.board_effect(action)
-    if type(action) is Time:
-        ann.table.input(side, {"type": "time"})
-    ann.table.input(side, {"type": "choose", "action": action.to_record()})
-    if type(action) is Pass:
-        ann.table.input(side, {"type": "done"})
-        return
-    if effect.flash is not None:
-        ann.feed(ann.board.lift(action.frm))
-        time.sleep(0.05)
-        ann.feed(ann.board.lift(action.to))
-        wait_for(lambda: ann.table.ref.public_status().get("flash") is not None
-                 or ann.table.game.to_move != side or ann.table.ref.phase == "over", what="the flash announced")
-        return
-    truth.push(action)
-    want = truth.occupied()
-    truth.pop()
-    # every tower the action moves comes up (a swapped one too); the Power of Time's tower first, as
-    # its text says ("put the Time tower ... on the Zero Gravity, then push ...")
-    first = getattr(action, "at", None) if type(action) is Time else None
-    for a in sorted(effect.touched, key=lambda s: (s != first, s)):
-        if a in ann.board.occupied:
-            ann.feed(ann.board.lift(a))
-            time.sleep(0.03)
-    time.sleep(HOLD)
-    for b in sorted(effect.touched):
-        if b in want and b not in ann.board.occupied:
-            ann.feed(ann.board.place(b))
-            time.sleep(0.03)
-    if want != ann.board.occupied:
-        ann.feed(ann.board.set(want))
-    if type(action) is Time and truth.mode == "third_eye":
-        # the push was done: the referee takes it once the sensors settle (until then its expected
-        # position still has the pushed tower in hand, and putting the board to it would undo the push)
-        wait_for(lambda: getattr(ann.table.ref.state, "value", "") != "time" or ann.table.game.to_move != side,
-                 what="the Power of Time taken")
 
 
 # one game per mode: Classic with Time, Swap and Reinforce; Third Eye with Gravity, Resurrect and Time
@@ -137,24 +51,11 @@ def test_a_whole_game(tmp_path, realhub, mode, seed):
                     raise AssertionError(f"white's turn ({i}, {action}, last {played.log[i-1]}): "
                                          f"{ann.table.ref.state} {ann.table.ref.public_status()} "
                                          f"{ann.state('white')['seat']['private']} {ann.table.game.to_move}") from None
-                carry_out(ann, truth, action)
-                if truth.board_effect(action).flash is None:
-                    # the board reads it first: set to the referee's expected occupancy while it still
-                    # waits for the hands (a Third Eye Time's pushed tower not yet seen placed), the
-                    # board would lose what the player just placed (a flash is announced, then
-                    # resolved on the board: followed at once)
-                    wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
-                follow_the_board(ann)
-                wait_for(lambda: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+                local_plays(ann, truth, i, action)
                 got = [a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]][i]
                 assert got == action.to_record(), f"action {i}: the board read {got}, the player did {action}"
             else:
-                bs = bob.wait(lambda s: s["view"] and count(s["view"]) == i and s["legal"] is not None)
-                status, ans = bob.post("action", {"seq": bs["seq"], "action": action.to_record()})
-                assert status == 200, (i, action, ans)
-                # the board's session has applied the hub's state with it (under the table's lock)
-                wait_for(lambda: applied(ann) > i, what=f"the board to have action {i}")
-                follow_the_board(ann)
+                rival_plays(ann, bob, i, action)
             truth.push(action)
             assert ann.board.occupied == truth.occupied(), (
                 f"after action {i} ({player} {action}; before: {played.log[i-1]}): {ann.table.ref.state} "
