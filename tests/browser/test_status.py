@@ -134,3 +134,30 @@ def test_resetting_the_virtual_board_mid_game_is_confirmed_and_the_status_page_s
     state = live.hands.state()
     assert state["board"]["lift"] == ["w38"] and state["board"]["place"] == ["w31"]
     expect(live.status.locator('svg.board circle.mark-lift[data-mark="w38"]')).to_have_count(1)
+
+
+def test_a_failed_time_reads_as_failed_in_the_move_list(live):
+    """Power of Time: "If it is a Shadow, the Power fails and nothing is rewound." The move list (status page,
+    phones, hub) says the Time failed, from the public view's events, rather than listing it like one that worked."""
+    from engine.record import load_record, replay
+    from engine.views import view
+
+    lineup = {"19": "void", "29": "memory", "39": "time", "49": "reflector", "59": "void",
+              "18": "shadow", "28": "peripheral", "38": "light", "48": "peripheral", "58": "shadow"}
+    mv = lambda a, b: {"type": "move", "from": a, "to": b}  # noqa: E731
+    turns = [("white", [mv("w58", "w51")]), ("black", [mv("b58", "b51")]),
+             ("white", [mv("w51", "b51")]),  # Shadow flashes Shadow: swap, so the last move moved a Shadow
+             ("black", [{"type": "time", "at": "b39"}, mv("b38", "b37")])]
+    game = replay(load_record({
+        "format": "quin-record/1", "mode": "classic", "first": "white",
+        "setup": {p: {"clone": "time", "removed": "void", "lineup": {p[0] + k: v for k, v in lineup.items()}}
+                  for p in ("white", "black")},
+        "turns": [{"player": p, "actions": a} for p, a in turns]}))
+    assert game.events[-1].to_json() == {"type": "time", "turn": 4, "outcome": "failed"}
+    page = live.status
+    page.wait_for_function("typeof Quin === 'object'")
+    lines = page.evaluate("""(view) => { const ol = document.createElement("ol"); Quin.renderLog(ol, view, null);
+                                         return [...ol.querySelectorAll("li")].map((li) => li.innerText); }""",
+                          view(game, None))
+    assert lines[3] == "Black Time from b39 fails (a Shadow moved); b38 → b37"
+    assert "fails" not in " ".join(lines[:3])

@@ -674,8 +674,11 @@ const Quin = (() => {
     ol.innerHTML = "";
     if (!view) return;
     const undone = rewound(view);
-    const flashes = {};
-    for (const e of view.events) if (e.type === "flash") (flashes[e.turn] = flashes[e.turn] || []).push(e);
+    const flashes = {}, failed = {};
+    for (const e of view.events) {
+      if (e.type === "flash") (flashes[e.turn] = flashes[e.turn] || []).push(e);
+      if (e.type === "time" && e.outcome === "failed") failed[e.turn] = true;
+    }
     for (const turn of view.history) {
       const li = h("li", { value: String(turn.turn) }, h("span", { class: "who " + turn.player }, cap(turn.player)), " ");
       turn.actions.forEach((a, i) => {
@@ -684,6 +687,10 @@ const Quin = (() => {
         if (by !== undefined) {
           li.append(h("s", { class: "rewound", title: "undone by Time" }, actionText(a)),
                     h("span", { class: "note time" }, ` undone by ${whose(by, viewer)} Time`));
+        } else if (a.type === "time" && !a.target && failed[turn.turn]) {
+          // A Power of Time that failed (the last move moved a Shadow): said so, not listed like one that worked.
+          li.append(h("span", { class: "act failed", title: "the last move moved a Shadow" },
+                      `${actionText(a)} fails (a Shadow moved)`));
         } else li.append(h("span", { class: "act" }, actionText(a)));
       });
       for (const e of flashes[turn.turn] || []) li.append(h("span", { class: "note flash" }, " · " + flashEventText(e, turn.player, viewer)));
