@@ -235,3 +235,28 @@ def test_one_toast_at_a_time_never_over_the_heading_and_the_result_stays(live):
         expect(page.locator("#turn")).to_have_text("White wins: Black's Light is captured")
     assert live.errors == []
     assert json.dumps(live.table.state(None)).count("Waiting for") == 0
+
+
+def test_after_the_last_ready_the_phone_shows_every_green_space_and_says_to_set_up_the_board(live):
+    """The phone of the player who taps Ready last: its drawing shows all twenty green spaces, as the status
+    page and the virtual board do (the rival's by colour only, never a face), a footer about setting up the
+    board, and no selection ring left from the lineup."""
+    live.hands.setup("black", BLACK)
+    page = live.white
+    held = []  # the Ready's answer is held until the stream has said both are ready (as on a busy network)
+    page.route("**/setup", lambda route: held.append(route))
+    page.click("#quick-start")
+    page.click("#send-setup")
+    wait_for("the Ready to be sent", lambda: bool(held) or page.wait_for_timeout(50))
+    answer = held[0].fetch()  # the table takes it; the phone hears the new phase on the stream first ...
+    expect(page.locator("#turn")).to_have_text("Set up the board", timeout=10000)
+    held[0].fulfill(response=answer)  # ... and the Ready's answer after it
+    # what the phone shows once it has handled that answer (read then, before any later redraw)
+    shown = page.wait_for_function("""() => localStorage.getItem("quin.last") !== null && {
+        bar: document.getElementById("bar-status").innerText,
+        place: document.querySelectorAll("svg.board circle.mark-place").length,
+        selected: document.querySelectorAll("svg.board .mark-selected").length }""", polling="raf").json_value()
+    assert shown == {"bar": "Put the towers on the board; play begins when it matches.", "place": 20, "selected": 0}
+    expect(live.status.locator("svg.board circle.mark-place")).to_have_count(20)
+    # hidden information: no face of Black's is drawn on White's phone
+    assert page.locator('svg.board .tower[data-tower^="b"] use.face').count() == 0

@@ -125,6 +125,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   // --- setup: tap a space, then a piece ------------------------------------------------------------
 
   function renderSetup() {
+    // Only while lineups are chosen: the Ready's answer can come after the stream has moved the table on to
+    // setting up the board, and must not draw the lineup's board, footer and selection ring over it.
+    if (!state || state.phase !== "setup") return;
     $("clone").value = draft.clone || "";
     $("removed").value = draft.removed || "";
     const spaces = $("spaces");
