@@ -260,3 +260,33 @@ def test_after_the_last_ready_the_phone_shows_every_green_space_and_says_to_set_
     expect(live.status.locator("svg.board circle.mark-place")).to_have_count(20)
     # hidden information: no face of Black's is drawn on White's phone
     assert page.locator('svg.board .tower[data-tower^="b"] use.face').count() == 0
+
+
+def test_a_flash_says_where_every_tower_that_leaves_the_board_goes(live):
+    """Rulebook: a capture "removes the defending Tower to the attacker's Zero Gravity"; "Mutual destruction
+    removes both Towers to the rival Zero Gravity boards".  Once a tower is off the board no step names it (the
+    board senses no Zero Gravity), so the instruction says where it goes, on every screen."""
+    page = live.status
+    page.wait_for_function("typeof Quin === 'object'")
+    capture = {"player": "black", "from": "b35", "at": "b34", "attacker": "light", "defender": "shadow",
+               "outcome": "capture"}
+    mutual = {"player": "white", "from": "w35", "at": "b35", "attacker": "time", "defender": "void",
+              "outcome": "mutual_destruction"}
+    said = page.evaluate("""([capture, mutual]) => {
+        const lines = (f, todo, viewer) => Quin.needs({phase: "playing", referee: {flash: f, instructions: todo},
+                                                       view: null, board: {}}, viewer, false).lines;
+        return {
+          lifted: lines(capture, [{do: "fill", space: "b34"}], null),
+          liftedWhite: lines(capture, [{do: "fill", space: "b34"}], "white"),
+          onBoard: lines(capture, [{do: "clear", space: "b34"}, {do: "fill", space: "b34"}], null),
+          mutualLifted: lines(mutual, [], null).concat(lines(mutual, [{do: "clear", space: "b35"}], "black")),
+        };
+    }""", [capture, mutual])
+    assert said == {
+        "lifted": ["Put Black's Light on b34.", "Put White's Shadow on Black's Zero Gravity."],
+        "liftedWhite": ["Put Black's Light on b34.", "Put your Shadow on Black's Zero Gravity."],
+        "onBoard": ["Take White's Shadow off b34: it goes to Black's Zero Gravity.", "Put Black's Light on b34."],
+        "mutualLifted": ["Put White's Time on Black's Zero Gravity.", "Put Black's Void on White's Zero Gravity.",
+                         "Take your Void off b35: it goes to White's Zero Gravity.",
+                         "Put White's Time on your Zero Gravity."],
+    }

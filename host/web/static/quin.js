@@ -423,6 +423,20 @@ const Quin = (() => {
     return `${i.do} ${i.space}`;
   }
 
+  /* Where a flash's towers that leave the board go, once they are off it (the board senses no Zero Gravity, so
+     no step says it then).  The rulebook: a capture "removes the defending Tower to the attacker's Zero
+     Gravity"; "Mutual destruction removes both Towers to the rival Zero Gravity boards". */
+  function offBoardLines(f, todo, viewer) {
+    const mover = f.player, rival = other(mover);
+    const A = `${whose(mover, viewer)} ${pieceName(f.attacker)}`, D = `${whose(rival, viewer)} ${pieceName(f.defender)}`;
+    const clears = (space) => todo.some((i) => i.do === "clear" && i.space === space);
+    const out = [];
+    if (f.outcome === "swap") return out;  // both stay on the board: the steps say where
+    if (f.outcome !== "capture" && !clears(f.from)) out.push(cap(`put ${A} on ${zeroGravity(rival, viewer)}.`));
+    if (!clears(f.at)) out.push(cap(`put ${D} on ${zeroGravity(mover, viewer)}.`));
+    return out;
+  }
+
   /* What the board needs now, for the public or a seat: {title, lines, marks, overlays, kind, steps,
      problem}.  The one statement of the next thing to do: the status page, the virtual board and both
      phones show it.  steps: what to do, the same on every screen (tests compare them); a seat adds
@@ -470,6 +484,7 @@ const Quin = (() => {
       out.overlays.push({ burst: "flash", at: f.at }, { arrow: "flash", from: f.from, to: f.at });
       const todo = ref.instructions || [];
       out.lines = todo.map((i) => cap(stepText(i, { flash: f }, viewer, v)) + ".");
+      out.lines.push(...offBoardLines(f, todo, viewer));
       out.steps = todo.map(stepKey);
       stepMarks(todo, out.marks);
       return out;
