@@ -161,3 +161,58 @@ def test_a_failed_time_reads_as_failed_in_the_move_list(live):
                           view(game, None))
     assert lines[3] == "Black Time from b39 fails (a Shadow moved); b38 → b37"
     assert "fails" not in " ".join(lines[:3])
+
+
+FITS = """() => {
+  const H = window.innerHeight, W = window.innerWidth;
+  const out = [];
+  if (document.documentElement.scrollHeight > H + 1) out.push(`the page scrolls: ${document.documentElement.scrollHeight} > ${H}`);
+  if (document.documentElement.scrollWidth > W + 1) out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${W}`);
+  for (const sel of ["#turn", "#now", "#board", "#zg", "#log-title", "#legend", "#legend + p"]) {
+    const el = document.querySelector(sel);
+    if (!el || el.classList.contains("hidden")) continue;
+    const r = el.getBoundingClientRect();
+    if (r.bottom > H + 1 || r.right > W + 1) out.push(`${sel} is cut off: bottom ${Math.round(r.bottom)} of ${H}`);
+  }
+  const side = document.querySelector(".side");
+  if (side.scrollHeight > side.clientHeight + 1) out.push(`the side column scrolls: ${side.scrollHeight} > ${side.clientHeight}`);
+  return out;
+}"""
+
+
+def test_the_status_page_fits_a_tv_without_scrolling(live, tmp_path):
+    """At 1280x720 and 1920x1080 every part of the status page is on the screen (the Pieces legend too): only
+    the move list, once long, scrolls inside itself.  Checked in setup, during a Power of Time (a long
+    instruction) and after a dozen moves."""
+    import os
+
+    shots = os.environ.get("SHOTS", str(tmp_path))  # SHOTS=/tmp/shots/NAME keeps them to look at
+    os.makedirs(shots, exist_ok=True)
+    pages = {size: live.open("/", {"width": size[0], "height": size[1]}) for size in ((1280, 720), (1920, 1080))}
+
+    def check(moment):
+        for (w, h), page in pages.items():
+            expect(page.locator("#conn")).to_have_text("live")
+            page.screenshot(path=f"{shots}/status-{w}x{h}-{moment}.png")
+            assert page.evaluate(FITS) == [], (moment, w, h)
+
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    for page in pages.values():
+        expect(page.locator("#turn")).to_have_text("Set up the board", timeout=10000)
+    check("setup")
+    live.hands.start()
+    live.hands.move("w38", "w31")
+    live.hands.move("b18", "b17")
+    status_, body = live.hands.declare("white", {"type": "time"})
+    assert status_ == 200, body
+    for page in pages.values():
+        expect(page.locator("#turn")).to_have_text("White's Power of Time", timeout=10000)
+    check("time")
+    live.hands.finish("w28", "b17", "b18")
+    for a, b in (("w31", "w32"), ("b18", "b17"), ("w32", "w33"), ("b17", "b16"), ("w33", "w34"), ("b16", "b15"),
+                 ("w34", "w35"), ("b15", "b14"), ("w35", "w36")):
+        live.hands.move(a, b)
+    for page in pages.values():
+        expect(page.locator("#log li")).to_have_count(11, timeout=10000)
+    check("moves")
