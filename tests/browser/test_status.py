@@ -216,3 +216,24 @@ def test_the_status_page_fits_a_tv_without_scrolling(live, tmp_path):
     for page in pages.values():
         expect(page.locator("#log li")).to_have_count(11, timeout=10000)
     check("moves")
+
+
+def test_a_flash_burst_never_covers_a_space_name(live, tmp_path):
+    """The burst of a flash is painted under the towers and the space names, so "b38" and its neighbours' names
+    stay readable through it (they were painted over)."""
+    to_first_flash(live.hands)
+    page = live.status
+    expect(page.locator("#turn")).to_have_text("Flash on b38", timeout=10000)
+    burst = page.locator('svg.board [data-burst="b38"]')
+    expect(burst).to_have_count(1)
+    under = page.evaluate("""() => {
+        const burst = document.querySelector('svg.board [data-burst="b38"]');
+        const near = ["b38", "b37", "b39"].map((s) => document.querySelector(`svg.board text[data-label="${s}"]`));
+        const tower = document.querySelector('svg.board [data-tower="b39"]');
+        // painted later = on top: each name and the tower come after the burst in the drawing's order
+        return [...near, tower].every((el) => burst.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }""")
+    assert under is True
+    box = burst.bounding_box()
+    page.screenshot(path=str(tmp_path / "burst.png"), clip={"x": box["x"] - 30, "y": box["y"] - 30,
+                                                            "width": box["width"] + 60, "height": box["height"] + 60})

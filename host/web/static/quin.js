@@ -92,6 +92,7 @@ const Quin = (() => {
     svg.innerHTML = "";
     const base = el("g", {}, svg);
     const marks = el("g", { class: "marks" }, svg);
+    const bursts = el("g", { class: "bursts" }, svg);  // under the towers and the labels: a flash never hides a name
     const towers = el("g", { class: "towers" }, svg);
     const labels = el("g", { class: "labels" }, svg);  // above the towers: a tower never hides its space's name
     const overlay = el("g", { class: "overlay" }, svg);
@@ -201,6 +202,7 @@ const Quin = (() => {
       last = [list, markMap, overlays];
       towers.innerHTML = "";
       marks.innerHTML = "";
+      bursts.innerHTML = "";
       overlay.innerHTML = "";
       render(list, markMap, overlays);
       sizeLabels(Object.entries(markMap || {}).filter(([s, k]) => (k === "lift" || k === "place") && L.spaces[s]));
@@ -258,7 +260,7 @@ const Quin = (() => {
               const r = i % 2 ? R + 9 : R + 19, a = Math.PI * i / 8;
               pts.push(`${(x + r * Math.cos(a)).toFixed(1)},${(y + r * Math.sin(a)).toFixed(1)}`);
             }
-            el("polygon", { points: pts.join(" "), class: "burst burst-" + o.burst, "data-burst": o.at }, overlay);
+            el("polygon", { points: pts.join(" "), class: "burst burst-" + o.burst, "data-burst": o.at }, bursts);
           } else if (o.tag && L.spaces[o.at]) {
             const [x, y] = pos(o.at);
             const g = el("g", { class: "tag tag-" + (o.kind || "last"), "data-tag": o.at }, overlay);
