@@ -290,3 +290,28 @@ def test_a_flash_says_where_every_tower_that_leaves_the_board_goes(live):
                          "Take your Void off b35: it goes to White's Zero Gravity.",
                          "Put White's Time on your Zero Gravity."],
     }
+
+
+def test_the_reinforce_chooser_leaves_the_gateways_in_view_names_towers_and_cancels(live, tmp_path):
+    """The chooser is a compact bar that covers none of White's Gateways (where the tower goes), names each
+    piece as a tower ("Time tower", never a bare "Time" beside the bar's Power of Time), and has a Cancel."""
+    start_game(live)
+    for a, b in (("w38", "w37"), ("b18", "b17"), ("w39", "w38"), ("b17", "b16")):  # the Gateway w39 is free
+        live.hands.move(a, b)
+    page = live.white
+    expect(page.locator("#turn")).to_have_text("Your move", timeout=10000)
+    page.click('button[data-declare="reinforce"]')
+    sheet = page.locator("#sheet")
+    expect(sheet.locator("button[data-reinforce]").first).to_be_visible()
+    page.screenshot(path=str(tmp_path / "reinforce.png"))
+    labels = sheet.locator("button[data-reinforce]").all_inner_texts()
+    assert labels and all(t.strip().endswith(("tower", "towers")) for t in labels), labels
+    box = sheet.bounding_box()
+    for gateway in ("w19", "w29", "w39", "w49", "w59"):
+        g = page.locator(f'svg.board circle.hit[data-space="{gateway}"]').bounding_box()
+        overlaps = not (g["y"] + g["height"] <= box["y"] or g["y"] >= box["y"] + box["height"]
+                        or g["x"] + g["width"] <= box["x"] or g["x"] >= box["x"] + box["width"])
+        assert not overlaps, f"the chooser covers the Gateway {gateway}"
+    sheet.locator("button[data-cancel]").click()
+    expect(sheet).to_be_hidden()
+    expect(page.locator('button[data-declare="reinforce"]')).not_to_have_attribute("aria-pressed", "true")
