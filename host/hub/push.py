@@ -60,8 +60,26 @@ class Link:
     NOT_HUB = "not a hub"  # something answers there, and it is not a Quin hub (a wrong path, another server)
     TROUBLE = "hub trouble"  # the hub answers and cannot take the games now (its database, too many pushes)
 
+    # The public status page's short line for each case (players read it, not the organiser: no options,
+    # no commands); the full ``message`` goes to the terminal and the host page.
+    PUBLIC = {
+        CONNECTING: "Connecting to the club's hub.",
+        REACHED: "Connected to the club's hub: the games go there.",
+        KEY: "Not connected to the club's hub: the hub refuses this table's key — ask the organiser. "
+             "The games are kept.",
+        ABSENT: "Not connected to the club's hub: no hub answers at its address — ask the organiser. "
+                "The games are kept.",
+        NOT_HUB: "Not connected to the club's hub: its address is not a Quin hub's — ask the organiser. "
+                 "The games are kept.",
+        TROUBLE: "The club's hub cannot take the games now: they are kept and sent once it can.",
+    }
+
     def __init__(self, state: str, message: str):
         self.state, self.message = state, message
+
+    @property
+    def public(self) -> str:
+        return self.PUBLIC[self.state]
 
     @classmethod
     def connecting(cls, url: str) -> "Link":
@@ -347,7 +365,8 @@ class Pusher:
         message = link.message
         if link.state not in (Link.REACHED, Link.CONNECTING):
             message += "; the games are kept and sent once it takes them"
-        hub = {"url": self.url, "reached": link.state == Link.REACHED, "state": link.state, "message": message}
+        hub = {"url": self.url, "reached": link.state == Link.REACHED, "state": link.state, "message": message,
+               "public": link.public}
         if publish:
             # Published at once, alone: every screen's last state with this line changed, nothing
             # else (a fresh projection, at a moment of the pusher's choosing, could show the referee

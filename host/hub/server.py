@@ -862,8 +862,13 @@ class Push(Base):
         wait = self.hub.address_limit.wait(self.request.remote_ip)
         if wait:
             return self.too_many("too many pushes from this address", wait)
-        table = await self.hub.table_of(auth[7:].strip())
+        key = auth[7:].strip()
+        table = await self.hub.table_of(key)
         if table is None:
+            # Which board is wrong, for the organiser: the key's first characters (never the whole key) and the address.
+            log.warning("push refused: unknown table key %s… from %s (check that board's --table-key against "
+                        "`quin hub add-table`)", key[:7].encode("ascii", "replace").decode() or "(empty)",
+                        self.request.remote_ip)
             return self.fail(403, "unknown table key")
         wait = self.hub.push_limit.wait(str(table[0]))
         if wait:

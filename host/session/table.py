@@ -94,9 +94,10 @@ def check_who(data: object) -> tuple[str | None, str | None]:
     name = " ".join((name or "").split()) or None
     if name is not None and (len(name) > NAME_MAX or not name.isprintable()):
         raise TableError(f"Your name: at most {NAME_MAX} letters, digits, spaces and signs (no line breaks)")
-    code = (code or "").strip().lower() or None
+    typed = (code or "").strip()
+    code = typed.lower() or None
     if code is not None and not CODE.match(code):
-        shown = code if len(code) <= 20 else code[:20] + "..."
+        shown = typed if len(typed) <= 20 else typed[:20] + "..."  # what the person typed, not our tidying
         raise TableError(f"Player code: {shown!r} is not one: a code is qp_ and 8 of the digits 0-9 and letters "
                          "a-f (such as qp_3f9a0c12), as the club's hub gave it; check it, or leave it empty to "
                          "play unrated")

@@ -80,9 +80,12 @@ def test_your_move_says_where_and_each_first_time_gets_one_tip_then_none(live):
     hands.toggle("b38")
     wait_for("the flash on b38", lambda: (hands.state()["referee"] or {}).get("flash"))
     expect(white.locator("#now h3")).to_have_text("Your Shadow captures Black's Peripheral on b38", timeout=10000)
-    # the flash's step alone, as on every other screen: what the phone was told while holding is gone
-    expect(white.locator("#now li")).to_have_text(["Put your Shadow on b38."])
-    expect(live.board.locator("#now li")).to_have_text(["Put White's Shadow on b38."])
+    # the flash's steps alone, as on every other screen, with where the captured tower goes (it is off the board:
+    # no step names it); what the phone was told while holding is gone
+    expect(white.locator("#now li")).to_have_text(["Put your Shadow on b38.",
+                                                   "Put Black's Peripheral on your Zero Gravity."])
+    expect(live.board.locator("#now li")).to_have_text(["Put White's Shadow on b38.",
+                                                        "Put Black's Peripheral on White's Zero Gravity."])
     expect(white.locator("#now")).not_to_contain_text(MOVE_HERE)
     hands.finish("b38")               # 5. the Shadow captures the Peripheral
     hands.move("b28", "b27")          # 6.

@@ -235,3 +235,83 @@ def test_one_toast_at_a_time_never_over_the_heading_and_the_result_stays(live):
         expect(page.locator("#turn")).to_have_text("White wins: Black's Light is captured")
     assert live.errors == []
     assert json.dumps(live.table.state(None)).count("Waiting for") == 0
+
+
+def test_after_the_last_ready_the_phone_shows_every_green_space_and_says_to_set_up_the_board(live):
+    """The phone of the player who taps Ready last: its drawing shows all twenty green spaces, as the status
+    page and the virtual board do (the rival's by colour only, never a face), a footer about setting up the
+    board, and no selection ring left from the lineup."""
+    live.hands.setup("black", BLACK)
+    page = live.white
+    held = []  # the Ready's answer is held until the stream has said both are ready (as on a busy network)
+    page.route("**/setup", lambda route: held.append(route))
+    page.click("#quick-start")
+    page.click("#send-setup")
+    wait_for("the Ready to be sent", lambda: bool(held) or page.wait_for_timeout(50))
+    answer = held[0].fetch()  # the table takes it; the phone hears the new phase on the stream first ...
+    expect(page.locator("#turn")).to_have_text("Set up the board", timeout=10000)
+    held[0].fulfill(response=answer)  # ... and the Ready's answer after it
+    # what the phone shows once it has handled that answer (read then, before any later redraw)
+    shown = page.wait_for_function("""() => localStorage.getItem("quin.last") !== null && {
+        bar: document.getElementById("bar-status").innerText,
+        place: document.querySelectorAll("svg.board circle.mark-place").length,
+        selected: document.querySelectorAll("svg.board .mark-selected").length }""", polling="raf").json_value()
+    assert shown == {"bar": "Put the towers on the board; play begins when it matches.", "place": 20, "selected": 0}
+    expect(live.status.locator("svg.board circle.mark-place")).to_have_count(20)
+    # hidden information: no face of Black's is drawn on White's phone
+    assert page.locator('svg.board .tower[data-tower^="b"] use.face').count() == 0
+
+
+def test_a_flash_says_where_every_tower_that_leaves_the_board_goes(live):
+    """Rulebook: a capture "removes the defending Tower to the attacker's Zero Gravity"; "Mutual destruction
+    removes both Towers to the rival Zero Gravity boards".  Once a tower is off the board no step names it (the
+    board senses no Zero Gravity), so the instruction says where it goes, on every screen."""
+    page = live.status
+    page.wait_for_function("typeof Quin === 'object'")
+    capture = {"player": "black", "from": "b35", "at": "b34", "attacker": "light", "defender": "shadow",
+               "outcome": "capture"}
+    mutual = {"player": "white", "from": "w35", "at": "b35", "attacker": "time", "defender": "void",
+              "outcome": "mutual_destruction"}
+    said = page.evaluate("""([capture, mutual]) => {
+        const lines = (f, todo, viewer) => Quin.needs({phase: "playing", referee: {flash: f, instructions: todo},
+                                                       view: null, board: {}}, viewer, false).lines;
+        return {
+          lifted: lines(capture, [{do: "fill", space: "b34"}], null),
+          liftedWhite: lines(capture, [{do: "fill", space: "b34"}], "white"),
+          onBoard: lines(capture, [{do: "clear", space: "b34"}, {do: "fill", space: "b34"}], null),
+          mutualLifted: lines(mutual, [], null).concat(lines(mutual, [{do: "clear", space: "b35"}], "black")),
+        };
+    }""", [capture, mutual])
+    assert said == {
+        "lifted": ["Put Black's Light on b34.", "Put White's Shadow on Black's Zero Gravity."],
+        "liftedWhite": ["Put Black's Light on b34.", "Put your Shadow on Black's Zero Gravity."],
+        "onBoard": ["Take White's Shadow off b34: it goes to Black's Zero Gravity.", "Put Black's Light on b34."],
+        "mutualLifted": ["Put White's Time on Black's Zero Gravity.", "Put Black's Void on White's Zero Gravity.",
+                         "Take your Void off b35: it goes to White's Zero Gravity.",
+                         "Put White's Time on your Zero Gravity."],
+    }
+
+
+def test_the_reinforce_chooser_leaves_the_gateways_in_view_names_towers_and_cancels(live, tmp_path):
+    """The chooser is a compact bar that covers none of White's Gateways (where the tower goes), names each
+    piece as a tower ("Time tower", never a bare "Time" beside the bar's Power of Time), and has a Cancel."""
+    start_game(live)
+    for a, b in (("w38", "w37"), ("b18", "b17"), ("w39", "w38"), ("b17", "b16")):  # the Gateway w39 is free
+        live.hands.move(a, b)
+    page = live.white
+    expect(page.locator("#turn")).to_have_text("Your move", timeout=10000)
+    page.click('button[data-declare="reinforce"]')
+    sheet = page.locator("#sheet")
+    expect(sheet.locator("button[data-reinforce]").first).to_be_visible()
+    page.screenshot(path=str(tmp_path / "reinforce.png"))
+    labels = sheet.locator("button[data-reinforce]").all_inner_texts()
+    assert labels and all(t.strip().endswith(("tower", "towers")) for t in labels), labels
+    box = sheet.bounding_box()
+    for gateway in ("w19", "w29", "w39", "w49", "w59"):
+        g = page.locator(f'svg.board circle.hit[data-space="{gateway}"]').bounding_box()
+        overlaps = not (g["y"] + g["height"] <= box["y"] or g["y"] >= box["y"] + box["height"]
+                        or g["x"] + g["width"] <= box["x"] or g["x"] >= box["x"] + box["width"])
+        assert not overlaps, f"the chooser covers the Gateway {gateway}"
+    sheet.locator("button[data-cancel]").click()
+    expect(sheet).to_be_hidden()
+    expect(page.locator('button[data-declare="reinforce"]')).not_to_have_attribute("aria-pressed", "true")

@@ -134,3 +134,106 @@ def test_resetting_the_virtual_board_mid_game_is_confirmed_and_the_status_page_s
     state = live.hands.state()
     assert state["board"]["lift"] == ["w38"] and state["board"]["place"] == ["w31"]
     expect(live.status.locator('svg.board circle.mark-lift[data-mark="w38"]')).to_have_count(1)
+
+
+def test_a_failed_time_reads_as_failed_in_the_move_list(live):
+    """Power of Time: "If it is a Shadow, the Power fails and nothing is rewound." The move list (status page,
+    phones, hub) says the Time failed, from the public view's events, rather than listing it like one that worked."""
+    from engine.record import load_record, replay
+    from engine.views import view
+
+    lineup = {"19": "void", "29": "memory", "39": "time", "49": "reflector", "59": "void",
+              "18": "shadow", "28": "peripheral", "38": "light", "48": "peripheral", "58": "shadow"}
+    mv = lambda a, b: {"type": "move", "from": a, "to": b}  # noqa: E731
+    turns = [("white", [mv("w58", "w51")]), ("black", [mv("b58", "b51")]),
+             ("white", [mv("w51", "b51")]),  # Shadow flashes Shadow: swap, so the last move moved a Shadow
+             ("black", [{"type": "time", "at": "b39"}, mv("b38", "b37")])]
+    game = replay(load_record({
+        "format": "quin-record/1", "mode": "classic", "first": "white",
+        "setup": {p: {"clone": "time", "removed": "void", "lineup": {p[0] + k: v for k, v in lineup.items()}}
+                  for p in ("white", "black")},
+        "turns": [{"player": p, "actions": a} for p, a in turns]}))
+    assert game.events[-1].to_json() == {"type": "time", "turn": 4, "outcome": "failed"}
+    page = live.status
+    page.wait_for_function("typeof Quin === 'object'")
+    lines = page.evaluate("""(view) => { const ol = document.createElement("ol"); Quin.renderLog(ol, view, null);
+                                         return [...ol.querySelectorAll("li")].map((li) => li.innerText); }""",
+                          view(game, None))
+    assert lines[3] == "Black Time from b39 fails (a Shadow moved); b38 → b37"
+    assert "fails" not in " ".join(lines[:3])
+
+
+FITS = """() => {
+  const H = window.innerHeight, W = window.innerWidth;
+  const out = [];
+  if (document.documentElement.scrollHeight > H + 1) out.push(`the page scrolls: ${document.documentElement.scrollHeight} > ${H}`);
+  if (document.documentElement.scrollWidth > W + 1) out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${W}`);
+  for (const sel of ["#turn", "#now", "#board", "#zg", "#log-title", "#legend", "#legend + p"]) {
+    const el = document.querySelector(sel);
+    if (!el || el.classList.contains("hidden")) continue;
+    const r = el.getBoundingClientRect();
+    if (r.bottom > H + 1 || r.right > W + 1) out.push(`${sel} is cut off: bottom ${Math.round(r.bottom)} of ${H}`);
+  }
+  const side = document.querySelector(".side");
+  if (side.scrollHeight > side.clientHeight + 1) out.push(`the side column scrolls: ${side.scrollHeight} > ${side.clientHeight}`);
+  return out;
+}"""
+
+
+def test_the_status_page_fits_a_tv_without_scrolling(live, tmp_path):
+    """At 1280x720 and 1920x1080 every part of the status page is on the screen (the Pieces legend too): only
+    the move list, once long, scrolls inside itself.  Checked in setup, during a Power of Time (a long
+    instruction) and after a dozen moves."""
+    import os
+
+    shots = os.environ.get("SHOTS", str(tmp_path))  # SHOTS=/tmp/shots/NAME keeps them to look at
+    os.makedirs(shots, exist_ok=True)
+    pages = {size: live.open("/", {"width": size[0], "height": size[1]}) for size in ((1280, 720), (1920, 1080))}
+
+    def check(moment):
+        for (w, h), page in pages.items():
+            expect(page.locator("#conn")).to_have_text("live")
+            page.screenshot(path=f"{shots}/status-{w}x{h}-{moment}.png")
+            assert page.evaluate(FITS) == [], (moment, w, h)
+
+    live.hands.setup("white", WHITE)
+    live.hands.setup("black", BLACK)
+    for page in pages.values():
+        expect(page.locator("#turn")).to_have_text("Set up the board", timeout=10000)
+    check("setup")
+    live.hands.start()
+    live.hands.move("w38", "w31")
+    live.hands.move("b18", "b17")
+    status_, body = live.hands.declare("white", {"type": "time"})
+    assert status_ == 200, body
+    for page in pages.values():
+        expect(page.locator("#turn")).to_have_text("White's Power of Time", timeout=10000)
+    check("time")
+    live.hands.finish("w28", "b17", "b18")
+    for a, b in (("w31", "w32"), ("b18", "b17"), ("w32", "w33"), ("b17", "b16"), ("w33", "w34"), ("b16", "b15"),
+                 ("w34", "w35"), ("b15", "b14"), ("w35", "w36")):
+        live.hands.move(a, b)
+    for page in pages.values():
+        expect(page.locator("#log li")).to_have_count(11, timeout=10000)
+    check("moves")
+
+
+def test_a_flash_burst_never_covers_a_space_name(live, tmp_path):
+    """The burst of a flash is painted under the towers and the space names, so "b38" and its neighbours' names
+    stay readable through it (they were painted over)."""
+    to_first_flash(live.hands)
+    page = live.status
+    expect(page.locator("#turn")).to_have_text("Flash on b38", timeout=10000)
+    burst = page.locator('svg.board [data-burst="b38"]')
+    expect(burst).to_have_count(1)
+    under = page.evaluate("""() => {
+        const burst = document.querySelector('svg.board [data-burst="b38"]');
+        const near = ["b38", "b37", "b39"].map((s) => document.querySelector(`svg.board text[data-label="${s}"]`));
+        const tower = document.querySelector('svg.board [data-tower="b39"]');
+        // painted later = on top: each name and the tower come after the burst in the drawing's order
+        return [...near, tower].every((el) => burst.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }""")
+    assert under is True
+    box = burst.bounding_box()
+    page.screenshot(path=str(tmp_path / "burst.png"), clip={"x": box["x"] - 30, "y": box["y"] - 30,
+                                                            "width": box["width"] + 60, "height": box["height"] + 60})

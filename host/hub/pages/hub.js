@@ -297,7 +297,8 @@ const pages = {
       document.getElementById("count").textContent = answer.error;
       return;
     }
-    const players = answer.players || [];
+    // Ranked: only players with a rated game (a code given at setup counts for nothing until one is played).
+    const players = (answer.players || []).filter((p) => p.games > 0);
     document.getElementById("rows").replaceChildren(...players.map((p, i) => h("tr", {},
       h("td", { "data-label": "Rank" }, String(i + 1)), h("td", { "data-label": "Player" }, p.name),
       h("td", { "data-label": "Rating" }, p.rating.toFixed(1)), h("td", { "data-label": "Games" }, String(p.games)))));

@@ -92,6 +92,7 @@ const Quin = (() => {
     svg.innerHTML = "";
     const base = el("g", {}, svg);
     const marks = el("g", { class: "marks" }, svg);
+    const bursts = el("g", { class: "bursts" }, svg);  // under the towers and the labels: a flash never hides a name
     const towers = el("g", { class: "towers" }, svg);
     const labels = el("g", { class: "labels" }, svg);  // above the towers: a tower never hides its space's name
     const overlay = el("g", { class: "overlay" }, svg);
@@ -201,6 +202,7 @@ const Quin = (() => {
       last = [list, markMap, overlays];
       towers.innerHTML = "";
       marks.innerHTML = "";
+      bursts.innerHTML = "";
       overlay.innerHTML = "";
       render(list, markMap, overlays);
       sizeLabels(Object.entries(markMap || {}).filter(([s, k]) => (k === "lift" || k === "place") && L.spaces[s]));
@@ -258,7 +260,7 @@ const Quin = (() => {
               const r = i % 2 ? R + 9 : R + 19, a = Math.PI * i / 8;
               pts.push(`${(x + r * Math.cos(a)).toFixed(1)},${(y + r * Math.sin(a)).toFixed(1)}`);
             }
-            el("polygon", { points: pts.join(" "), class: "burst burst-" + o.burst, "data-burst": o.at }, overlay);
+            el("polygon", { points: pts.join(" "), class: "burst burst-" + o.burst, "data-burst": o.at }, bursts);
           } else if (o.tag && L.spaces[o.at]) {
             const [x, y] = pos(o.at);
             const g = el("g", { class: "tag tag-" + (o.kind || "last"), "data-tag": o.at }, overlay);
@@ -423,6 +425,20 @@ const Quin = (() => {
     return `${i.do} ${i.space}`;
   }
 
+  /* Where a flash's towers that leave the board go, once they are off it (the board senses no Zero Gravity, so
+     no step says it then).  The rulebook: a capture "removes the defending Tower to the attacker's Zero
+     Gravity"; "Mutual destruction removes both Towers to the rival Zero Gravity boards". */
+  function offBoardLines(f, todo, viewer) {
+    const mover = f.player, rival = other(mover);
+    const A = `${whose(mover, viewer)} ${pieceName(f.attacker)}`, D = `${whose(rival, viewer)} ${pieceName(f.defender)}`;
+    const clears = (space) => todo.some((i) => i.do === "clear" && i.space === space);
+    const out = [];
+    if (f.outcome === "swap") return out;  // both stay on the board: the steps say where
+    if (f.outcome !== "capture" && !clears(f.from)) out.push(cap(`put ${A} on ${zeroGravity(rival, viewer)}.`));
+    if (!clears(f.at)) out.push(cap(`put ${D} on ${zeroGravity(mover, viewer)}.`));
+    return out;
+  }
+
   /* What the board needs now, for the public or a seat: {title, lines, marks, overlays, kind, steps,
      problem}.  The one statement of the next thing to do: the status page, the virtual board and both
      phones show it.  steps: what to do, the same on every screen (tests compare them); a seat adds
@@ -470,6 +486,7 @@ const Quin = (() => {
       out.overlays.push({ burst: "flash", at: f.at }, { arrow: "flash", from: f.from, to: f.at });
       const todo = ref.instructions || [];
       out.lines = todo.map((i) => cap(stepText(i, { flash: f }, viewer, v)) + ".");
+      out.lines.push(...offBoardLines(f, todo, viewer));
       out.steps = todo.map(stepKey);
       stepMarks(todo, out.marks);
       return out;
@@ -732,8 +749,11 @@ const Quin = (() => {
     ol.innerHTML = "";
     if (!view) return;
     const undone = rewound(view);
-    const flashes = {};
-    for (const e of view.events) if (e.type === "flash") (flashes[e.turn] = flashes[e.turn] || []).push(e);
+    const flashes = {}, failed = {};
+    for (const e of view.events) {
+      if (e.type === "flash") (flashes[e.turn] = flashes[e.turn] || []).push(e);
+      if (e.type === "time" && e.outcome === "failed") failed[e.turn] = true;
+    }
     for (const turn of view.history) {
       const li = h("li", { value: String(turn.turn) }, h("span", { class: "who " + turn.player }, cap(turn.player)), " ");
       turn.actions.forEach((a, i) => {
@@ -742,6 +762,10 @@ const Quin = (() => {
         if (by !== undefined) {
           li.append(h("s", { class: "rewound", title: "undone by Time" }, actionText(a)),
                     h("span", { class: "note time" }, ` undone by ${whose(by, viewer)} Time`));
+        } else if (a.type === "time" && !a.target && failed[turn.turn]) {
+          // A Power of Time that failed (the last move moved a Shadow): said so, not listed like one that worked.
+          li.append(h("span", { class: "act failed", title: "the last move moved a Shadow" },
+                      `${actionText(a)} fails (a Shadow moved)`));
         } else li.append(h("span", { class: "act" }, actionText(a)));
       });
       for (const e of flashes[turn.turn] || []) li.append(h("span", { class: "note flash" }, " · " + flashEventText(e, turn.player, viewer)));

@@ -125,6 +125,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   // --- setup: tap a space, then a piece ------------------------------------------------------------
 
   function renderSetup() {
+    // Only while lineups are chosen: the Ready's answer can come after the stream has moved the table on to
+    // setting up the board, and must not draw the lineup's board, footer and selection ring over it.
+    if (!state || state.phase !== "setup") return;
     $("clone").value = draft.clone || "";
     $("removed").value = draft.removed || "";
     const spaces = $("spaces");
@@ -417,6 +420,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   function renderSheet() {
     const box = $("sheet");
     box.innerHTML = "";
+    box.classList.remove("chooser");
     if (!state) return;
     const priv = (state.seat && state.seat.private) || {};
     const d = state.seat && state.seat.declarations;
@@ -435,14 +439,19 @@ document.addEventListener("DOMContentLoaded", async () => {
       }
       box.append(opts);
     } else if (sheet === "reinforce" && d) {
+      // A compact bar at the top of the screen: the Gateways, at the foot of this player's board, stay in view.
+      // Pieces are named as towers ("Time tower"), not to be taken for the bar's Time (the Power of Time).
       box.setAttribute("aria-label", "reinforce");
-      box.append(h("h3", {}, "Which tower comes in from your Zero Gravity?"));
+      box.classList.add("chooser");
+      box.append(h("h3", {}, "Bring in from your Zero Gravity, then put it on an empty Gateway:"));
       const opts = h("div", { class: "buttons" });
       for (const pieces of d.reinforce) {
-        const label = pieces.length > 1 ? `${pieces.length} × ${Quin.pieceName(pieces[0])}` : Quin.pieceName(pieces[0]);
+        const name = Quin.pieceName(pieces[0]);
+        const label = pieces.length > 1 ? `${pieces.length} ${name} towers` : `${name} tower`;
         opts.append(h("button", { "data-reinforce": pieces.join(","), onclick: () => declare({ type: "reinforce", pieces }) }, Quin.icon(pieces[0]), " ", label));
       }
-      box.append(opts, h("p", { class: "small muted" }, "Then put it on one of your empty Gateways."));
+      opts.append(h("button", { "data-cancel": "reinforce", onclick: () => toggleSheet("reinforce") }, "Cancel"));
+      box.append(opts);
     } else if (sheet === "resurrect" && d) {
       box.setAttribute("aria-label", "resurrect");
       box.append(h("h3", {}, "Which captured tower comes back?"));

@@ -34,8 +34,11 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (state.notice) lines.push(state.notice);
     // the board's link: a problem now, or (ok) one line on what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = "problem"; }
-    // the link to the club's hub, as it is (host/hub/push.py says it: reached, a refused key, no hub there...)
-    if (state.hub) lines.push("Club hub: " + state.hub.message + ".");
+    // the link to the club's hub, as it is (host/hub/push.py says it: reached, a refused key, no hub there...),
+    // in the players' short words and outside the instructions: it is the organiser's to mend, not a move
+    const hub = $("hub-line");
+    hub.textContent = state.hub ? state.hub.public : "";
+    hub.classList.toggle("hidden", !state.hub);
     if (title) box.append(h("h3", {}, title));
     if (lines.length === 1) box.append(h("p", { class: "line" }, lines[0]));
     else if (lines.length) box.append(h("ul", {}, ...lines.map((l) => h("li", {}, l))));

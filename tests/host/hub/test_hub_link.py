@@ -85,13 +85,22 @@ def test_reached(db, hubs, table_key, board):
     assert line["message"] == f"reached: the club's hub at {hub.url} takes this table's games"
 
 
-def test_the_hub_refuses_this_table_key(db, hubs, table_key, board):
-    hub = hubs()
-    board.push(hub.url, "qt_" + "0" * 32)  # well formed, not this hub's
+def test_the_hub_refuses_this_table_key(db, hubs, table_key, board, tmp_path):
+    hub = hubs(log=tmp_path / "hub.log")
+    board.push(hub.url, "qt_7a" + "0" * 30)  # well formed, not this hub's
     line = settled(board, Link.KEY)
     assert line["reached"] is False
+    # the organiser's full line (terminal, host page) ...
     assert line["message"].startswith(f"the club's hub at {hub.url} refuses this table key: check --table-key")
     assert "the games are kept" in line["message"]
+    # ... and the players' short plain one for the public status page: no options, no backticks
+    assert line["public"] == ("Not connected to the club's hub: the hub refuses this table's key — ask the organiser. "
+                              "The games are kept.")
+    # the hub's log names the key's first characters and the address, so the organiser can tell which board
+    wait_for(lambda: "push refused" in hub.logged(), "the hub to log the refused key")
+    said = [ln for ln in hub.logged().splitlines() if "push refused" in ln][0]
+    assert "qt_7a00…" in said and "127.0.0.1" in said, said
+    assert "qt_7a" + "0" * 30 not in hub.logged()  # never the whole key
 
 
 def test_no_hub_at_that_address(db, table_key, board):

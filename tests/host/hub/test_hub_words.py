@@ -131,3 +131,26 @@ def test_pages_say_in_words_that_the_database_is_away(db, hubs, browser, cluster
     page.goto(f"{hub.url}/games/{games[0]}")
     expect(page.locator("#title")).to_contain_text("Table 1")
     assert not errors, errors
+
+
+def test_the_leaderboard_ranks_only_players_with_a_rated_game(db, hubs, browser):
+    """Players the hub knows who have played no rated game are not ranked ("1 Ann 0.0 0"): the board
+    says there is no rated game yet; once one has a rated game, only they are listed, first."""
+    import psycopg
+
+    from hubproc import quin
+
+    dsn, _ = db
+    for name in ("Ann", "Bob"):
+        quin("hub", "add-player", name, "--db", dsn)
+    hub = hubs()
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(hub.url + "/leaderboard")
+    expect(page.locator("#count")).to_contain_text("No rated game yet")
+    expect(page.locator("#rows tr")).to_have_count(0)
+    with psycopg.connect(dsn) as conn:  # Bob's first rated game, as the ratings would record it
+        conn.execute("UPDATE hub_players SET games = 1, mu = 27.6, sigma = 7.2 WHERE name = 'Bob'")
+    page.reload()
+    expect(page.locator("#rows tr")).to_have_count(1)
+    expect(page.locator("#rows tr").first).to_contain_text("Bob")
+    expect(page.locator("#count")).to_have_text("")
