@@ -242,7 +242,7 @@ class Referee:
                 for _ in range(64):
                     if self.state is Phase.OVER or not self._decide(now, out):
                         break
-                if player == self.game.to_move and word is not None and self._for_next_turn(at):
+                if player == self.game.to_move and word is not None and self._for_next_turn(word, at):
                     # Said once the rival had begun: it is for this player's next turn.
                     self._next_words[player].append(word)
                     out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
@@ -255,12 +255,15 @@ class Referee:
                     self.rejected[player] = str(exc)
                 out.append(Notice(player, "rejected", data))
 
-    def _for_next_turn(self, at: float) -> bool:
+    def _for_next_turn(self, word: Word, at: float) -> bool:
         """Does the evidence show the mover's turn over (a turn-ending action complete) and the
-        rival's next action begun before ``at``?"""
+        rival's next action begun before ``at``?  A ``choose`` naming an action of this very step is
+        about it, whenever it comes (the answer to a question asked, or about to be, on this step)."""
         step, ev = self.step, self.ev
         n = len(ev)
         if self.state is not Phase.PLAY:
+            return False
+        if word.kind == "choose" and word.action in step.legal:
             return False
         for k in range(n - 1, 0, -1):
             if ev.flips[k].began > at + EPS:
@@ -456,6 +459,12 @@ class Referee:
             self._declined.update(asked.options)
             self._drop_asked(out, wording.NONE_OF_THEM)
             self._evaluate_now(out)
+            return
+        if asked is not None and asked.kind == "choose":
+            # "Which one did you play?" is still open: done does not answer it (a Third Eye swap's
+            # done, said as the question came); the question still waits, and is said again.
+            self._done_at = at
+            out.append(Notice(player, "question", status.question_json(asked)))
             return
         step, ev = self.step, self.ev
         if not len(ev) and not self.deb.pending:
@@ -676,8 +685,13 @@ class Referee:
             return None
         if k < n:
             if self.ev.disturbed_after(k, spaces, self.quiet):
-                # touched again at once: only by the next player doing what they declared
-                return -INF if self._declared_next(c, k) else None
+                # touched again at once: only by the next player doing what they declared, or doing
+                # in full an action of theirs (then once the board rested ``quiet``)
+                if self._declared_next(c, k):
+                    return -INF
+                if self._next_step(c, k)[1] and not blocking:
+                    return self.ev.flips[-1].at + self.quiet
+                return None
             last = max((f.settled for f in self.ev.flips[:k] if f.space in spaces), default=-INF)
             return last + self.quiet
         since = self.deb.since
@@ -789,7 +803,12 @@ class Referee:
                     continue
                 if k < n and not declared and self.ev.disturbed_after(k, c.touched, self.quiet):
                     hurried.append((k, c))
-                    continue
+                    if not self._next_step(c, k)[1]:
+                        continue
+                    # Touched again at once, by what is in full an action of the next step (a rival
+                    # lifting the tower as its landing still bounced, to flash it): a reading as any
+                    # other, so that it is not passed over for a longer one that leaves their towers
+                    # unexplained (soak trace classic-heavy-move-misread).
                 if k < n and not self._next_step(c, k)[0]:
                     continue  # what came after is no beginning of the next step (a move taken back)
                 if self._grew_after_done(c, k):
@@ -813,15 +832,45 @@ class Referee:
         # an action touched again before its spaces rested is read only if what came after is,
         # in full, an action of the next step.
         if not blocking and self._later(ev.flips[-1].at + self.quiet):
-            for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
-                begun, whole, _ = self._next_step(c, k)
-                if whole or begun and self._picked_up_again(c, k):
-                    if self._flash_needs_hub([c]):
-                        return self._consult("flash", self._flash_group(c), out) and self._decide(now, out)
-                    self._commit_now(c, k, out)
-                    return True
+            for k in sorted({k for k, _ in hurried}, reverse=True):
+                fit = [c for kk, c in hurried if kk == k and self._hurried_fits(c, k)]
+                if fit:
+                    return self._decide_hurried(k, fit, out)
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
         return False
+
+    def _hurried_fits(self, c: Candidate, k: int) -> bool:
+        """Is ``c``, complete at ``k`` and touched again before it rested, followed by the next step's
+        action (in full, or the next player picking up the tower it just put down)?"""
+        begun, whole, _ = self._next_step(c, k)
+        return whole or begun and self._picked_up_again(c, k)
+
+    def _decide_hurried(self, k: int, fit: list[Candidate], out: list) -> bool:
+        """Commit the hurried reading at ``k`` -- only as the mover's words allow it, as any other:
+        a Reinforcement's piece comes only from the mover's own word (soak trace
+        classic-heavy-reinforce-wrong-piece: the rival's flash 0.1 s after the reflector landed
+        committed the plainest piece, an Artificial Light).  Without the word: wait ``word_wait``
+        for it, then ask; several games: ask."""
+        allowed = [c for c in fit if self._allowed(c)]
+        if not allowed:
+            needing = [c for c in fit if c.word is not None]
+            if needing and self._later(self.ev.flips[k - 1].at + self.word_wait):
+                self._ask_word(needing, k, out)
+            return False
+        classes = self.step.classes(allowed)
+        chosen = self._chosen()
+        if len(classes) > 1 and chosen:
+            picked = [g for g in classes if any(c.action in chosen for c in g)]
+            if len(picked) == 1:
+                classes = picked
+        if len(classes) > 1:
+            self._ask([g[0] for g in classes], k, self._question_text(classes), "choose", out)
+            return False
+        c = next((c for c in classes[0] if c.action in chosen), classes[0][0])
+        if self._flash_needs_hub([c]):
+            return self._consult("flash", self._flash_group(c), out) and self._decide(self.now, out)
+        self._commit_now(c, k, out)
+        return True
 
     def _picked_up_again(self, c: Candidate, k: int) -> bool:
         """Was the first change on ``c``'s spaces after the first ``k`` flips a lift of a tower ``c``
@@ -859,7 +908,12 @@ class Referee:
             words = self.words[nxt.player]
             on_way = [d for d in nxt.cands if moved <= d.touched and rest.causal(d.effect.carries)]
             begun = bool(on_way)
-            whole = begun and any(d.word is None or any(w.fits(d.action, d.word) for w in words)
+            if not begun and not c.ends and len(rest) > 1:
+                # The rest of this player's turn and then the rival's beginning (a Memory Swap, the
+                # move after it, the rival's first lift): a whole action of this player's first.
+                begun = any(d.word is None or any(w.fits(d.action, d.word) for w in words)
+                            for j in range(1, len(rest)) for d in nxt.complete(rest, j))
+            whole = bool(on_way) and any(d.word is None or any(w.fits(d.action, d.word) for w in words)
                                   for d in nxt.complete(rest, len(rest)))
             # ... and on its way to an action the next player declared before it began (their Time
             # rewinding this very action at once)?
@@ -890,15 +944,7 @@ class Referee:
             wait = self.hold if all(c.emptied and not c.filled for c in needing) else self.word_wait
             if rested is None or not self._later(max(rested, self.ev.flips[k - 1].at + wait)):
                 return False
-            words = {c.word for c in needing}
-            classes = step.classes(needing)
-            options = [g[0] for g in classes]
-            if words == {"swap"}:
-                self._ask(options, k, wording.ASK_SWAP, "swap", out)
-            elif words <= {"reinforce", "resurrect"}:
-                self._ask(options, k, wording.ASK_WHICH_TOWER, "word", out)
-            else:
-                self._ask(options, k, wording.ASK_WHICH, "word", out)
+            self._ask_word(needing, k, out)
             return False
         classes = step.classes(allowed)
         chosen = self._chosen()
@@ -928,6 +974,17 @@ class Referee:
             return self._consult("flash", self._flash_group(c), out) and self._decide(self.now, out)
         self._commit_now(c, k, out)
         return True
+
+    def _ask_word(self, needing: list[Candidate], k: int, out: list) -> None:
+        """The board shows an action that needs the mover's word, and it did not come: ask for it."""
+        words = {c.word for c in needing}
+        options = [g[0] for g in self.step.classes(needing)]
+        if words == {"swap"}:
+            self._ask(options, k, wording.ASK_SWAP, "swap", out)
+        elif words <= {"reinforce", "resurrect"}:
+            self._ask(options, k, wording.ASK_WHICH_TOWER, "word", out)
+        else:
+            self._ask(options, k, wording.ASK_WHICH, "word", out)
 
     def _time_half_done(self, c: Candidate, k: int) -> bool:
         """Is the board, which shows the Power of Time ``c`` done, perhaps another Time's rewind
@@ -1012,6 +1069,8 @@ class Referee:
             # Towers lifted and put back, explaining nothing: not an action; forget those touches
             # (unless the mover declared something: then they may be its first part).
             # Kept while an action was complete in it: the rival may be undoing it (a Time rewind).
+            if forget and self.words[mover] and self._later(last + self.settle):
+                self._refuse_waiting_words(out)
             if forget and not self.words[mover] and self.state is not Phase.TIME and self._later(last + self.quiet):
                 self._cut(n, B)
                 self._clear_waiting(out)
@@ -1033,6 +1092,24 @@ class Referee:
             return
         if self._later(last + self.settle):
             self._tell_mismatch(S, B, rem, add, out)
+
+    def _refuse_waiting_words(self, out: list) -> None:
+        """The board is back as the step began, settled: nothing on it is unread, so a word that
+        waited for the rest of the turn (``wording.AFTER``) and is still impossible is refused now,
+        privately, with the engine's reason -- never left to wait for good.  (Soak trace
+        classic-heavy-gateway-placement-stuck: a Time refused after this turn's Resurrection filled
+        the space its rewind needs; the player swapped the Time tower for a reflector on its
+        Gateway and said "reinforce": the Gateway was never empty.)"""
+        mover = self.step.player
+        kept = []
+        for w in self.words[mover]:
+            reason = why_not(self.step, w)
+            if reason:
+                self.rejected[mover] = reason
+                out.append(Notice(mover, "rejected", {"input": w.to_json(), "reason": reason}))
+            else:
+                kept.append(w)
+        self.words[mover] = kept
 
     # --- questions -------------------------------------------------------------------------------
 
