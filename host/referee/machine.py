@@ -48,6 +48,11 @@ INF = float("inf")
 #: a player's words about an action they played this long ago are late, not early (a `done` or
 #: `choose` tapped while the referee had already read the board)
 LATE = 5.0
+#: a ``choose`` from the player not to move, said this soon after the board's last raw change while the
+#: mover's action is on the board, is kept for their own turn (a brisk next player names their action
+#: 0.1 to 0.3 s after the rival's tower touched down, and a landing bounces up to 80 ms); said later,
+#: with the board still, it is refused as before ("it is white's turn", whatever it names)
+NEXT_WORD = 0.4
 #: words one player may have waiting at once (a turn needs a few: Time, Resurrection, a swap, a choice)
 MAX_WORDS = 8
 
@@ -130,6 +135,7 @@ class Referee:
         self._held: list[tuple[str, str, Word | None, float, frozenset[int]]] = []
         self._releasing = False
         self._next_words: dict[str, list[Word]] = {p: [] for p in PLAYERS}  # said for the mover's next turn
+        self._step_t0 = -INF  # raw history before this is an earlier step's (set by _new_step)
         if self.state is not Phase.OVER:
             self._new_step()
 
@@ -397,9 +403,14 @@ class Referee:
             if recent and self._was_last(player, word.action):
                 out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
                 return
-            # Any other action named now is refused the same way, whether or not the mover could
-            # play it: the answer must not tell this player what the mover's towers can do.
-            raise InputError(f"it is {self.game.to_move}'s turn")
+            if not self._mover_under_way():
+                # Any other action named now is refused the same way, whether or not the mover could
+                # play it: the answer must not tell this player what the mover's towers can do.
+                raise InputError(f"it is {self.game.to_move}'s turn")
+            # Said while the mover's action is on the board and not yet read (a brisk player naming
+            # their own next action as the rival's tower lands): kept for this player's turn and
+            # judged then, against their own actions only; the answer now is the same whatever it
+            # names.
         queue = self.words[player]
         if any(w.to_json() == word.to_json() for w in queue):
             out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
@@ -408,6 +419,12 @@ class Referee:
             raise InputError(f"{len(queue)} inputs already wait for your turn: wait for it")
         queue.append(word)
         out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
+
+    def _mover_under_way(self) -> bool:
+        """Is the mover's action still landing: begun on the board in this step (a change in the
+        evidence, or one still settling), with the board's last raw change under ``NEXT_WORD`` ago?
+        Public: the board and the commits say it, nothing else."""
+        return bool((len(self.ev) or self._unsettled(self.now)) and self.now - self.deb.last_change < NEXT_WORD - EPS)
 
     def _during_follow(self, player: str, kind: str, word: Word | None, out: list) -> None:
         """An input while the rival's action (played elsewhere) is carried out on the board: a word
@@ -497,8 +514,13 @@ class Referee:
         if self.stats is not None:
             self.stats["builds"].append(_time.perf_counter() - t0)
         self.ev = evidence if evidence is not None else Evidence(self.step.base)
-        # raw history older than this is the last step's (the evidence carried over starts later)
-        self._step_t0 = min([self.now] + [f.began for f in self.ev.flips]) - 0.001
+        # Raw history older than this is the last step's (the evidence carried over starts later),
+        # except after a word the new mover said for this step while the last one still settled:
+        # their lifts right after it are read in its light ("Every word belongs to the turn its
+        # speaker meant", docs/referee.md).
+        before = self._step_t0
+        early = [w.at for w in self.words[self.game.to_move] if w.at >= before]
+        self._step_t0 = min([self.now] + [f.began for f in self.ev.flips] + early) - 0.001
         self._after_cache: dict[tuple, tuple[bool, bool]] = {}
         self._done_at: float | None = None
         self._declined: set[Action] = set()  # actions the mover said "done" (none of them) to
@@ -1389,7 +1411,7 @@ class Referee:
                 kept.append(w)
             elif reason:
                 self.rejected[mover] = reason
-                out.append(Notice(mover, "rejected", {"reason": reason}))
+                out.append(Notice(mover, "rejected", {"input": w.to_json(), "reason": reason}))
             else:
                 kept.append(w)
         self.words[mover] = kept
