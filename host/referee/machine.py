@@ -708,10 +708,11 @@ class Referee:
         if k < n:
             if self.ev.disturbed_after(k, spaces, self.quiet):
                 # touched again at once: only by the next player doing what they declared, or doing
-                # in full an action of theirs (then once the board rested ``quiet``)
+                # in full an action of theirs, or picking up the rival's tower it put down (then once
+                # the board rested ``quiet``)
                 if self._declared_next(c, k):
                     return -INF
-                if self._next_step(c, k)[1] and not blocking:
+                if self._hurried_fits(c, k) and not blocking:
                     return self.ev.flips[-1].at + self.quiet
                 return None
             last = max((f.settled for f in self.ev.flips[:k] if f.space in spaces), default=-INF)
@@ -857,7 +858,11 @@ class Referee:
             for k in sorted({k for k, _ in hurried}, reverse=True):
                 fit = [c for kk, c in hurried if kk == k and self._hurried_fits(c, k)]
                 if fit:
-                    return self._decide_hurried(k, fit, out)
+                    # committed only as the mover's words allow, as any other reading: a
+                    # Reinforcement's piece comes only from the mover's own word (soak trace
+                    # classic-heavy-reinforce-wrong-piece: the rival's flash 0.1 s after the reflector
+                    # landed had committed the plainest piece, an Artificial Light)
+                    return self._decide_at(k, n, fit, blocking, out)
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
         return False
 
@@ -866,33 +871,6 @@ class Referee:
         action (in full, or the next player picking up the tower it just put down)?"""
         begun, whole, _ = self._next_step(c, k)
         return whole or begun and self._picked_up_again(c, k)
-
-    def _decide_hurried(self, k: int, fit: list[Candidate], out: list) -> bool:
-        """Commit the hurried reading at ``k`` -- only as the mover's words allow it, as any other:
-        a Reinforcement's piece comes only from the mover's own word (soak trace
-        classic-heavy-reinforce-wrong-piece: the rival's flash 0.1 s after the reflector landed
-        committed the plainest piece, an Artificial Light).  Without the word: wait ``word_wait``
-        for it, then ask; several games: ask."""
-        allowed = [c for c in fit if self._allowed(c)]
-        if not allowed:
-            needing = [c for c in fit if c.word is not None]
-            if needing and self._later(self.ev.flips[k - 1].at + self.word_wait):
-                self._ask_word(needing, k, out)
-            return False
-        classes = self.step.classes(allowed)
-        chosen = self._chosen()
-        if len(classes) > 1 and chosen:
-            picked = [g for g in classes if any(c.action in chosen for c in g)]
-            if len(picked) == 1:
-                classes = picked
-        if len(classes) > 1:
-            self._ask([g[0] for g in classes], k, self._question_text(classes), "choose", out)
-            return False
-        c = next((c for c in classes[0] if c.action in chosen), classes[0][0])
-        if self._flash_needs_hub([c]):
-            return self._consult("flash", self._flash_group(c), out) and self._decide(self.now, out)
-        self._commit_now(c, k, out)
-        return True
 
     def _picked_up_again(self, c: Candidate, k: int) -> bool:
         """Was the first change on ``c``'s spaces after the first ``k`` flips a lift of a tower ``c``
@@ -1092,7 +1070,7 @@ class Referee:
             # (unless the mover declared something: then they may be its first part).
             # Kept while an action was complete in it: the rival may be undoing it (a Time rewind).
             if forget and self.words[mover] and self._later(last + self.settle):
-                self._refuse_waiting_words(out)
+                self._judge_words(out, wait=False)
             if forget and not self.words[mover] and self.state is not Phase.TIME and self._later(last + self.quiet):
                 self._cut(n, B)
                 self._clear_waiting(out)
@@ -1115,18 +1093,20 @@ class Referee:
         if self._later(last + self.settle):
             self._tell_mismatch(S, B, rem, add, out)
 
-    def _refuse_waiting_words(self, out: list) -> None:
-        """The board is back as the step began, settled: nothing on it is unread, so a word that
-        waited for the rest of the turn (``wording.AFTER``) and is still impossible is refused now,
-        privately, with the engine's reason -- never left to wait for good.  (Soak trace
+    def _judge_words(self, out: list, wait: bool) -> None:
+        """Refuse, privately with the engine's reason and naming the input, each of the mover's words
+        that no action of this step can use.  With ``wait``, one that the board may still make
+        possible (it shows something not read yet: the Time tower just resurrected) waits for the
+        rest of the turn instead.  Without it (the board back as the step began and settled, so
+        nothing on it is unread), it is refused now, never waited for for good (soak trace
         classic-heavy-gateway-placement-stuck: a Time refused after this turn's Resurrection filled
         the space its rewind needs; the player swapped the Time tower for a reflector on its
-        Gateway and said "reinforce": the Gateway was never empty.)"""
+        Gateway and said "reinforce": the Gateway was never empty)."""
         mover = self.step.player
         kept = []
         for w in self.words[mover]:
             reason = why_not(self.step, w)
-            if reason:
+            if reason and not (wait and len(self.ev) and w.kind != "choose"):
                 self.rejected[mover] = reason
                 out.append(Notice(mover, "rejected", {"input": w.to_json(), "reason": reason}))
             else:
@@ -1402,20 +1382,8 @@ class Referee:
             return
         mover = step.player
         # Words the mover gave early (while the rival's turn was still settling) count now.
-        kept = []
-        for w in self.words[mover]:
-            reason = why_not(self.step, w)
-            if reason and len(self.ev) and w.kind != "choose":
-                # Not possible yet, but the board already shows more (the Time tower resurrected,
-                # not read yet): it waits for the rest of the turn, as a word said now would.
-                kept.append(w)
-            elif reason:
-                self.rejected[mover] = reason
-                out.append(Notice(mover, "rejected", {"input": w.to_json(), "reason": reason}))
-            else:
-                kept.append(w)
-        self.words[mover] = kept
-        if self.current.time is None and any(w.kind == "time" and not why_not(self.step, w) for w in kept):
+        self._judge_words(out, wait=True)
+        if self.current.time is None and any(w.kind == "time" and not why_not(self.step, w) for w in self.words[mover]):
             self._announce_time(out)
         self._dirty = True
 

@@ -140,6 +140,18 @@ class Play:
                 if audience is None or n.audience == audience]
 
 
+def questions(play, audience=None) -> list:
+    """The questions asked (not the withdrawals), to ``audience`` if given."""
+    return [n for n in play.notices if n.kind == "question" and n.data["options"]
+            and (audience is None or n.audience == audience)]
+
+
+def refused(play, player=None) -> list:
+    """Words refused after they were said (a held word's refusal is a private 'rejected' notice naming it)."""
+    return [n for n in play.notices if n.kind == "rejected" and "input" in n.data
+            and (player is None or n.audience == player)]
+
+
 def find_position(predicate, modes=("classic", "third_eye"), seeds=range(60), max_actions=160):
     """The first position of a random game where ``predicate(game)`` returns something truthy.
 

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
-from refplay import Play, classic, gravity, mv, reinforce, swap, third_eye, words  # noqa: E402
+from refplay import Play, classic, gravity, mv, questions, reinforce, swap, third_eye, words  # noqa: E402
 
 from engine.actions import PASS, Gravity, Move, Reflect, Reinforce, Resurrect, Swap, Time, action_from_record  # noqa: E402
 from engine.board import SPACE_NAMES as N, other, parse_space  # noqa: E402
@@ -27,11 +27,6 @@ from host.referee import states  # noqa: E402
 from host.referee.states import Asking, Event, Flashing, Playing, Question, TimeAnnounced, Timing  # noqa: E402
 
 S = parse_space
-
-
-def questions(play, audience=None):
-    return [n for n in play.notices if n.kind == "question" and n.data["options"]
-            and (audience is None or n.audience == audience)]
 
 
 def flicker(play, space, reading, bounces=4):

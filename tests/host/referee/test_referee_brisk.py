@@ -9,23 +9,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
-from refplay import Play, classic, gravity, heavy, mv, quick_lift, third_eye  # noqa: E402
+from refplay import Play, classic, gravity, heavy, mv, questions, quick_lift, refused, third_eye  # noqa: E402
 
 from engine.actions import Gravity, Reinforce, Resurrect, Swap, Time  # noqa: E402
 from engine.board import parse_space  # noqa: E402
 from host.referee import InputError  # noqa: E402
 
 S = parse_space
-
-
-def refused(play, player=None):
-    """Words refused, raised or told later (a held word's refusal is a private 'rejected' notice)."""
-    return [n for n in play.notices if n.kind == "rejected" and "input" in n.data
-            and (player is None or n.audience == player)]
-
-
-def questions(play):
-    return [n for n in play.notices if n.kind == "question" and n.data["options"]]
 
 
 # --- 1. words and towers on one clock ----------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
-from refplay import Play, classic, heavy, mv, quick_lift, swap, third_eye  # noqa: E402
+from refplay import Play, classic, heavy, mv, questions, quick_lift, refused, swap, third_eye  # noqa: E402
 
 from engine.actions import Reinforce  # noqa: E402
 from engine.board import parse_space  # noqa: E402
@@ -20,16 +20,6 @@ from host.referee import InputError  # noqa: E402
 from host.referee import wording  # noqa: E402
 
 S = parse_space
-
-
-def refused(play, player=None):
-    """Words refused later (a held word's refusal is a private 'rejected' notice naming it)."""
-    return [n for n in play.notices if n.kind == "rejected" and "input" in n.data
-            and (player is None or n.audience == player)]
-
-
-def questions(play):
-    return [n for n in play.notices if n.kind == "question" and n.data["options"]]
 
 
 def land(play, space, bounce=True):
@@ -258,19 +248,25 @@ def flash_next():
     return classic({"b35": "s", "b43": "S", "w35": "P"}, "black")
 
 
+def bouncing_then_lifted(play):
+    """Black's Shadow from b35 lands on b33, bounces, holds 60 ms and is lifted again, every edge
+    within 0.1 s of the one before (one burst: the lift's first edge is the landing's)."""
+    play.lift("b35", then=0.2)
+    s = S("b33")
+    play.board.stick(s, False)
+    play.board.place(s)
+    heavy(play, [(0.0, "b33", True), (0.01, "b33", False), (0.02, "b33", True), (0.07, "b33", False),
+                 (0.08, "b33", True), (0.14, "b33", False), (0.15, "b33", True), (0.19, "b33", False)])
+    return s
+
+
 def test_a_rivals_swap_flash_begun_as_the_movers_tower_still_bounced_is_read_after_it():
     """Soak trace classic-heavy-move-misread: Black's tower bounced on b33 for 0.2 s and White lifted
     it at once (within one burst of the landing's edges) to swap-flash it from b43.  Read as Black's
     move with White's tower lifted and put back in the middle, White's flash was lost and every turn
     after it shifted; now Black's move, then White's flash."""
     play = Play(flash_next(), step=0.005)
-    play.lift("b35", then=0.2)
-    s = S("b33")
-    play.board.stick(s, False)
-    play.board.place(s)
-    # lands, bounces, holds 60 ms, then White's hand lifts it, its edges within 0.1 s of each other
-    heavy(play, [(0.0, "b33", True), (0.01, "b33", False), (0.02, "b33", True), (0.07, "b33", False),
-                 (0.08, "b33", True), (0.14, "b33", False), (0.15, "b33", True), (0.19, "b33", False)])
+    s = bouncing_then_lifted(play)
     play.wait(0.1)  # Black's Shadow in White's hand
     play.lift("b43", then=0.3)
     play.board.stick(s, None)
@@ -285,13 +281,8 @@ def test_the_mover_settling_their_own_bouncing_tower_is_still_one_move():
     """The other side: the same bouncing landing lifted and put down again by Black's own hand (no
     action of White's follows): one move, and nothing of White's."""
     play = Play(flash_next(), step=0.005)
-    play.lift("b35", then=0.2)
-    s = S("b33")
-    play.board.stick(s, False)
-    play.board.place(s)
-    heavy(play, [(0.0, "b33", True), (0.01, "b33", False), (0.02, "b33", True), (0.07, "b33", False),
-                 (0.08, "b33", True), (0.14, "b33", False), (0.15, "b33", True), (0.19, "b33", False)])
-    play.wait(0.1)
+    s = bouncing_then_lifted(play)
+    play.wait(0.1)  # in Black's own hand
     play.board.stick(s, None)
     play.feed()
     play.wait(0.8)
