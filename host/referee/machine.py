@@ -508,18 +508,22 @@ class Referee:
 
     # --- steps -----------------------------------------------------------------------------------
 
-    def _new_step(self, evidence: Evidence | None = None) -> None:
+    def _new_step(self, evidence: Evidence | None = None, read_until: float = -INF) -> None:
+        """A new step begins (``evidence``: what the board showed after the action just committed,
+        whose own changes settled by ``read_until``)."""
         t0 = _time.perf_counter()
+        was = self.step.player if self.step is not None else None
         self.step = Step(self.game)
         if self.stats is not None:
             self.stats["builds"].append(_time.perf_counter() - t0)
         self.ev = evidence if evidence is not None else Evidence(self.step.base)
         # Raw history older than this is the last step's (the evidence carried over starts later),
-        # except after a word the new mover said for this step while the last one still settled:
-        # their lifts right after it are read in its light ("Every word belongs to the turn its
-        # speaker meant", docs/referee.md).
-        before = self._step_t0
-        early = [w.at for w in self.words[self.game.to_move] if w.at >= before]
+        # except after a word the new mover said for their turn while the rival's action still
+        # settled: their lifts right after it (and after the rival's action's own changes) are read
+        # in its light ("Every word belongs to the turn its speaker meant", docs/referee.md).
+        early = []
+        if was is not None and was != self.step.player:
+            early = [max(w.at, read_until) for w in self.words[self.step.player] if w.at >= self._step_t0]
         self._step_t0 = min([self.now] + [f.began for f in self.ev.flips] + early) - 0.001
         self._after_cache: dict[tuple, tuple[bool, bool]] = {}
         self._done_at: float | None = None
@@ -1348,7 +1352,8 @@ class Referee:
         time = self.current.time
         if type(action) is Time or c.ends:
             time = None  # the announced Time is played, or the turn is over: it is no longer pending
-        self._new_step(Evidence(game.occupied(), rest))
+        read_until = max((f.settled for f in self.ev.flips[:k]), default=-INF)
+        self._new_step(Evidence(game.occupied(), rest), read_until)
         if game.result is not None:
             self._go(Event.GAME_OVER, Over(time))
             out.append(Notice(PUBLIC, "result", game.result.to_json()))
