@@ -757,11 +757,18 @@ class Referee:
     def _grew_after_done(self, c: Candidate, k: int) -> bool:
         """Is ``c`` a Gravity grown past the mover's ``done``?  True when some of its flips began
         after the done was said and, of the flips that began before it, a shorter allowed reading
-        is complete after which the rest begins the next step: the done ended the action there,
-        and the lift it was said during is the rival's (their Time pushing a Void of the mover's).
-        A done said with the last Void in the hand, nothing of the rival's after it, keeps it."""
+        is complete after which the rest is, in full or on its way to what they declared before it
+        began, the next player's action: the done ended the action there, and the lift it was said
+        during is the rival's (their Time, said before, pushing a Void of the mover's).  A done said
+        with the last Void in the hand, nothing of the rival's after it, keeps it.
+
+        The shorter reading is one that could still grow and that ``c`` contains; ``c`` itself need
+        not be able to grow any further (soak seed 74176: White's Gravity pulled its last Void but
+        one, Black lifted White's other Void to push it with the Time said before, White's done
+        came 60 ms into that lift, and the Gravity pulling both Voids, which could grow no more,
+        was committed)."""
         done = self._done_at
-        if done is None or not could_grow(self.game, c):
+        if done is None:
             return False
         flips = self.ev.flips
         if all(f.began <= done + EPS for f in flips[:k]):
@@ -769,8 +776,10 @@ class Referee:
         kd = sum(1 for f in flips if f.began <= done + EPS)
         for j in range(1, min(kd, k - 1) + 1):
             for d in self.step.complete(self.ev, j):
-                if d is not c and self._allowed(d) and self._next_step(d, j)[0]:
-                    return True
+                if d is not c and d.touched < c.touched and could_grow(self.game, d) and self._allowed(d):
+                    _, whole, declared = self._next_step(d, j)
+                    if whole or declared:
+                        return True
         return False
 
     def _decide(self, now: float, out: list) -> bool:

@@ -12,9 +12,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
-from refplay import Play, classic, heavy, mv, questions, quick_lift, refused, swap, third_eye  # noqa: E402
+from refplay import Play, classic, gravity, heavy, mv, questions, quick_lift, refused, swap, third_eye  # noqa: E402
 
-from engine.actions import Reinforce  # noqa: E402
+from engine.actions import Reinforce, Time  # noqa: E402
 from engine.board import parse_space  # noqa: E402
 from host.referee import InputError  # noqa: E402
 from host.referee import wording  # noqa: E402
@@ -364,3 +364,43 @@ def test_a_word_waiting_for_the_turn_is_not_refused_while_the_tower_is_still_in_
     play.say("white", {"type": "reinforce", "pieces": ["artificial_light"]})
     play.wait(1.0)
     assert not refused(play) and len(play.ref.words["white"]) == 1
+
+
+# --- soak: a done said as the rival began, after a Gravity's last Void but one ---------------------
+
+
+def last_voids():
+    """Third Eye, White to move: Voids on w57 (the anchor), w44 and w55; Black's Shadow on w58, so
+    that a Gravity pulling both (w44 to w47, w55 to w56) can grow no more; Black's Time tower on b29
+    may push w55 back to w56."""
+    return third_eye({"w57": "V", "w44": "V", "w55": "V", "w58": "s", "b29": "t", "b35": "p"})
+
+
+def test_a_done_said_as_the_rival_lifts_the_movers_last_void_ends_the_gravity_before_it():
+    """Soak seed 74176: White's Gravity pulled w44 to w47; Black, having said "time", lifted White's
+    Void on w55 to push it; White's done came 60 ms into that lift.  The Gravity pulling both Voids
+    could grow no more, so it was not checked against the done, and it was committed (a wrong
+    game: Black's push folded into White's Gravity)."""
+    play = Play(last_voids(), step=0.005)
+    play.move("w44", "w47", then=0.2)
+    play.say("black", {"type": "time"})
+    play.lift("w55", then=0.06)
+    play.say("white", {"type": "done"})
+    play.wait(0.2)
+    play.place("w56", then=0.3)
+    play.lift("b29", then=0.6)
+    assert play.played() == [gravity("w57", {"w44": "w47"}), Time(S("b29"), S("w55"), S("w56"))]
+    assert not questions(play) and not refused(play)
+
+
+def test_a_done_said_with_the_movers_own_last_void_in_the_hand_keeps_it_in_the_gravity():
+    """The other side: White lifts their own last Void, says done while it is in the hand, and puts
+    it beside the anchor: one Gravity pulling both."""
+    play = Play(last_voids(), step=0.005)
+    play.move("w44", "w47", then=0.2)
+    play.lift("w55", then=0.06)
+    play.say("white", {"type": "done"})
+    play.wait(0.2)
+    play.place("w56", then=0.6)
+    assert play.played() == [gravity("w57", {"w44": "w47", "w55": "w56"})]
+    assert not questions(play) and not refused(play)
