@@ -48,6 +48,11 @@ INF = float("inf")
 #: a player's words about an action they played this long ago are late, not early (a `done` or
 #: `choose` tapped while the referee had already read the board)
 LATE = 5.0
+#: a ``choose`` from the player not to move, said this soon after the board's last raw change while the
+#: mover's action is on the board, is kept for their own turn (a brisk next player names their action
+#: 0.1 to 0.3 s after the rival's tower touched down, and a landing bounces up to 80 ms); said later,
+#: with the board still, it is refused as before ("it is white's turn", whatever it names)
+NEXT_WORD = 0.4
 #: words one player may have waiting at once (a turn needs a few: Time, Resurrection, a swap, a choice)
 MAX_WORDS = 8
 
@@ -130,6 +135,7 @@ class Referee:
         self._held: list[tuple[str, str, Word | None, float, frozenset[int]]] = []
         self._releasing = False
         self._next_words: dict[str, list[Word]] = {p: [] for p in PLAYERS}  # said for the mover's next turn
+        self._step_t0 = -INF  # raw history before this is an earlier step's (set by _new_step)
         if self.state is not Phase.OVER:
             self._new_step()
 
@@ -242,7 +248,7 @@ class Referee:
                 for _ in range(64):
                     if self.state is Phase.OVER or not self._decide(now, out):
                         break
-                if player == self.game.to_move and word is not None and self._for_next_turn(at):
+                if player == self.game.to_move and word is not None and self._for_next_turn(word, at):
                     # Said once the rival had begun: it is for this player's next turn.
                     self._next_words[player].append(word)
                     out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
@@ -255,12 +261,15 @@ class Referee:
                     self.rejected[player] = str(exc)
                 out.append(Notice(player, "rejected", data))
 
-    def _for_next_turn(self, at: float) -> bool:
+    def _for_next_turn(self, word: Word, at: float) -> bool:
         """Does the evidence show the mover's turn over (a turn-ending action complete) and the
-        rival's next action begun before ``at``?"""
+        rival's next action begun before ``at``?  A ``choose`` naming an action of this very step is
+        about it, whenever it comes (the answer to a question asked, or about to be, on this step)."""
         step, ev = self.step, self.ev
         n = len(ev)
         if self.state is not Phase.PLAY:
+            return False
+        if word.kind == "choose" and word.action in step.legal:
             return False
         for k in range(n - 1, 0, -1):
             if ev.flips[k].began > at + EPS:
@@ -394,9 +403,14 @@ class Referee:
             if recent and self._was_last(player, word.action):
                 out.append(Notice(player, "instruction", {"text": wording.ALREADY}))
                 return
-            # Any other action named now is refused the same way, whether or not the mover could
-            # play it: the answer must not tell this player what the mover's towers can do.
-            raise InputError(f"it is {self.game.to_move}'s turn")
+            if not self._mover_under_way():
+                # Any other action named now is refused the same way, whether or not the mover could
+                # play it: the answer must not tell this player what the mover's towers can do.
+                raise InputError(f"it is {self.game.to_move}'s turn")
+            # Said while the mover's action is on the board and not yet read (a brisk player naming
+            # their own next action as the rival's tower lands): kept for this player's turn and
+            # judged then, against their own actions only; the answer now is the same whatever it
+            # names.
         queue = self.words[player]
         if any(w.to_json() == word.to_json() for w in queue):
             out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
@@ -405,6 +419,12 @@ class Referee:
             raise InputError(f"{len(queue)} inputs already wait for your turn: wait for it")
         queue.append(word)
         out.append(Notice(player, "instruction", {"declared": word.to_json(), "text": wording.QUEUED}))
+
+    def _mover_under_way(self) -> bool:
+        """Is the mover's action still landing: begun on the board in this step (a change in the
+        evidence, or one still settling), with the board's last raw change under ``NEXT_WORD`` ago?
+        Public: the board and the commits say it, nothing else."""
+        return bool((len(self.ev) or self._unsettled(self.now)) and self.now - self.deb.last_change < NEXT_WORD - EPS)
 
     def _during_follow(self, player: str, kind: str, word: Word | None, out: list) -> None:
         """An input while the rival's action (played elsewhere) is carried out on the board: a word
@@ -457,6 +477,12 @@ class Referee:
             self._drop_asked(out, wording.NONE_OF_THEM)
             self._evaluate_now(out)
             return
+        if asked is not None and asked.kind == "choose":
+            # "Which one did you play?" is still open: done does not answer it (a Third Eye swap's
+            # done, said as the question came); the question still waits, and is said again.
+            self._done_at = at
+            out.append(Notice(player, "question", status.question_json(asked)))
+            return
         step, ev = self.step, self.ev
         if not len(ev) and not self.deb.pending:
             if step.can_pass and self.state is not Phase.TIME:
@@ -482,14 +508,23 @@ class Referee:
 
     # --- steps -----------------------------------------------------------------------------------
 
-    def _new_step(self, evidence: Evidence | None = None) -> None:
+    def _new_step(self, evidence: Evidence | None = None, read_until: float = -INF) -> None:
+        """A new step begins (``evidence``: what the board showed after the action just committed,
+        whose own changes settled by ``read_until``)."""
         t0 = _time.perf_counter()
+        was = self.step.player if self.step is not None else None
         self.step = Step(self.game)
         if self.stats is not None:
             self.stats["builds"].append(_time.perf_counter() - t0)
         self.ev = evidence if evidence is not None else Evidence(self.step.base)
-        # raw history older than this is the last step's (the evidence carried over starts later)
-        self._step_t0 = min([self.now] + [f.began for f in self.ev.flips]) - 0.001
+        # Raw history older than this is the last step's (the evidence carried over starts later),
+        # except after a word the new mover said for their turn while the rival's action still
+        # settled: their lifts right after it (and after the rival's action's own changes) are read
+        # in its light ("Every word belongs to the turn its speaker meant", docs/referee.md).
+        early = []
+        if was is not None and was != self.step.player:
+            early = [max(w.at, read_until) for w in self.words[self.step.player] if w.at >= self._step_t0]
+        self._step_t0 = min([self.now] + [f.began for f in self.ev.flips] + early) - 0.001
         self._after_cache: dict[tuple, tuple[bool, bool]] = {}
         self._done_at: float | None = None
         self._declined: set[Action] = set()  # actions the mover said "done" (none of them) to
@@ -676,8 +711,14 @@ class Referee:
             return None
         if k < n:
             if self.ev.disturbed_after(k, spaces, self.quiet):
-                # touched again at once: only by the next player doing what they declared
-                return -INF if self._declared_next(c, k) else None
+                # touched again at once: only by the next player doing what they declared, or doing
+                # in full an action of theirs, or picking up the rival's tower it put down (then once
+                # the board rested ``quiet``)
+                if self._declared_next(c, k):
+                    return -INF
+                if self._hurried_fits(c, k) and not blocking:
+                    return self.ev.flips[-1].at + self.quiet
+                return None
             last = max((f.settled for f in self.ev.flips[:k] if f.space in spaces), default=-INF)
             return last + self.quiet
         since = self.deb.since
@@ -716,11 +757,18 @@ class Referee:
     def _grew_after_done(self, c: Candidate, k: int) -> bool:
         """Is ``c`` a Gravity grown past the mover's ``done``?  True when some of its flips began
         after the done was said and, of the flips that began before it, a shorter allowed reading
-        is complete after which the rest begins the next step: the done ended the action there,
-        and the lift it was said during is the rival's (their Time pushing a Void of the mover's).
-        A done said with the last Void in the hand, nothing of the rival's after it, keeps it."""
+        is complete after which the rest is, in full or on its way to what they declared before it
+        began, the next player's action: the done ended the action there, and the lift it was said
+        during is the rival's (their Time, said before, pushing a Void of the mover's).  A done said
+        with the last Void in the hand, nothing of the rival's after it, keeps it.
+
+        The shorter reading is one that could still grow and that ``c`` contains; ``c`` itself need
+        not be able to grow any further (soak seed 74176: White's Gravity pulled its last Void but
+        one, Black lifted White's other Void to push it with the Time said before, White's done
+        came 60 ms into that lift, and the Gravity pulling both Voids, which could grow no more,
+        was committed)."""
         done = self._done_at
-        if done is None or not could_grow(self.game, c):
+        if done is None:
             return False
         flips = self.ev.flips
         if all(f.began <= done + EPS for f in flips[:k]):
@@ -728,8 +776,10 @@ class Referee:
         kd = sum(1 for f in flips if f.began <= done + EPS)
         for j in range(1, min(kd, k - 1) + 1):
             for d in self.step.complete(self.ev, j):
-                if d is not c and self._allowed(d) and self._next_step(d, j)[0]:
-                    return True
+                if d is not c and d.touched < c.touched and could_grow(self.game, d) and self._allowed(d):
+                    _, whole, declared = self._next_step(d, j)
+                    if whole or declared:
+                        return True
         return False
 
     def _decide(self, now: float, out: list) -> bool:
@@ -789,7 +839,12 @@ class Referee:
                     continue
                 if k < n and not declared and self.ev.disturbed_after(k, c.touched, self.quiet):
                     hurried.append((k, c))
-                    continue
+                    if not self._next_step(c, k)[1]:
+                        continue
+                    # Touched again at once, by what is in full an action of the next step (a rival
+                    # lifting the tower as its landing still bounced, to flash it): a reading as any
+                    # other, so that it is not passed over for a longer one that leaves their towers
+                    # unexplained (soak trace classic-heavy-move-misread).
                 if k < n and not self._next_step(c, k)[0]:
                     continue  # what came after is no beginning of the next step (a move taken back)
                 if self._grew_after_done(c, k):
@@ -813,15 +868,22 @@ class Referee:
         # an action touched again before its spaces rested is read only if what came after is,
         # in full, an action of the next step.
         if not blocking and self._later(ev.flips[-1].at + self.quiet):
-            for k, c in sorted(hurried, key=lambda kc: (-kc[0], plain(kc[1]))):
-                begun, whole, _ = self._next_step(c, k)
-                if whole or begun and self._picked_up_again(c, k):
-                    if self._flash_needs_hub([c]):
-                        return self._consult("flash", self._flash_group(c), out) and self._decide(now, out)
-                    self._commit_now(c, k, out)
-                    return True
+            for k in sorted({k for k, _ in hurried}, reverse=True):
+                fit = [c for kk, c in hurried if kk == k and self._hurried_fits(c, k)]
+                if fit:
+                    # committed only as the mover's words allow, as any other reading: a
+                    # Reinforcement's piece comes only from the mover's own word (soak trace
+                    # classic-heavy-reinforce-wrong-piece: the rival's flash 0.1 s after the reflector
+                    # landed had committed the plainest piece, an Artificial Light)
+                    return self._decide_at(k, n, fit, blocking, out)
         self._nothing_fits(n, blocking, out, forget=not (hurried or held))
         return False
+
+    def _hurried_fits(self, c: Candidate, k: int) -> bool:
+        """Is ``c``, complete at ``k`` and touched again before it rested, followed by the next step's
+        action (in full, or the next player picking up the tower it just put down)?"""
+        begun, whole, _ = self._next_step(c, k)
+        return whole or begun and self._picked_up_again(c, k)
 
     def _picked_up_again(self, c: Candidate, k: int) -> bool:
         """Was the first change on ``c``'s spaces after the first ``k`` flips a lift of a tower ``c``
@@ -859,7 +921,12 @@ class Referee:
             words = self.words[nxt.player]
             on_way = [d for d in nxt.cands if moved <= d.touched and rest.causal(d.effect.carries)]
             begun = bool(on_way)
-            whole = begun and any(d.word is None or any(w.fits(d.action, d.word) for w in words)
+            if not begun and not c.ends and len(rest) > 1:
+                # The rest of this player's turn and then the rival's beginning (a Memory Swap, the
+                # move after it, the rival's first lift): a whole action of this player's first.
+                begun = any(d.word is None or any(w.fits(d.action, d.word) for w in words)
+                            for j in range(1, len(rest)) for d in nxt.complete(rest, j))
+            whole = bool(on_way) and any(d.word is None or any(w.fits(d.action, d.word) for w in words)
                                   for d in nxt.complete(rest, len(rest)))
             # ... and on its way to an action the next player declared before it began (their Time
             # rewinding this very action at once)?
@@ -890,15 +957,7 @@ class Referee:
             wait = self.hold if all(c.emptied and not c.filled for c in needing) else self.word_wait
             if rested is None or not self._later(max(rested, self.ev.flips[k - 1].at + wait)):
                 return False
-            words = {c.word for c in needing}
-            classes = step.classes(needing)
-            options = [g[0] for g in classes]
-            if words == {"swap"}:
-                self._ask(options, k, wording.ASK_SWAP, "swap", out)
-            elif words <= {"reinforce", "resurrect"}:
-                self._ask(options, k, wording.ASK_WHICH_TOWER, "word", out)
-            else:
-                self._ask(options, k, wording.ASK_WHICH, "word", out)
+            self._ask_word(needing, k, out)
             return False
         classes = step.classes(allowed)
         chosen = self._chosen()
@@ -928,6 +987,17 @@ class Referee:
             return self._consult("flash", self._flash_group(c), out) and self._decide(self.now, out)
         self._commit_now(c, k, out)
         return True
+
+    def _ask_word(self, needing: list[Candidate], k: int, out: list) -> None:
+        """The board shows an action that needs the mover's word, and it did not come: ask for it."""
+        words = {c.word for c in needing}
+        options = [g[0] for g in self.step.classes(needing)]
+        if words == {"swap"}:
+            self._ask(options, k, wording.ASK_SWAP, "swap", out)
+        elif words <= {"reinforce", "resurrect"}:
+            self._ask(options, k, wording.ASK_WHICH_TOWER, "word", out)
+        else:
+            self._ask(options, k, wording.ASK_WHICH, "word", out)
 
     def _time_half_done(self, c: Candidate, k: int) -> bool:
         """Is the board, which shows the Power of Time ``c`` done, perhaps another Time's rewind
@@ -1012,6 +1082,8 @@ class Referee:
             # Towers lifted and put back, explaining nothing: not an action; forget those touches
             # (unless the mover declared something: then they may be its first part).
             # Kept while an action was complete in it: the rival may be undoing it (a Time rewind).
+            if forget and self.words[mover] and self._later(last + self.settle):
+                self._judge_words(out, wait=False)
             if forget and not self.words[mover] and self.state is not Phase.TIME and self._later(last + self.quiet):
                 self._cut(n, B)
                 self._clear_waiting(out)
@@ -1033,6 +1105,26 @@ class Referee:
             return
         if self._later(last + self.settle):
             self._tell_mismatch(S, B, rem, add, out)
+
+    def _judge_words(self, out: list, wait: bool) -> None:
+        """Refuse, privately with the engine's reason and naming the input, each of the mover's words
+        that no action of this step can use.  With ``wait``, one that the board may still make
+        possible (it shows something not read yet: the Time tower just resurrected) waits for the
+        rest of the turn instead.  Without it (the board back as the step began and settled, so
+        nothing on it is unread), it is refused now, never waited for for good (soak trace
+        classic-heavy-gateway-placement-stuck: a Time refused after this turn's Resurrection filled
+        the space its rewind needs; the player swapped the Time tower for a reflector on its
+        Gateway and said "reinforce": the Gateway was never empty)."""
+        mover = self.step.player
+        kept = []
+        for w in self.words[mover]:
+            reason = why_not(self.step, w)
+            if reason and not (wait and len(self.ev) and w.kind != "choose"):
+                self.rejected[mover] = reason
+                out.append(Notice(mover, "rejected", {"input": w.to_json(), "reason": reason}))
+            else:
+                kept.append(w)
+        self.words[mover] = kept
 
     # --- questions -------------------------------------------------------------------------------
 
@@ -1273,7 +1365,8 @@ class Referee:
         time = self.current.time
         if type(action) is Time or c.ends:
             time = None  # the announced Time is played, or the turn is over: it is no longer pending
-        self._new_step(Evidence(game.occupied(), rest))
+        read_until = max((f.settled for f in self.ev.flips[:k]), default=-INF)
+        self._new_step(Evidence(game.occupied(), rest), read_until)
         if game.result is not None:
             self._go(Event.GAME_OVER, Over(time))
             out.append(Notice(PUBLIC, "result", game.result.to_json()))
@@ -1307,20 +1400,8 @@ class Referee:
             return
         mover = step.player
         # Words the mover gave early (while the rival's turn was still settling) count now.
-        kept = []
-        for w in self.words[mover]:
-            reason = why_not(self.step, w)
-            if reason and len(self.ev) and w.kind != "choose":
-                # Not possible yet, but the board already shows more (the Time tower resurrected,
-                # not read yet): it waits for the rest of the turn, as a word said now would.
-                kept.append(w)
-            elif reason:
-                self.rejected[mover] = reason
-                out.append(Notice(mover, "rejected", {"reason": reason}))
-            else:
-                kept.append(w)
-        self.words[mover] = kept
-        if self.current.time is None and any(w.kind == "time" and not why_not(self.step, w) for w in kept):
+        self._judge_words(out, wait=True)
+        if self.current.time is None and any(w.kind == "time" and not why_not(self.step, w) for w in self.words[mover]):
             self._announce_time(out)
         self._dirty = True
 

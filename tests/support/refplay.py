@@ -1,16 +1,20 @@
-"""Helpers for the referee tests: a referee on a simulated board with a manual clock,
-and a search for game positions with a wanted property."""
+"""Helpers for the referee tests: a referee on a simulated board with a manual clock, positions
+built by hand (``tests/engine/helpers.position`` for Classic, ``te_helpers.build`` for Third Eye,
+both Lights out of the way), and a search for game positions with a wanted property."""
 
 from __future__ import annotations
 
 import re
 
+from engine.actions import Gravity, Move, Reinforce, Swap
 from engine.board import parse_space
 from engine.game import Game
 from engine.pieces import PIECES
 from engine.randplay import random_game
 from host.referee import Referee
 from host.board.simboard import SimulatedBoard
+from tests.engine.helpers import position
+from tests.engine.te_helpers import build
 
 # a piece's name as code writes it (artificial_light) or as a sentence does (artificial light)
 PIECE_WORD = re.compile(r"\b(" + "|".join(p.replace("_", "[_ ]") for p in sorted(PIECES, key=len, reverse=True))
@@ -19,6 +23,47 @@ PIECE_WORD = re.compile(r"\b(" + "|".join(p.replace("_", "[_ ]") for p in sorted
 
 def sp(name):
     return parse_space(name) if isinstance(name, str) else name
+
+
+# --- positions built by hand, and actions by space names ------------------------------------------
+
+S = parse_space
+
+
+def mv(a, b):
+    return Move(S(a), S(b))
+
+
+def swap(m, o):
+    return Swap(S(m), S(o))
+
+
+def gravity(anchor, moves):
+    return Gravity(S(anchor), tuple(sorted((S(a), S(b)) for a, b in moves.items())))
+
+
+def reinforce(**placements):
+    return Reinforce(tuple(sorted((S(s), p) for s, p in placements.items())))
+
+
+LIGHTS = {"w11": "L", "b11": "l"}
+
+
+def _with_lights(towers: dict) -> dict:
+    """Both Lights somewhere out of the way, unless the test places one itself."""
+    out = dict(towers)
+    for space, letter in LIGHTS.items():
+        if letter not in towers.values():
+            out.setdefault(space, letter)
+    return out
+
+
+def classic(towers, to_move="white", **kw) -> Game:
+    return position(_with_lights(towers), to_move, **kw)
+
+
+def third_eye(towers, to_move="white", **kw) -> Game:
+    return build(_with_lights(towers), to_move, **kw)
 
 
 class Play:
@@ -95,6 +140,18 @@ class Play:
                 if audience is None or n.audience == audience]
 
 
+def questions(play, audience=None) -> list:
+    """The questions asked (not the withdrawals), to ``audience`` if given."""
+    return [n for n in play.notices if n.kind == "question" and n.data["options"]
+            and (audience is None or n.audience == audience)]
+
+
+def refused(play, player=None) -> list:
+    """Words refused after they were said (a held word's refusal is a private 'rejected' notice naming it)."""
+    return [n for n in play.notices if n.kind == "rejected" and "input" in n.data
+            and (player is None or n.audience == player)]
+
+
 def find_position(predicate, modes=("classic", "third_eye"), seeds=range(60), max_actions=160):
     """The first position of a random game where ``predicate(game)`` returns something truthy.
 
@@ -124,3 +181,30 @@ def words(data) -> set[str]:
     elif isinstance(data, str):
         found |= {m.lower().replace(" ", "_") for m in PIECE_WORD.findall(data)}
     return found
+
+
+# --- raw readings to the 5 ms (heavy noise, brisk hands) --------------------------------------------
+
+
+def heavy(play, plan):
+    """Raw readings, to the 5 ms: ``plan`` is [(t, space, reading)] from now; each reading holds
+    until the next for that space; the board's truth takes over after the last (None)."""
+    t0 = play.t
+    plan = sorted(plan)
+    for t, space, reading in plan:
+        while play.t < t0 + t - 1e-9:
+            play.wait(play.step)
+        play.board.stick(S(space), reading)
+        if reading is None:
+            continue
+        play.feed()
+
+
+def quick_lift(space, at, held=0.2):
+    """A tower lifted and put back ``held`` later, bouncing 80 ms at each edge, so that it reads
+    steadily empty for only ``held`` - 80 ms (heavy noise, a brisk hand)."""
+    edges = [0.0, 0.01, 0.02, 0.04, 0.05, 0.07, 0.08]
+    plan = [(at + e, space, i % 2 == 1) for i, e in enumerate(edges)]  # off, on, off, ... off
+    plan += [(at + held + e, space, i % 2 == 0) for i, e in enumerate(edges)]  # on, off, ... on
+    plan.append((at + held + 0.09, space, None))
+    return plan

@@ -173,7 +173,10 @@ def test_a_held_word_refused_once_the_board_settled_is_reported_with_its_line(tm
     mid = next(i for i, e in enumerate(trace.events) if isinstance(e, SnapshotLine) and i > len(trace.events) // 2)
     # 10 ms (or less) after a board change: unsettled for the mover, before the next line
     t = min(trace.events[mid].t + 0.01, (trace.events[mid].t + trace.events[mid + 1].t) / 2)
-    extra = [InputLine(t, p, bad) for p in ("white", "black")]  # the mover's is held, the other's raises
+    # both are held: the mover's until the board settled, the other player's for their own turn (said
+    # as the mover's change lands: issue 31, docs/referee.md "Every word belongs to the turn its speaker
+    # meant"), each refused then with the engine's reason
+    extra = [InputLine(t, p, bad) for p in ("white", "black")]
     events = list(trace.events[:mid + 1]) + extra + list(trace.events[mid + 1:])
     path = write(tmp_path, type(trace)(trace.header, events))
     run = referee_trace(read_trace(path))
@@ -181,10 +184,12 @@ def test_a_held_word_refused_once_the_board_settled_is_reported_with_its_line(tm
     lines = [i + 1 for i, text in enumerate(open(path, encoding="utf-8")) if '"w35"' in text and '"choose"' in text]
     assert sorted(r[0] for r in run.rejected_inputs) == lines and len(lines) == 2
     held = [r for r in run.rejected_inputs if r[3].startswith("choose")]
-    assert len(held) == 1 and held[0][1] == pytest.approx(t, abs=1e-3)
+    assert len(held) == 2 and all(r[1] == pytest.approx(t, abs=1e-3) for r in held)
+    assert {r[2] for r in held} == {"white", "black"}
     assert main(["referee", "--trace", path]) == 0
     err = capsys.readouterr().err
-    assert f"line {held[0][0]} " in err and f"{held[0][2]}'s input was rejected: choose" in err
+    for line, _, who, _ in held:
+        assert f"line {line} " in err and f"{who}'s input was rejected: choose" in err
 
 
 def test_quin_simulate_writes_a_trace_that_referees_back(tmp_path, capsys, played):

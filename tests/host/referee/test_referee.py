@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
-from refplay import Play, words  # noqa: E402
+from refplay import Play, classic, gravity, mv, questions, reinforce, swap, third_eye, words  # noqa: E402
 
 from engine.actions import PASS, Gravity, Move, Reflect, Reinforce, Resurrect, Swap, Time, action_from_record  # noqa: E402
 from engine.board import SPACE_NAMES as N, other, parse_space  # noqa: E402
@@ -25,51 +25,8 @@ from engine.views import action_seen_by  # noqa: E402
 from host.referee import TRANSITIONS, InputError, Notice, Phase, Referee, Step, corrections  # noqa: E402
 from host.referee import states  # noqa: E402
 from host.referee.states import Asking, Event, Flashing, Playing, Question, TimeAnnounced, Timing  # noqa: E402
-from tests.engine.helpers import position  # noqa: E402
-from tests.engine.te_helpers import build  # noqa: E402
 
 S = parse_space
-
-
-def mv(a, b):
-    return Move(S(a), S(b))
-
-
-def swap(m, o):
-    return Swap(S(m), S(o))
-
-
-def gravity(anchor, moves):
-    return Gravity(S(anchor), tuple(sorted((S(a), S(b)) for a, b in moves.items())))
-
-
-def reinforce(**placements):
-    return Reinforce(tuple(sorted((S(s), p) for s, p in placements.items())))
-
-
-LIGHTS = {"w11": "L", "b11": "l"}
-
-
-def _with_lights(towers: dict) -> dict:
-    """Both Lights somewhere out of the way, unless the test places one itself."""
-    out = dict(towers)
-    for space, letter in LIGHTS.items():
-        if letter not in towers.values():
-            out.setdefault(space, letter)
-    return out
-
-
-def classic(towers, to_move="white", **kw) -> Game:
-    return position(_with_lights(towers), to_move, **kw)
-
-
-def third_eye(towers, to_move="white", **kw) -> Game:
-    return build(_with_lights(towers), to_move, **kw)
-
-
-def questions(play, audience=None):
-    return [n for n in play.notices if n.kind == "question" and n.data["options"]
-            and (audience is None or n.audience == audience)]
 
 
 def flicker(play, space, reading, bounces=4):

@@ -9,24 +9,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 
-from refplay import Play  # noqa: E402
+from refplay import Play, classic, gravity, heavy, mv, questions, quick_lift, refused, third_eye  # noqa: E402
 
 from engine.actions import Gravity, Reinforce, Resurrect, Swap, Time  # noqa: E402
 from engine.board import parse_space  # noqa: E402
 from host.referee import InputError  # noqa: E402
-from test_referee import classic, gravity, mv, third_eye  # noqa: E402 - the same positions as the referee's tests
 
 S = parse_space
-
-
-def refused(play, player=None):
-    """Words refused, raised or told later (a held word's refusal is a private 'rejected' notice)."""
-    return [n for n in play.notices if n.kind == "rejected" and "input" in n.data
-            and (player is None or n.audience == player)]
-
-
-def questions(play):
-    return [n for n in play.notices if n.kind == "question" and n.data["options"]]
 
 
 # --- 1. words and towers on one clock ----------------------------------------------------------
@@ -116,30 +105,6 @@ def test_nothing_is_committed_while_the_movers_word_is_held():
 
 
 # --- 2. evidence read in context ----------------------------------------------------------------
-
-
-def heavy(play, plan):
-    """Raw readings, to the 5 ms: ``plan`` is [(t, space, reading)] from now; each reading holds
-    until the next for that space; the board's truth takes over after the last (None)."""
-    t0 = play.t
-    plan = sorted(plan)
-    for t, space, reading in plan:
-        while play.t < t0 + t - 1e-9:
-            play.wait(play.step)
-        play.board.stick(S(space), reading)
-        if reading is None:
-            continue
-        play.feed()
-
-
-def quick_lift(space, at, held=0.2):
-    """A tower lifted and put back ``held`` later, bouncing 80 ms at each edge, so that it reads
-    steadily empty for only ``held`` - 80 ms (heavy noise, a brisk hand)."""
-    edges = [0.0, 0.01, 0.02, 0.04, 0.05, 0.07, 0.08]
-    plan = [(at + e, space, i % 2 == 1) for i, e in enumerate(edges)]  # off, on, off, ... off
-    plan += [(at + held + e, space, i % 2 == 0) for i, e in enumerate(edges)]  # on, off, ... on
-    plan.append((at + held + 0.09, space, None))
-    return plan
 
 
 def bump(space, at, length=0.14):
