@@ -16,16 +16,21 @@ Only a final that passes is stored, and only such a game is rated.
 
 from __future__ import annotations
 
+import json
+
 from engine.errors import QuinError
 from engine.record import ReplayError, load_record, play_turn
+from engine.views import view
 
 from .validate import Invalid
 
 
-def check(final: dict, where: str, uuid: str, live_mode: str | None = None, live_names: dict | None = None) -> None:
+def check(final: dict, where: str, uuid: str, live_mode: str | None = None,
+          live_names: dict | None = None) -> list | None:
     """Invalid (400 or 422, naming ``where``'s field and the turn) unless the final is a game the
     engine replays to the result it claims.  ``live_mode``/``live_names``: what the game's public
-    frames at the hub showed (None: nothing to compare)."""
+    frames at the hub showed (None: nothing to compare).  The record's turns as a board's frames show
+    them (:func:`_histories`), to compare with the live frames; None without a record."""
 
     def refuse(field: str, message: str, status: int = 422):
         raise Invalid(f"{where}.{field}: {message}", status=status, game=uuid, final=True)
@@ -61,7 +66,19 @@ def check(final: dict, where: str, uuid: str, live_mode: str | None = None, live
             if result is None:
                 refuse("result", f"the game is said to be over, but its record ends with {game.to_move} to move "
                        f"on turn {game.turn}")
-            if final.get("result") != result:
+            given = final.get("result")
+            if not isinstance(given, dict):
+                refuse("result", "an object (status, winner, reason) is expected", 400)
+            for field, fits, expected in (
+                    ("status", given.get("status") in ("won", "drawn"), "'won' or 'drawn'"),
+                    ("winner", "winner" in given and given["winner"] in ("white", "black", None), "white, black or null"),
+                    ("reason", isinstance(given.get("reason"), str), "the reason (text)")):
+                if not fits:
+                    refuse(f"result.{field}", f"{expected} is expected, not {json.dumps(given.get(field))[:40]}", 400)
+            for field in given:
+                if field not in ("status", "winner", "reason"):
+                    refuse(f"result.{field[:40]}", "not a field of a result (status, winner, reason)", 400)
+            if given != result:
                 refuse("result", f"the record ends {_said(result)}, not {_said(final.get('result'))}")
         elif result is not None:
             refuse("status", f"abandoned, but the record ends the game ({_said(result)})")
@@ -71,6 +88,28 @@ def check(final: dict, where: str, uuid: str, live_mode: str | None = None, live
         given = ((final.get("players") or {}).get(colour) or {}).get("name")
         if isinstance(shown, str) and isinstance(given, str) and _plain(shown) != _plain(given):
             refuse(f"players.{colour}.name", f"{given[:40]!r}, but {colour} was shown live as {shown[:40]!r}")
+    return _histories(game) if game is not None else None
+
+
+def _histories(game) -> list[list]:
+    """The record's turns as a board's frames show them: during play, as a spectator sees them
+    (``engine.views.view``); once over, opened (every action whole, as the status page's last frame
+    shows the revealed game)."""
+    opened: list[dict] = []
+    for turn, actor, action in game.log:
+        if not opened or opened[-1]["turn"] != turn:
+            opened.append({"turn": turn, "player": actor, "actions": []})
+        opened[-1]["actions"].append(action.to_record())
+    return [view(game)["history"], opened]
+
+
+def agrees(histories: list | None, frame) -> bool:
+    """Whether a game's last live frame shows the turns of the record (either form of
+    :func:`_histories`): the rule by which a table's game is rated (a record with no live frames,
+    or with other turns than they showed, is not)."""
+    state = frame.get("state") if isinstance(frame, dict) else None
+    shown = state.get("view") if isinstance(state, dict) else None
+    return histories is not None and isinstance(shown, dict) and shown.get("history") in histories
 
 
 def _said(result) -> str:

@@ -87,8 +87,9 @@ def check(ops) -> None:
                 or (op[0] == "add" and type(op[2]) is not list)):
             raise ValueError(f"[{n}]: an operation [set|del|add, path, value] is expected")
         for k in path:
-            if type(k) is not str and type(k) is not int:
-                raise ValueError(f"[{n}]: an operation [set|del|add, path, value] is expected")
+            if type(k) is not str and (type(k) is not int or k < 0):
+                raise ValueError(f"[{n}]: an operation [set|del|add, path (keys and list indexes from 0), value] "
+                                 "is expected")
 
 
 SHAPE = {"set": 3, "del": 2, "add": 3}

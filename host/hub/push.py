@@ -47,7 +47,7 @@ BATCH_BYTES = 1024 * 1024  # and at most about this many bytes (the hub takes up
 BACKOFF = (0.5, 60.0)  # first and longest wait between failed pushes, seconds
 TIMEOUT = 10.0  # seconds a push may take
 CHECK_TIMEOUT = 3.0  # seconds a phone's setup waits for the hub to say whether it knows a player code
-FINAL = (400, 422)  # a refusal naming a game's final with these is for good: the final is set aside
+FINAL = (400, 409, 422)  # a refusal naming a game's final with these is for good: the final is set aside
 
 class Link:
     """What the link to the hub is doing, in words a club's organiser can act on (one line each).

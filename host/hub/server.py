@@ -27,6 +27,7 @@ Routes (spectators read only; pushes need a table's key)::
 from __future__ import annotations
 
 import asyncio
+import copy
 import datetime as dt
 import io
 import json
@@ -53,6 +54,7 @@ DB_WAIT = 1.0  # seconds any other request waits for one (then 503: a route answ
 WAKE_BATCH = 0.005  # seconds of notifications read in one query
 RECENT = 256  # events of a game each process keeps in memory for its streams
 HERE = Path(__file__).parent
+LIVE = 8  # games of one table in play at once (a board plays one; an outbox that was offline, a few)
 FILTERS = ("table", "mode", "status", "result", "player", "date", "from", "to")  # of the index and the export
 EXPORT_MAX = 10000  # games in one export
 # A push of new events of known live games of the pushing table, in one statement (its rows sent as
@@ -581,8 +583,7 @@ class Hub:
         a game of which the hub holds other events than the board under the numbers it pushed
         again (the board numbers on)."""
         board, checked = validate.push(raw)
-        if any(final is not None for _, _, final in checked):
-            await self._check_finals(table_id, checked)
+        rated = await self._check_games(table_id, checked)
         if (all(final is None and events for _, events, final in checked)
                 and (table_id in self._boards or not isinstance(board, str))):
             answer = await self._push_fast(table_id, checked)
@@ -639,10 +640,13 @@ class Hub:
                         "unnest(%s::bigint[], %s::int[], %s::text[]) AS v(id, top, mode) WHERE g.id = v.id",
                         (list(tops), [t for t, _ in tops.values()], [m for _, m in tops.values()]))
                 notes = []
+                unrated = {}
                 for uuid, events, final in checked:
                     game_id, _, status, last = found[uuid]
                     if final is not None and status == "live":
-                        await self._finish(conn, game_id, final)
+                        why = await self._finish(conn, game_id, final, rated.get(uuid))
+                        if why:
+                            unrated[uuid] = why
                         status = found[uuid][2] = final["status"]
                     acked[uuid] = last
                     notes.append(f"{game_id}:{last}:{status}")
@@ -658,32 +662,89 @@ class Hub:
             ch = self.channels.get(found[uuid][0])
             if ch is not None and final is not None and ch.status != found[uuid][2] and ch.cursor >= found[uuid][3]:
                 self.deliver(ch, (), found[uuid][2])
-        return {"acked": acked, **({"realign": realign} if realign else {})}
+        return {"acked": acked, **({"realign": realign} if realign else {}), **({"unrated": unrated} if unrated else {})}
 
-    async def _check_finals(self, table_id: int, checked) -> None:
-        """Each final of a game the hub holds live (or does not know yet) replayed and compared with
-        what the game's frames showed (its mode, its players' names); validate.Invalid if one is
-        not the game it claims.  A final of a game already over is a retry: nothing is stored again."""
-        uuids = [u for u, _, final in checked if final is not None]
+    async def _base(self, game_id: int, last: int):
+        """The game's public frame numbered ``last`` as the hub holds it (None: none)."""
+        if not last:
+            return None
+        ch = self.channels.get(game_id)
+        if ch is not None and ch.cursor == last:
+            return copy.deepcopy(ch.state)
+        rows = await self.frames(game_id, last - 1, 1)
+        return json.loads(rows[0][1]) if rows and rows[0][0] == last else None
+
+    async def _check_games(self, table_id: int, checked) -> dict[str, bool]:
+        """Every game of a push checked against what the hub holds, before anything is stored
+        (validate.Invalid naming it otherwise): each new event's patch applied to the frame before
+        it (400 if it does not fit); no new event for a game that is over, no final other than the
+        one kept (409); at most ``LIVE`` games of the table in play (429); each final of a game in
+        play replayed and compared with what its frames showed (host/hub/finals.py).  Whether each
+        final may rate its players: only when the table pushed the game's frames and the last of
+        them shows the turns of the record (finals.agrees)."""
+        uuids = [u for u, _, _ in checked]
         async with self.pool.connection(timeout=PUSH_WAIT) as conn:
             rows = await (await conn.execute(
-                "SELECT uuid::text, id, table_id, status, mode, last_seq FROM hub_games WHERE uuid = ANY(%s::uuid[])",
-                (uuids,))).fetchall()
+                "SELECT uuid::text, id, table_id, status, mode, last_seq, record, result, white_name, black_name "
+                "FROM hub_games WHERE uuid = ANY(%s::uuid[])", (uuids,))).fetchall()
+            live = (await (await conn.execute(
+                "SELECT count(*) FROM hub_games WHERE table_id = %s AND status = 'live'", (table_id,))).fetchone())[0]
         known = {r[0]: r[1:] for r in rows}
+        starting = sum(1 for u, _, final in checked if u not in known and final is None)
+        ending = sum(1 for u, _, final in checked if final is not None and known.get(u, (0, 0, ""))[2] == "live")
+        if starting and live + starting - ending > LIVE:
+            raise validate.Invalid(f"games: table {self._table_name(table_id)} has {live} games in play and may have "
+                                   f"at most {LIVE} at once", status=429)
+        rated: dict[str, bool] = {}
         for i, (uuid, events, final) in enumerate(checked):
+            game_id, owner, status, mode, last, record, result, white, black = known.get(
+                uuid, (None, table_id, "live", None, 0, None, None, None, None))
+            if owner != table_id:
+                continue  # another table's: refused when stored
+            new = sorted((s, d) for s, d in events if s > last)
+            if status != "live":
+                if new:
+                    raise validate.Invalid(f"games[{i}].events: game {uuid} is over: no event is taken after its end",
+                                           status=409, game=uuid)
+                if final is not None and _kept(final) != _kept({
+                        "status": status, "record": record, "result": result, "mode": final.get("mode") and mode,
+                        "players": {"white": {"name": white}, "black": {"name": black}}}):
+                    raise validate.Invalid(f"games[{i}].final: game {uuid} is over and kept with another final; "
+                                           "a game's final is kept once", status=409, game=uuid, final=True)
+                continue
+            frame = None
+            if new and frames.is_patch(events.parsed[new[0][0]]) or (final is not None and not new):
+                frame = await self._base(game_id, last) if game_id is not None else None
+            at = last
+            for s, _ in new:
+                data = events.parsed[s]
+                j = next(n for n, (q, _) in enumerate(events) if q == s)
+                if frames.is_patch(data):
+                    try:
+                        if frame is None or s != at + 1:
+                            raise ValueError(f"it does not follow on from a frame (event {s - 1} is not held)")
+                        frame = frames.apply(frame, data["patch"])
+                        if not isinstance(frame, dict):
+                            raise ValueError("it would make the frame something other than an object")
+                    except ValueError as exc:
+                        raise validate.Invalid(f"games[{i}].events[{j}].data.patch: {exc}: nothing of the push is kept",
+                                               game=uuid) from None
+                else:
+                    frame = data
+                at = s
             if final is None:
                 continue
-            game_id, owner, status, mode, last = known.get(uuid, (None, table_id, "live", None, 0))
-            if owner != table_id or status != "live":
-                continue  # another table's (refused below), or a retry of a final already kept
             names = None
-            ch = await self.channel(game_id) if game_id is not None and last else None
-            for frame in [ch.state if ch is not None else None, *(events.parsed[s] for s, _ in events)]:
-                state = frame.get("state") if isinstance(frame, dict) and not frames.is_patch(frame) else None
-                if isinstance(state, dict) and isinstance(state.get("players"), dict):
-                    names = state["players"]
-            await asyncio.get_running_loop().run_in_executor(
+            state = frame.get("state") if isinstance(frame, dict) else None
+            if isinstance(state, dict) and isinstance(state.get("players"), dict):
+                names = state["players"]
+            history = await asyncio.get_running_loop().run_in_executor(
                 None, finals.check, final, f"games[{i}].final", uuid, mode or events.mode, names)
+            rated[uuid] = finals.agrees(history, frame)
+        return rated
+
+    def _table_name(self, table_id: int) -> str:
+        return next((name for t, name in self.keys.values() if t == table_id), str(table_id))
 
     async def _push_fast(self, table_id: int, checked) -> dict | None:
         """The usual push (new events of this table's known live games, no record) in one statement,
@@ -705,11 +766,25 @@ class Hub:
                     self.deliver(ch, events, status, next(ev.parsed for u, ev, _ in checked if u == uuid))
         return {"acked": acked}
 
-    async def _finish(self, conn, game_id: int, final: dict) -> None:
+    async def _finish(self, conn, game_id: int, final: dict, agrees: bool | None = True) -> str | None:
+        """Keep a game's final, and rate its players when ``agrees`` (its record is the game the
+        table's frames showed) and no game of the archive has the same record rated already; why
+        it is not rated, if it is not (its players are then kept by name only: "rated": false)."""
         players = final.get("players") or {}
         ids = {}
         for colour in ("white", "black"):
             ids[colour] = await ratings.player_id(conn, players.get(colour))
+        why = None
+        if final["status"] == "over" and (ids["white"] or ids["black"]):
+            if not agrees:
+                why = "not rated: the table did not push the frames of this game's turns"
+            elif (await (await conn.execute(
+                    "SELECT 1 FROM hub_games WHERE id <> %s AND record IS NOT NULL AND md5(record::text) = "
+                    "md5(%s::jsonb::text) AND (white IS NOT NULL OR black IS NOT NULL) LIMIT 1",
+                    (game_id, _json(final.get("record"))))).fetchone()) is not None:
+                why = "not rated: the archive holds this record rated already"
+            if why:
+                ids = {"white": None, "black": None}
         names = {c: (players.get(c) or {}).get("name") if isinstance(players.get(c), dict) else None
                  for c in ("white", "black")}
         await conn.execute(
@@ -720,6 +795,7 @@ class Hub:
              game_id))
         if final["status"] == "over" and ids["white"] and ids["black"] and ids["white"] != ids["black"]:
             await ratings.rate(conn, ids["white"], ids["black"], (final.get("result") or {}).get("winner"))
+        return why
 
     # --- reading for spectators ------------------------------------------------------------------
 
@@ -771,6 +847,15 @@ class Hub:
         return [{"uuid": str(r[0]), "table": r[1], "status": r[2], "events": r[3], "mode": r[4], "created": r[5],
                  "finished": r[6], "result": r[7], "players": {"white": r[8], "black": r[9]},
                  "rated": {"white": r[10], "black": r[11]}, "url": f"/api/games/{r[0]}"} for r in rows]
+
+
+def _kept(final: dict) -> str:
+    """What of a final must be the same when it is sent again (status, record, result, mode, names)."""
+    players = final.get("players") if isinstance(final.get("players"), dict) else {}
+    names = {c: (players.get(c) or {}).get("name") if isinstance(players.get(c), dict) else None
+             for c in ("white", "black")}
+    return json.dumps([final.get("status"), final.get("record"), final.get("result"), final.get("mode"), names],
+                      sort_keys=True)
 
 
 def _day(text: str, field: str) -> float:
@@ -876,6 +961,8 @@ class Push(Base):
         try:
             answer = await self.hub.push(table[0], self.request.body)
         except validate.Invalid as exc:  # final: a board sends it again only changed (a final: set aside)
+            if exc.status == 429:  # too many games in play: a board retries once one has ended
+                self.set_header("Retry-After", "30")
             return self.fail(exc.status, str(exc), game=exc.game, final=exc.final)
         except PermissionError as exc:
             return self.fail(403, str(exc))
@@ -933,7 +1020,9 @@ class GameJSON(Base):
             return self.json(row[9])
         if what == "events":
             after = self.get_argument("after", "0")
-            after = int(after) if after.isdigit() and len(after) < 10 else 0
+            if not (after.isascii() and after.isdigit() and len(after) < 10):
+                return self.fail(400, f"after: the number of an event (0 to 999999999) is expected, not {after[:20]!r}")
+            after = int(after)
             rows = await self.hub.frames(row[0], after)
             return self.json({"game": str(row[1]), "events": [{"seq": s, "data": json.loads(d)} for s, d in rows]})
         out = _game_json(row)

@@ -26,6 +26,7 @@ MAX_NUMBER = 40  # characters of one JSON number
 MAX_INT = 2**63  # whole numbers above this are refused (PostgreSQL's bigint, and any reader's)
 MAX_KEY = 256  # characters of an object's key
 MAX_EVENTS = 500  # events in one push
+MAX_GAMES = 50  # games in one push (a board's outbox sends at most 8 games' events and 20 finals at once)
 MAX_EVENT = 256 * 1024  # bytes of one event (a public state with a long game's history)
 MAX_NAME = 64  # characters of a player's name or code in a final
 MAX_TIME = 1e11  # seconds since 1970 (a board's clock: created, finished)
@@ -280,9 +281,19 @@ def games(body) -> list[tuple[str, Events, dict | None]]:
     board = body.get("board")
     if board is not None and (type(board) is not str or len(board) > 64):
         raise Invalid("board: the board's table identity (text) is expected")
+    if len(games) > MAX_GAMES:
+        raise Invalid(f"games: at most {MAX_GAMES} in one push ({len(games)} were sent)")
     if sum(len(g["events"]) for g in games if isinstance(g, dict) and isinstance(g.get("events"), list)) > MAX_EVENTS:
         raise Invalid(f"events: at most {MAX_EVENTS} in one push")
-    return [_game(g, i) for i, g in enumerate(games)]
+    out = [_game(g, i) for i, g in enumerate(games)]
+    seen: set[str] = set()
+    for i, (uuid, events, final) in enumerate(out):
+        if uuid in seen:
+            raise Invalid(f"games[{i}].uuid: game {uuid} is twice in one push", game=uuid)
+        seen.add(uuid)
+        if not events and final is None:
+            raise Invalid(f"games[{i}]: game {uuid} has neither events nor a final", game=uuid)
+    return out
 
 
 def _game(g: object, i: int) -> tuple[str, Events, dict | None]:
@@ -299,6 +310,8 @@ def _game(g: object, i: int) -> tuple[str, Events, dict | None]:
         where = f"games[{i}].events[{j}]"
         if not isinstance(e, dict) or type(e.get("seq")) is not int or not 0 < e["seq"] < 2**31:
             raise Invalid(f"{where}.seq: a positive number is expected", game=uuid)
+        if e["seq"] in events.parsed:
+            raise Invalid(f"{where}.seq: {e['seq']} is twice in game {uuid}", game=uuid)
         data = e.get("data")
         event(data, f"{where}.data", uuid, checked=True)
         text_ = json.dumps(data, separators=(",", ":"))

@@ -15,6 +15,8 @@ import json
 
 from .errors import StoreError
 
+GAMES = 8  # games whose events go in one push (the hub takes at most 8 games of a table in play at once)
+
 OUTBOX = """
 CREATE TABLE IF NOT EXISTS hub_outbox (
     id INTEGER PRIMARY KEY,
@@ -126,17 +128,22 @@ class Outbox:
 
     def batch(self, limit: int, max_bytes: int) -> tuple[list[int], list[str], dict]:
         """(outbox ids, final game uuids, the push body) of the oldest unacknowledged: at most ``limit``
-        events and about ``max_bytes`` bytes of them."""
+        events and about ``max_bytes`` bytes of them.  Frames of a game whose final the hub has
+        acknowledged (the status page's after the end: its hub line) are dropped: the hub takes no
+        event of a game that is over."""
+        with self.store._tx() as c:
+            c.execute("DELETE FROM hub_outbox WHERE game_uuid IN (SELECT game_uuid FROM hub_finals WHERE sent = 1)")
         with self.store._lock:
             rows = self.store._conn.execute(
                 "SELECT id, game_uuid, seq, data FROM hub_outbox ORDER BY id LIMIT ?", (limit,)).fetchall()
             pending = {r[0] for r in self.store._conn.execute("SELECT DISTINCT game_uuid FROM hub_outbox")}
             finals = self.store._conn.execute(
                 "SELECT game_uuid, data FROM hub_finals WHERE sent = 0 LIMIT 20").fetchall()
-        size = 0
+        size, uuids = 0, set()
         for n, r in enumerate(rows):
             size += len(r["data"])
-            if size > max_bytes and n:
+            uuids.add(r["game_uuid"])
+            if (size > max_bytes or len(uuids) > GAMES) and n:  # the hub keeps a table to 8 live games
                 rows = rows[:n]
                 break
         games: dict[str, dict] = {}

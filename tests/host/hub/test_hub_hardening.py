@@ -16,6 +16,7 @@ from remote_client import create
 
 from engine.randplay import random_game
 from engine.record import to_record
+from engine.views import view
 from host.hub.push import Pusher
 from host.web import create_app
 
@@ -122,7 +123,8 @@ def test_a_finished_game_is_replayed_before_it_is_kept_or_rated(db, hubs):
     record = to_record(game)
     g = str(uuid.uuid4())
     names = {"white": "Ann", "black": "Bob"}
-    assert push(hub, key, {"uuid": g, "events": [frame(1, game.mode, players=names)]})[0] == 200
+    # the board's last frame shows the game's public history (engine.views.view): the final may rate
+    assert push(hub, key, {"uuid": g, "events": [frame(1, game.mode, players=names, view=view(game))]})[0] == 200
     true = {"status": "over", "record": record, "result": game.result.to_json(), "mode": game.mode,
             "created": 1767225600.0, "finished": 1767229200.0,
             "players": {"white": {"name": "Ann", "code": ann}, "black": {"name": "Bob", "code": bob}}}
@@ -134,6 +136,10 @@ def test_a_finished_game_is_replayed_before_it_is_kept_or_rated(db, hubs):
         (dict(true, record=swapped), 422, "games[0].final.record: turn 3 (" + swapped["turns"][2]["player"]),
         (dict(true, record=dict(record, turns=record["turns"][:-1])), 422, "games[0].final.result: the game is said"),
         (dict(true, result=dict(true["result"], winner=other)), 422, "games[0].final.result: the record ends"),
+        (dict(true, result=dict(true["result"], status="win")), 400,
+         "games[0].final.result.status: 'won' or 'drawn' is expected, not \"win\""),
+        (dict(true, result={"winner": other}), 400, "games[0].final.result.status: 'won' or 'drawn' is expected"),
+        (dict(true, result=dict(true["result"], reason=5)), 400, "games[0].final.result.reason: the reason (text)"),
         (dict(true, mode="third_eye"), 422, "games[0].final.mode: third_eye, but the record is a game of classic"),
         (dict(true, status="abandoned", result=None), 422, "games[0].final.status: abandoned, but the record ends"),
         (dict(true, players={"white": {"name": "Zed", "code": ann}, "black": {"name": "Bob", "code": bob}}), 422,
@@ -271,3 +277,154 @@ def test_a_board_sets_aside_a_final_the_hub_refuses_for_good(db, hubs, tmp_path)
         assert pusher.reached is True
     finally:
         pusher.stop()
+
+
+# --- issue 30's second probe (a hostile prober with one table key) ------------------------------
+
+
+def finished(seed=11):
+    """A finished game, its final (players Ann and Bob by code filled in by the caller) and the
+    board's last public frame of it (the status page's view: engine.views.view)."""
+    game = random_game(seed, max_actions=2000)
+    final = {"status": "over", "record": to_record(game), "result": game.result.to_json(), "mode": game.mode,
+             "created": 1700000000, "finished": 1700000100}
+    return game, final, {"state": {"phase": "over", "mode": game.mode, "view": view(game)}, "notices": []}
+
+
+def ratings_of(hub):
+    return sorted((p["name"], p["games"]) for p in request(hub.url + "/api/players")[1]["players"])
+
+
+def test_a_final_rates_only_the_game_its_table_showed_and_only_once(db, hubs):
+    """A table's final is rated only when the table pushed the game's frames and the last of them
+    shows the record's turns (its public history); a record the archive holds rated already is
+    never rated again.  Such a final is kept, and its answer and the archive say it is not rated."""
+    dsn, _ = db
+    key = quin("hub", "add-table", "T", "--db", dsn).stdout.strip()
+    codes = {c: quin("hub", "add-player", n, "--db", dsn).stdout.strip() for c, n in (("white", "Ann"), ("black", "Bob"))}
+    players = {c: {"name": n, "code": codes[c]} for c, n in (("white", "Ann"), ("black", "Bob"))}
+    hub = hubs(*FAST)
+    game, final, last = finished()
+    final["players"] = players
+    # the issue's probe: a final alone under fresh UUIDs, again and again
+    for _ in range(3):
+        g = str(uuid.uuid4())
+        status, out = push(hub, key, {"uuid": g, "final": final})
+        assert status == 200 and out["unrated"][g].startswith("not rated: the table did not push the frames"), out
+        info = request(hub.url + f"/api/games/{g}")[1]
+        assert info["status"] == "over" and info["rated"] == {"white": False, "black": False}
+        assert info["players"] == {"white": "Ann", "black": "Bob"}
+    assert ratings_of(hub) == [("Ann", 0), ("Bob", 0)]
+    # frames of another game (a shorter history) rate nothing either
+    g = str(uuid.uuid4())
+    early = copy.deepcopy(last)
+    early["state"]["view"]["history"] = early["state"]["view"]["history"][:-1]
+    assert push(hub, key, {"uuid": g, "events": [{"seq": 1, "data": early}]})[0] == 200
+    status, out = push(hub, key, {"uuid": g, "final": final})
+    assert status == 200 and g in out["unrated"], out
+    assert ratings_of(hub) == [("Ann", 0), ("Bob", 0)]
+    # the game as its table showed it: rated, once
+    g = str(uuid.uuid4())
+    status, out = push(hub, key, {"uuid": g, "events": [{"seq": 1, "data": last}], "final": final})
+    assert status == 200 and "unrated" not in out, out
+    assert request(hub.url + f"/api/games/{g}")[1]["rated"] == {"white": True, "black": True}
+    assert ratings_of(hub) == [("Ann", 1), ("Bob", 1)]
+    before = request(hub.url + "/api/players")[1]["players"]
+    h = str(uuid.uuid4())  # the same game, frames and all, under a new UUID
+    status, out = push(hub, key, {"uuid": h, "events": [{"seq": 1, "data": last}], "final": final})
+    assert status == 200 and out["unrated"][h] == "not rated: the archive holds this record rated already", out
+    assert request(hub.url + f"/api/games/{h}")[1]["rated"] == {"white": False, "black": False}
+    assert request(hub.url + "/api/players")[1]["players"] == before
+
+
+def test_one_table_key_cannot_flood_the_hub_with_games(db, hubs):
+    """At most 50 games in a push; a game with neither events nor a final is refused naming it; a
+    table has at most 8 games in play at once (429 naming the table and the limit), and a game's
+    end makes room."""
+    dsn, _ = db
+    key = quin("hub", "add-table", "T", "--db", dsn).stdout.strip()
+    hub = hubs(*FAST)
+    status, out = push(hub, key, *({"uuid": str(uuid.uuid4()), "events": [frame(1)]} for _ in range(51)))
+    assert status == 400 and out["error"].startswith("games: at most 50 in one push"), out
+    g = str(uuid.uuid4())
+    status, out = push(hub, key, {"uuid": str(uuid.uuid4()), "events": [frame(1)]}, {"uuid": g})
+    assert status == 400 and out["error"] == f"games[1]: game {g} has neither events nor a final", out
+    status, out = push(hub, key, {"uuid": g, "events": []})
+    assert status == 400 and out["error"].startswith("games[0]: game"), out
+    playing = [str(uuid.uuid4()) for _ in range(8)]
+    assert push(hub, key, *({"uuid": u, "events": [frame(1)]} for u in playing))[0] == 200
+    status, out = push(hub, key, {"uuid": g, "events": [frame(1)]})
+    assert status == 429 and out["error"].startswith("games: table T has 8 games in play and may have at most 8"), out
+    assert request(hub.url + f"/api/games/{g}")[0] == 404
+    assert len(request(hub.url + "/api/games?table=T")[1]["games"]) == 8
+    # a game that ends makes room; a new game pushed with the final of another fits too
+    assert push(hub, key, {"uuid": playing[0], "final": {"status": "abandoned"}})[0] == 200
+    assert push(hub, key, {"uuid": g, "events": [frame(1)]})[0] == 200
+    h = str(uuid.uuid4())
+    assert push(hub, key, {"uuid": playing[1], "final": {"status": "abandoned"}}, {"uuid": h, "events": [frame(1)]})[0] == 200
+
+
+def test_a_finished_game_cannot_be_rewritten(db, hubs):
+    """After a game's final is kept: no event is taken for it (409, the game is over), a different
+    final is refused (409), and the same final sent again is acknowledged (a board whose answer was
+    lost retries it) with nothing changed."""
+    dsn, _ = db
+    key = quin("hub", "add-table", "T", "--db", dsn).stdout.strip()
+    hub = hubs(*FAST)
+    game, final, last = finished()
+    final["players"] = {"white": {"name": "Ann"}, "black": {"name": "Bob"}}
+    g = str(uuid.uuid4())
+    assert push(hub, key, {"uuid": g, "events": [{"seq": 1, "data": last}], "final": final})[0] == 200
+    kept = request(hub.url + f"/api/games/{g}")[1]
+    renamed = copy.deepcopy(last)
+    renamed["state"]["players"] = {"white": "Zed", "black": "Yan"}
+    status, out = push(hub, key, {"uuid": g, "events": [{"seq": 2, "data": renamed}]})
+    assert status == 409 and out["error"] == f"games[0].events: game {g} is over: no event is taken after its end", out
+    other = random_game(12, max_actions=2000)
+    for changed in (dict(final, record=to_record(other), result=other.result.to_json(), mode=other.mode),
+                    dict(final, result={"status": "draw", "winner": None, "reason": "agreement"}),
+                    dict(final, players={"white": {"name": "Zed"}, "black": {"name": "Bob"}}),
+                    {"status": "abandoned"}):
+        status, out = push(hub, key, {"uuid": g, "final": changed})
+        assert status == 409 and out["error"].startswith(f"games[0].final: game {g} is over and kept with another"), out
+        assert out["game"] == g and out["final"] is True
+    status, out = push(hub, key, {"uuid": g, "events": [{"seq": 1, "data": last}], "final": final})
+    assert status == 200 and out["acked"] == {g: 1}, out
+    assert request(hub.url + f"/api/games/{g}")[1] == kept
+    assert [s for s, _ in stored(dsn, g)] == [1]
+
+
+def test_a_patch_that_does_not_apply_is_refused_and_nothing_is_stored(db, hubs):
+    """Each new event's patch is applied to the game's frame before it when it is pushed: one that
+    does not fit is refused naming games[i].events[j].patch and nothing of the push is stored; a
+    seq or a game twice in one push is refused naming it."""
+    dsn, _ = db
+    key = quin("hub", "add-table", "T", "--db", dsn).stdout.strip()
+    hub = hubs(*FAST)
+    g = str(uuid.uuid4())
+    one = frame(1, turn=1, history=[1, 2])
+    assert push(hub, key, {"uuid": g, "events": [one]})[0] == 200
+    h = str(uuid.uuid4())
+    for patch in ([["set", ["state", "nope", "deep"], 1]], [["set", ["state", "history", 2], 1]],
+                  [["set", ["state", "history", -1], 1]], [["set", [], 5]], [["add", ["state", "turn"], [1]]],
+                  [["del", ["state", "nope"]]], [["set", ["state", "turn"], 2], ["del", ["notices", 0]]]):
+        body = [{"uuid": h, "events": [frame(1)]},
+                {"uuid": g, "events": [{"seq": 2, "data": {"patch": [["set", ["state", "turn"], 2]]}},
+                                       {"seq": 3, "data": {"patch": patch}}]}]
+        status, out = push(hub, key, *body)
+        assert status == 400 and out["error"].startswith("games[1].events[1].data.patch"), (patch, out)
+        assert [s for s, _ in stored(dsn, g)] == [1] and request(hub.url + f"/api/games/{h}")[0] == 404
+    status, out = push(hub, key, {"uuid": h, "events": [{"seq": 1, "data": {"patch": [["set", ["a"], 1]]}}]})
+    assert status == 400 and out["error"].startswith("games[0].events[0].data.patch: it does not follow on"), out
+    status, out = push(hub, key, {"uuid": g, "events": [frame(2), frame(2, turn=3)]})
+    assert status == 400 and out["error"] == f"games[0].events[1].seq: 2 is twice in game {g}", out
+    status, out = push(hub, key, {"uuid": g, "events": [frame(2)]}, {"uuid": g, "events": [frame(3)]})
+    assert status == 400 and out["error"] == f"games[1].uuid: game {g} is twice in one push", out
+    assert [s for s, _ in stored(dsn, g)] == [1]
+    assert push(hub, key, {"uuid": g, "events": [{"seq": 2, "data": {"patch": [["set", ["state", "history", 1], 5]]}}]})[0] == 200
+    assert request(hub.url + f"/api/games/{g}")[1]["state"]["state"]["history"] == [1, 5]
+    for after in ("-1", "1e5", "NaN", "99999999999999999999", "%EF%BC%91"):
+        status, out = request(hub.url + f"/api/games/{g}/events?after={after}")
+        assert status == 400 and out["error"].startswith("after: the number of an event"), (after, out)
+    status, out = request(hub.url + f"/api/games/{g}/events?after=1")
+    assert status == 200 and [e["seq"] for e in out["events"]] == [2], out

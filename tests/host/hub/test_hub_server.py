@@ -13,6 +13,7 @@ from test_hub_push import rebuild
 
 from engine.randplay import random_game
 from engine.record import to_record
+from engine.views import view
 
 
 def event(seq, turn):
@@ -192,7 +193,9 @@ def test_read_formats_archive_and_ratings(db, hubs):
     final = {"status": "over", "record": record, "result": result,
              "created": 1767225600.0, "finished": 1767229200.0, "mode": "classic",
              "players": {"white": {"code": ann}, "black": {"code": bob}}}
-    request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [event(2, 9)], "final": final}]}, key=key)
+    # the board's last frame shows the game's public history (engine.views.view): the final rates
+    over = {"seq": 2, "data": {"state": {"phase": "over", "mode": "classic", "view": view(game)}, "notices": []}}
+    request(hub.url + "/api/push", "POST", {"games": [{"uuid": g, "events": [over], "final": final}]}, key=key)
     assert request(hub.url + f"/api/games/{g}/record") == (200, record)
     status, index = request(hub.url + f"/api/games?player=ann&date=2026-01-01&result={result['winner']}&table=club")
     assert status == 200 and [x["uuid"] for x in index["games"]] == [g]
@@ -200,7 +203,7 @@ def test_read_formats_archive_and_ratings(db, hubs):
     assert request(hub.url + "/api/games?player=zed")[1]["games"] == []
     assert request(hub.url + "/api/games?date=yesterday")[0] == 400
     status, info = request(hub.url + f"/api/games/{g}")
-    assert info["status"] == "over" and info["state"] == event(2, 9)["data"] and info["record"] == record
+    assert info["status"] == "over" and info["state"] == over["data"] and info["record"] == record
     assert [e["seq"] for e in request(hub.url + f"/api/games/{g}/events")[1]["events"]] == [1, 2]
     assert request(hub.url + "/api/export?table=club")[1]["games"][0]["record"] == record
     players = request(hub.url + "/api/players")[1]["players"]
