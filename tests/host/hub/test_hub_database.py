@@ -6,11 +6,31 @@ PostgreSQL refuses is the request's fault (400), not an outage."""
 import asyncio
 import logging
 import socket
+import threading
 
 import psycopg
 import psycopg_pool
 
 from host.hub import database
+
+
+def run_apart(coro) -> None:
+    """Run ``coro`` to its end on an event loop of its own, in a thread of its own: once the
+    session's Chromium is up, Playwright's sync API holds an event loop in the main thread, and
+    asyncio.run() refuses to start there (the suite ran these after the browser tests)."""
+    failed = []
+
+    def main():
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the test's own thread
+            failed.append(exc)
+
+    worker = threading.Thread(target=main)
+    worker.start()
+    worker.join()
+    if failed:
+        raise failed[0]
 
 
 def nowhere() -> str:
@@ -34,7 +54,7 @@ def test_an_outage_is_said_once_and_answered_503(caplog):
         health._recovery.cancel()
 
     with caplog.at_level(logging.WARNING, logger="quin.hub"):
-        asyncio.run(run())
+        run_apart(run())
     said = [r.getMessage() for r in caplog.records if "not reached" in r.getMessage()]
     assert len(said) == 1 and said[0].startswith("the hub's database is not reached (")
     assert not any(r.exc_info for r in caplog.records)
@@ -57,7 +77,7 @@ def test_a_database_marked_away_comes_back_by_itself(cluster, caplog):
         assert health.up is True and renewed == [True]
 
     with caplog.at_level(logging.WARNING, logger="quin.hub"):
-        asyncio.run(run())
+        run_apart(run())
     lines = [r.getMessage() for r in caplog.records]
     assert sum("is not reached" in line for line in lines) == 1
     assert sum("is reached again" in line for line in lines) == 1
@@ -75,4 +95,4 @@ def test_a_refused_value_is_the_requests_fault_and_a_busy_pool_is_not_an_outage(
         assert health.up is False  # (here nothing listens: the probe finds it away)
         health._recovery.cancel()
 
-    asyncio.run(run())
+    run_apart(run())
