@@ -1002,7 +1002,7 @@ class Remote:
                        for s in PLAYERS}
             await self.hub._finish(conn, row.archive, {
                 "status": "over", "record": to_record(game), "result": result, "created": row.started,
-                "finished": time.time(), "mode": game.mode, "players": players})
+                "finished": time.time(), "mode": game.mode, "players": players}, pushed=False)
         await conn.execute("SELECT pg_notify(%s, %s)", (schema.CHANNEL, f"{row.archive}:{n}:{status}"))
 
 

@@ -766,10 +766,13 @@ class Hub:
                     self.deliver(ch, events, status, next(ev.parsed for u, ev, _ in checked if u == uuid))
         return {"acked": acked}
 
-    async def _finish(self, conn, game_id: int, final: dict, agrees: bool | None = True) -> str | None:
+    async def _finish(self, conn, game_id: int, final: dict, agrees: bool | None = True,
+                      pushed: bool = True) -> str | None:
         """Keep a game's final, and rate its players when ``agrees`` (its record is the game the
-        table's frames showed) and no game of the archive has the same record rated already; why
-        it is not rated, if it is not (its players are then kept by name only: "rated": false)."""
+        table's frames showed) and, for a final a table ``pushed``, no game of the archive has the
+        same record rated already; why it is not rated, if it is not (its players are then kept by
+        name only: "rated": false).  A remote game's final is the hub's own (``pushed`` False): it
+        saw every action, so two games that happen to be played alike are each rated."""
         players = final.get("players") or {}
         ids = {}
         for colour in ("white", "black"):
@@ -778,7 +781,7 @@ class Hub:
         if final["status"] == "over" and (ids["white"] or ids["black"]):
             if not agrees:
                 why = "not rated: the table did not push the frames of this game's turns"
-            elif (await (await conn.execute(
+            elif pushed and (await (await conn.execute(
                     "SELECT 1 FROM hub_games WHERE id <> %s AND record IS NOT NULL AND md5(record::text) = "
                     "md5(%s::jsonb::text) AND (white IS NOT NULL OR black IS NOT NULL) LIMIT 1",
                     (game_id, _json(final.get("record"))))).fetchone()) is not None:
