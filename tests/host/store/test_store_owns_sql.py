@@ -5,7 +5,9 @@ import ast
 from pathlib import Path
 
 HOST = Path(__file__).resolve().parents[3] / "host"
-HUB_POSTGRES = {"hub/server.py", "hub/schema.py", "hub/ratings.py", "hub/remote.py"}  # the hub's own store (psycopg)
+HUB_POSTGRES = {"hub/server.py", "hub/schema.py", "hub/ratings.py", "hub/remote.py",  # the hub's own store (psycopg)
+                "hub/database.py",  # its health probe (SELECT 1 on a fresh connection)
+                "hub/words.py"}  # the archive's names from frames (one look-up); issue 32 gathers all of these
 STATEMENTS = {"execute", "executemany", "executescript"}
 
 
