@@ -56,6 +56,9 @@ def post_routes(table) -> list[tuple[str, dict]]:
         f"/api/seat/{token}/again": ({}, {"X-Seat-Token": token}),
         f"/api/host/{key}/new": ({}, {"X-Host-Key": key}),
         f"/api/host/{key}/reissue": ({"player": "white"}, {"X-Host-Key": key}),
+        f"/api/seat/{token}/remote-end": ({"end": "resign"}, {"X-Seat-Token": token}),
+        f"/api/host/{key}/remote": ({"hub": "http://127.0.0.1:9/", "game": "new", "side": "white", "name": "Ann",
+                                     "mode": "classic"}, {"X-Host-Key": key}),
     }
     return list(known.items())
 
@@ -68,7 +71,8 @@ def test_every_state_changing_route_is_listed(web):
     changing = sorted(rule.rule for rule in app.url_map.iter_rules() if "POST" in rule.methods)
     assert changing == sorted(["/api/board/toggle", "/api/board/set", "/api/seat/<token>/input",
                                "/api/seat/<token>/setup", "/api/seat/<token>/again",
-                               "/api/host/<key>/new", "/api/host/<key>/reissue"])
+                               "/api/host/<key>/new", "/api/host/<key>/reissue",
+                               "/api/seat/<token>/remote-end", "/api/host/<key>/remote"])
 
 
 FORGERIES = [
