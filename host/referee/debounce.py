@@ -18,6 +18,10 @@ of the put-back).  A bumped tower is off its magnet for under ``off_delay`` in a
 counts even there; a quick lift and put-back (held 200 ms, bouncing up to 80 ms at each edge, so
 steadily empty for as little as 40 ms) does.  See docs/referee.md, "Evidence read in context".
 
+Raw edges on one space less than ``BURST_GAP`` apart are one lift or placement (its flicker),
+unless the space's stable state flipped since the last of them: a change already reported is over,
+and the next edge begins a new one (:attr:`Debouncer.began`).
+
 The board-level settle window lives in the referee, which asks
 :attr:`Debouncer.last_change` (the time of the last raw change anywhere) and
 :attr:`Debouncer.pending` (spaces whose raw reading differs from the stable one).
@@ -39,7 +43,7 @@ class Debouncer:
     """Stable occupancy from raw snapshots.  Times are seconds, non-decreasing."""
 
     __slots__ = ("on_delay", "off_delay", "raw", "stable", "since", "began", "pending", "last_change", "now",
-                 "expect", "meta", "history")
+                 "expect", "meta", "history", "reported")
 
     def __init__(self, on_delay: float = 0.05, off_delay: float = 0.15, initial: frozenset[int] = frozenset()):
         if on_delay < 0 or off_delay < 0:
@@ -56,6 +60,7 @@ class Debouncer:
         self.expect: frozenset[int] = frozenset()  # spaces where a lift is expected (set by the referee)
         self.meta: dict[int, tuple[float, float]] = {}  # space -> (began, settled) of a lift seen late
         self.history: dict[int, list[tuple[float, bool]]] = {}  # space -> its recent raw edges (t, on)
+        self.reported: dict[int, float] = {}  # space -> when its stable state last flipped
 
     def _off_due(self, s: int) -> float:
         """When a stable tower whose reading is empty flips off if the reading holds."""
@@ -84,6 +89,10 @@ class Debouncer:
                 while edges[0][0] < t - HISTORY:
                     edges.pop(0)
                 last = since.get(s, float("-inf"))
+                # a change of a space whose last one was already reported (its stable state flipped)
+                # is a new lift or placement however soon it comes: the next player lifting a
+                # tower 0.1 s after its last landing bounce begins a lift, not more of the landing
+                fresh = self.reported.get(s, float("-inf")) >= last
                 if (s in expect and s in occupied and s in stable and t - last >= EXPECT_STEADY - EPS
                         and t - began.get(s, last) >= self.off_delay - EPS):
                     # A quick lift where one is expected, put back already: it counts (its edges
@@ -91,7 +100,7 @@ class Debouncer:
                     late.add(s)
                     self.meta[s] = (began.get(s, last), last)
                     stable = self.stable = stable - {s}
-                if t - last > BURST_GAP:
+                if t - last > BURST_GAP or fresh:
                     began[s] = t  # a new lift or placement starts (flicker belongs to it)
                 since[s] = t
                 if (s in occupied) != (s in stable):
@@ -116,6 +125,8 @@ class Debouncer:
         if not flipped:
             return frozenset()
         out = frozenset(flipped)
+        for s in out:
+            self.reported[s] = t
         self.pending.difference_update(out)
         self.stable = self.stable ^ out
         return out

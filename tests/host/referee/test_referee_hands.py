@@ -71,6 +71,14 @@ SOAK_REGRESSIONS = [
     # pulling that Void too could grow no more, so the done was not checked against it (a wrong commit;
     # issue 31's soak)
     (74176, "third_eye", "high", "brisk"),
+    # Black lifted White's tower for a Time push 0.16 s after it touched down on w26, only 98 ms after
+    # its last bounce: the lift read as more of the landing's flicker (no rest on w26 at all), White's
+    # move committed to w27 (a wrong commit; the hasty pace)
+    (70008, "third_eye", "low", "hasty"),
+    # the same cause: White said "time" as Black's swap landed on b19 and lifted the tower to rewind
+    # it 85 ms after its last bounce; the lift dated from the landing, so it came "before" the word and
+    # the swap took in the rewind's flips (stuck, the Time waiting for a rewind already done)
+    (70004, "classic", "medium", "hasty"),
 ]
 
 

@@ -404,3 +404,56 @@ def test_a_done_said_with_the_movers_own_last_void_in_the_hand_keeps_it_in_the_g
     play.place("w56", then=0.6)
     assert play.played() == [gravity("w57", {"w44": "w47", "w55": "w56"})]
     assert not questions(play) and not refused(play)
+
+
+# --- soak: the next player's lift under 0.1 s after the rival's last landing bounce -----------------
+
+
+def push_next():
+    """Third Eye, White to move: White's Peripheral on w26 may step to w36 (or on to w37); Black's
+    Time tower on w19 may push a White tower one space."""
+    return third_eye({"w26": "P", "w35": "V", "w19": "t", "b35": "p"})
+
+
+def landed_then_lifted(play, lift_after):
+    """White's Peripheral from w26 lands on w36 bouncing for 60 ms (landed and holding 50 ms: a
+    stable placement), and is lifted again ``lift_after`` s after it touched down, that lift bouncing
+    80 ms: every edge within 0.1 s of the one before."""
+    play.lift("w26", then=0.15)
+    s = S("w36")
+    play.board.place(s)
+    heavy(play, [(0.01 * i, "w36", i % 2 == 0) for i in range(7)] + [(0.065, "w36", None)])
+    play.wait(lift_after - 0.065)
+    play.board.lift(s)
+    heavy(play, [(0.08 * i / 6, "w36", i % 2 == 1) for i in range(7)] + [(0.085, "w36", None)])
+
+
+def test_a_tower_lifted_for_a_time_push_under_0_1_s_after_its_last_bounce_stays_where_it_landed():
+    """Soak seed 70008 (Third Eye, light noise, hasty): White's tower landed on w26 bouncing 62 ms,
+    rested there, and Black lifted it 0.16 s after it touched down but only 98 ms after its last
+    bounce, said "time" 43 ms into the lift and put it on w27 0.29 s after lifting it: a Time push.  The lift's first edge
+    was within 0.1 s of the landing's last, so it was read as more flicker of the landing: the tower
+    seemed to rest on w26 not at all, and White's move was committed to w27 (a wrong commit), Black's
+    Time then waiting for good.  A change of a space whose placement was already seen is a new lift,
+    however soon: the tower rested 155 ms from its arrival, a placement, as anywhere else."""
+    play = Play(push_next(), step=0.005)
+    landed_then_lifted(play, 0.155)  # 95 ms after the last bounce
+    play.say("black", {"type": "time"})  # once the lift began: it is no word said before it
+    play.wait(0.2)  # the tower in Black's hand, its lift read (150 ms), then put down
+    play.board.place(S("w37"))
+    heavy(play, [(0.01 * i, "w37", i % 2 == 0) for i in range(7)] + [(0.065, "w37", None)])
+    play.wait(0.22)
+    play.lift("w19", then=0.6)
+    assert play.played() == [mv("w26", "w36"), Time(S("w19"), S("w36"), S("w37"))]
+    assert not questions(play) and not refused(play)
+
+
+def test_a_tower_resting_a_moment_on_its_way_bouncing_all_the_while_is_one_move():
+    """The other side: White's own hand slides the same tower on, lifting it from w36 0.10 s after it
+    touched down (under the ``quiet`` rest of a placement) and setting it on w37, nothing said by
+    Black: one move to w37."""
+    play = Play(push_next(), step=0.005)
+    landed_then_lifted(play, 0.10)
+    play.place("w37", then=0.8)
+    assert play.played() == [mv("w26", "w37")]
+    assert not questions(play) and not refused(play)
