@@ -539,6 +539,14 @@ class Table:
         with self.lock:
             return projections.state(self, viewer)
 
+    def answer(self, viewer: str) -> dict:
+        """``viewer``'s state as the answer to their own request, with ``event``: the id of the last
+        event their stream was sent when it was read.  The answer and the stream race to the page: a
+        page that has already heard a later event keeps it (an answer read before the game's end must
+        not draw over the end)."""
+        with self.lock:
+            return dict(projections.state(self, viewer), event=self.broker.last_id(viewer))
+
     def _declarations(self, player: str) -> dict | None:
         """What the player to move may declare on their phone now (projections)."""
         return projections._declarations(self.session, player) if self.session is not None else None

@@ -29,4 +29,4 @@ def seat_remote_end(token: str):
         end_remote(table, player, data["end"])
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    return jsonify(table.state(player))
+    return jsonify(table.answer(player))

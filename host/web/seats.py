@@ -61,7 +61,7 @@ def seat_input(token: str):
         raise bad_request(str(exc)) from None
     except ValueError as exc:  # the referee's InputError and the engine's errors
         raise bad_request(str(exc)) from None
-    return jsonify(table.state(player))
+    return jsonify(table.answer(player))
 
 
 @bp.post("/api/seat/<token>/setup")
@@ -79,7 +79,7 @@ def seat_setup(token: str):
         table.submit_setup(player, data, who)
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    return jsonify(table.state(player))
+    return jsonify(table.answer(player))
 
 
 def _known_at_hub(table, who: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
@@ -110,4 +110,4 @@ def seat_again(token: str):
         table.play_again(player)
     except TableError as exc:
         raise bad_request(str(exc)) from None
-    return jsonify(table.state(player))
+    return jsonify(table.answer(player))

@@ -30,8 +30,17 @@ document.addEventListener("DOMContentLoaded", async () => {
 
   const turnKey = (s) => (s && s.view ? `${s.view.turn}:${s.view.to_move}:${s.view.history.length}` : s ? s.phase : "");
   const refuse = (text) => { refusal = { text: text + " " + nextStep(text), key: turnKey(state) }; renderNow(); };
+  // An answer is drawn unless the stream has since brought a later event (its ``event``: the last
+  // one sent when it was read): the stream's newer state stays (the game's end, say).
+  const older = (s) => s.event !== undefined && window.QUIN_LAST_EVENT_ID !== undefined
+    && Number(s.event) < Number(window.QUIN_LAST_EVENT_ID);
   const send = (path, body) => Quin.post(api(path), body, headers)
-    .then((s) => { refusal = null; if (s && s.phase) render(s, []); return s; })
+    .then((s) => {
+      refusal = null;
+      if (s && s.phase && !older(s)) render(s, []);
+      window.QUIN_ANSWERS = (window.QUIN_ANSWERS || 0) + 1;  // answers handled (drawn or kept from drawing)
+      return s;
+    })
     .catch((e) => { refuse(sentence(e.message)); throw e; });
 
   // The board's layout and the live stream load side by side; the first state waits for the board.

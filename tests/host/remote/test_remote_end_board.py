@@ -64,18 +64,20 @@ def table_at(hub, tmp_path, browser):
     app = create_app({"TABLE": table, "DATA_DIR": str(tmp_path)})
     serving = running(app)
     base = serving.__enter__()
-    contexts = []
+    contexts, errors = [], []
 
     def open_page(path, viewport):
         ctx = browser.new_context(viewport=viewport)
         contexts.append(ctx)
         page = ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(f"{path}: {e}"))
         page.goto(base + path)
         return page
 
     phone = open_page(f"/seat/{table.seats.tokens['white']}", PHONE)
     status = open_page("/", {"width": 1280, "height": 800})
     yield table, bob, phone, status, service
+    assert not errors, errors  # a page that threw stops drawing what came after
     for ctx in contexts:
         ctx.close()
     bob.close()
@@ -104,6 +106,26 @@ def test_the_seat_resigns_after_asking_and_every_screen_says_the_result(table_at
     row = service.store.game(table.row.id)
     assert row.status == "over" and row.result == {"status": "won", "winner": "black", "reason": "resignation"}
     assert service.store.record(row.id)["termination"] == {"reason": "resignation", "winner": "black"}
+
+
+def test_an_answer_that_comes_after_the_end_does_not_draw_over_it(table_at):
+    """The phone's answer to "Yes, resign" (read before the hub ended the game) and the stream's end
+    race to the page: held back here until the end is drawn, it must not draw "Your move" and
+    "Resigning…" back over "Black wins" (it came last in one CI run)."""
+    table, bob, phone, status, service = table_at
+    held = []
+    phone.route("**/remote-end", lambda route: held.append((route, route.fetch())))
+    phone.click("#resign", timeout=WAIT)
+    phone.click("#resign-yes")
+    # (the route's handler runs while Playwright waits: here, for the stream's end)
+    expect(phone.locator("#turn")).to_contain_text("Black wins: White resigned", timeout=WAIT)
+    expect(phone.locator("#remote-end")).to_be_hidden()
+    route, answer = held[0]
+    assert answer.json()["remote"]["resigning"] is True  # read before the hub's end
+    route.fulfill(response=answer)
+    phone.wait_for_function("() => window.QUIN_ANSWERS === 1")
+    expect(phone.locator("#turn")).to_contain_text("Black wins: White resigned")
+    expect(phone.locator("#remote-end")).to_be_hidden()
 
 
 def test_an_absent_rival_counts_down_on_every_screen_then_the_seat_claims_the_game(table_at, hub):
