@@ -114,7 +114,12 @@ def follow_the_board(ann, timeout=30.0):
         elif state == "over" or (state == "play" and status.get("instructions") == []):
             return
         time.sleep(0.05)
-    raise AssertionError(f"the board did not settle: {ann.table.ref.public_status()}")
+    ref = ann.table.ref
+    cur = ref.current
+    raise AssertionError(
+        f"the board did not settle: {ref.public_status()}; referee state {ref.state.value}, "
+        f"follow {getattr(cur, 'follow', None)}, board {sorted(N[x] for x in ann.board.occupied)}, "
+        f"raw {sorted(N[x] for x in ref.deb.raw)}, pending {sorted(N[x] for x in ref.deb.pending)}")
 
 
 def carry_out(ann, truth: Game, action):

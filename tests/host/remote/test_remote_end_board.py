@@ -8,6 +8,7 @@ board is the simulated board under a real service and its web server; the rival 
 API (player.py)."""
 
 import random
+import threading
 import time
 from pathlib import Path
 
@@ -108,13 +109,31 @@ def test_the_seat_resigns_after_asking_and_every_screen_says_the_result(table_at
     assert service.store.record(row.id)["termination"] == {"reason": "resignation", "winner": "black"}
 
 
-def test_an_answer_that_comes_after_the_end_does_not_draw_over_it(table_at):
+def test_an_answer_that_comes_after_the_end_does_not_draw_over_it(table_at, monkeypatch):
     """The phone's answer to "Yes, resign" (read before the hub ended the game) and the stream's end
     race to the page: held back here until the end is drawn, it must not draw "Your move" and
     "Resigning…" back over "Black wins" (it came last in one CI run)."""
+    import host.remote.link as link_module
+
     table, bob, phone, status, service = table_at
+    # the board's link tells the hub only once the phone's answer is read: that answer says
+    # "Resigning" and the game still on, and the stream's end is sure to be newer than it
+    read = threading.Event()
+    send = link_module.request
+
+    def request(hub, method, path, *args, **kw):
+        if path.endswith("/resign"):
+            read.wait(WAIT / 1000)
+        return send(hub, method, path, *args, **kw)
+
+    monkeypatch.setattr(link_module, "request", request)
     held = []
-    phone.route("**/remote-end", lambda route: held.append((route, route.fetch())))
+
+    def hold(route):
+        held.append((route, route.fetch()))
+        read.set()
+
+    phone.route("**/remote-end", hold)
     phone.click("#resign", timeout=WAIT)
     phone.click("#resign-yes")
     # (the route's handler runs while Playwright waits: here, for the stream's end)
