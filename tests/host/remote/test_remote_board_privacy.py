@@ -122,6 +122,15 @@ def what_the_board_holds(folder, link, states, frames, secret, caplog) -> dict:
     logs = "\n".join(f"{r.name} {r.levelname} {r.getMessage()}" for r in caplog.records
                      if r.name.startswith("quin"))
 
+    def relative(items):
+        """Event ids counted from the first one recorded: how many events came before the recording
+        began (presence changes while both sides join, as many as the clock makes) is no part of
+        the game; the count and order of those recorded are."""
+        ids = [int(m) for x in items for m in re.findall(r"^id: (\d+)$", x, re.M)]
+        if not ids:
+            return items
+        return [re.sub(r"^id: (\d+)$", lambda m: f"id: +{int(m.group(1)) - ids[0]}", x, flags=re.M) for x in items]
+
     def dedup(items):
         out = []
         for x in items:
@@ -137,8 +146,8 @@ def what_the_board_holds(folder, link, states, frames, secret, caplog) -> dict:
         "link file": mask(linkfile, secret),
         "logs": mask(logs, secret),
         "served": mask(json.dumps(states, sort_keys=True), secret),
-        "public stream": mask(json.dumps(dedup([f.decode() for f in frames["public"]])), secret),
-        "seat stream": mask(json.dumps(dedup([f.decode() for f in frames["white"]])), secret),
+        "public stream": mask(json.dumps(dedup(relative([f.decode() for f in frames["public"]]))), secret),
+        "seat stream": mask(json.dumps(dedup(relative([f.decode() for f in frames["white"]]))), secret),
     }
 
 
