@@ -6,6 +6,7 @@ on real time); :func:`carry_out` is the local player naming an action on their p
 on the board; :func:`follow_the_board` does what the board asks (a plan of the rival's, a flash, a
 Time) until the referee waits for a player again."""
 
+import json
 import random
 import time
 
@@ -88,6 +89,7 @@ def follow_the_board(ann, timeout=30.0):
     """Do what the board asks until the referee waits for a player again: the lifts a plan needs,
     then the occupancy it expects."""
     end = time.monotonic() + timeout
+    done: dict[str, set] = {}  # the towers each plan's lifts have taken up: a person lifts each once
     while time.monotonic() < end:
         ref = ann.table.ref
         status = ref.public_status()
@@ -95,11 +97,15 @@ def follow_the_board(ann, timeout=30.0):
         if state == "follow":
             plan = (ann.state()["opponent"] or {}).get("plan") or {}
             steps = plan.get("steps", [plan])
+            # (a flash's plan lifts the tower it lands on too: once put down, it is not lifted again
+            # while the referee has not yet taken the plan as done, a tick or two later)
+            taken = done.setdefault(json.dumps(plan, sort_keys=True), set())
             lifted = False
             for step in steps:
                 for s in step.get("lift", []):
-                    if s in {N[x] for x in ann.board.occupied}:
+                    if s in {N[x] for x in ann.board.occupied} and s not in taken:
                         ann.feed(ann.board.lift(s))
+                        taken.add(s)
                         lifted = True
                         time.sleep(0.03)
             if lifted:
