@@ -25,7 +25,11 @@ def backup(conn, lock: threading.RLock, path: Path) -> Path | None:
     the newest :data:`BACKUPS`.  Never fails the caller: a backup that cannot be made is logged in
     one line."""
     folder = path.parent / "backups"
-    target = folder / f"quin-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**9:09d}.sqlite3"
+    # one reading of the clock for the whole name: read twice, a second could tick between the two and
+    # the newest backup would sort before the others of that second (and be pruned, or not be salvaged from)
+    now = time.time_ns()
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now // 10**9))
+    target = folder / f"quin-{stamp}-{now % 10**9:09d}.sqlite3"
     try:
         folder.mkdir(exist_ok=True)
         dest = sqlite3.connect(str(target))

@@ -11,7 +11,7 @@ import pytest
 
 from engine.randplay import random_game
 from host.cli import main
-from host.store import Store
+from host.store import Store, readable_backups
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test_serve.py
@@ -244,3 +244,31 @@ def test_salvage_passes_over_a_backup_that_does_not_read_for_the_next_newest(tmp
     assert [g.id for g in store.games()] == [2, 1]
     for gid in (1, 2):
         assert store.load_game(gid).state.key() == games[gid - 1].state.key()
+
+
+def test_backups_sort_in_the_order_they_were_made_across_a_seconds_tick(tmp_path, monkeypatch):
+    """The newest backup is the one salvaged from and the last pruned: its name must sort last even
+    when it is made as a second ticks over (the name once read the clock twice, and the one made at
+    x.000001 s sorted before the one made at x-1.999999 s; a salvage took the older copy in a suite run)."""
+    import time as real_time
+
+    from host.store import backups
+
+    ticks = iter([1_700_000_000_999_999_000, 1_700_000_001_000_001_000, 1_700_000_001_500_000_000])
+
+    class Clock:  # the clock the backups read: these instants, and the rest of the time module
+        def __getattr__(self, name):
+            return getattr(real_time, name)
+
+        @staticmethod
+        def time_ns():
+            return next(ticks)
+
+    monkeypatch.setattr(backups, "time", Clock())
+    store = Store(tmp_path / "quin.sqlite3")
+    try:
+        made = [store.backup() for _ in range(3)]
+    finally:
+        store.close()
+    assert all(made) and sorted(made) == made, made
+    assert readable_backups(tmp_path / "quin.sqlite3")[0] == made[-1]
