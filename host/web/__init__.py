@@ -13,7 +13,7 @@ from flask import Flask, current_app
 
 from host.compose import start_ticker  # noqa: F401 - its former home; host.compose owns it
 
-from .bodies import MAX_BODY
+from .errors import MAX_BODY
 
 DEFAULTS = {
     "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.system.config.data_dir())
