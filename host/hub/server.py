@@ -42,7 +42,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 from tornado import web
 
-from . import database, finals, frames, guard, ratings, schema, validate, words
+from . import database, finals, frames, guard, ratings, remote, schema, validate, words
 from .base import STREAM_RETRY, Base, Limiter, _quiet
 from .remote import Remote
 from .validate import UUID, Events
