@@ -25,7 +25,7 @@ from host.cli import main
 from host.commands.serve_cmds import pump
 from host.board.sources.serial_source import SerialLink, SerialSource
 from host.board.virtual_pico import Field, VirtualPico
-from host.web import create_app
+from host.compose import create_app
 
 WAIT = 60.0  # generous: only ever reached when something is broken (2 cores shared by many)
 
