@@ -12,7 +12,8 @@ from host.cli import UserError
 from host.commands.files import MAX_RECORD, MAX_TRACE, FileTooLarge, read_text
 from host.referee import Referee
 from host.simulate import LEVELS, PACE_NAMES, Hands, run_closed_loop
-from host.board.trace import TraceError, read_trace, referee_trace, write_trace
+from host.board.trace import TraceError, read_trace, write_trace
+from host.referee.traces import referee_trace
 
 
 def add_parser(sub) -> None:
