@@ -10,7 +10,7 @@
 - the **broker** of the live streams (``host.web.events``), and the **web** app
   (``host.web.create_app``) on it; :func:`create_app` builds the whole service from a web config
   (the tests, the fingerprint);
-- optionally the **push to a hub** (``host.hub.push.Pusher``, a reader of the public stream);
+- optionally the **push to a hub** (``host.remote.push.Pusher``, a reader of the public stream);
 - its threads: the **board loop** (one thread: it reads the source, feeds the table, ticks the
   referee between readings and lights the board's LEDs), or with no hardware source the
   **ticker** (settle windows expire with no new reading).
@@ -175,7 +175,7 @@ class Service:
 
     def push_to(self, url: str, key: str):
         """Push this table's games to a club's hub (ValueError for a bad URL or key)."""
-        from host.hub.push import Pusher
+        from host.remote.push import Pusher
 
         self.pusher = Pusher(self.table, url, key).start()
         return self.pusher

@@ -17,7 +17,7 @@ import pytest
 
 from hubproc import ROOT, quin, wait_for
 
-from host.hub.push import Link, Pusher
+from host.remote.push import Link, Pusher
 from host.compose import create_app
 
 
