@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from host.cli import UserError
+from host.commands import UserError
 
 DEFAULT_WAIT = 3.0
 SILENCE = 5.0  # a board that sends nothing this long while towers are placed has stopped

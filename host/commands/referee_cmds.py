@@ -8,7 +8,7 @@ import sys
 from engine.errors import bounded
 from engine.record import FORMAT as RECORD_FORMAT
 from engine.record import ReplayError, load_record, parse_json, replay, to_record
-from host.cli import UserError
+from host.commands import UserError
 from host.commands.files import MAX_RECORD, MAX_TRACE, FileTooLarge, read_text
 from host.referee import Referee
 from host.simulate import LEVELS, PACE_NAMES, Hands, run_closed_loop

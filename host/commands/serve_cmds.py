@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from host.cli import UserError
+from host.commands import UserError
 from host.system.mdns import lan_address
 
 BOARDS = ("sim", "serial", "gpio", "blinka")
