@@ -11,7 +11,7 @@ put-down, the commit with the new history): about 0.8 s per action, so **about 3
 second per table**, 740 a second for 200 tables.  Every frame is pushed as the status page shows it.
 
 Each table is a real board store (SQLite, on /dev/shm: the board's own disk is not what is
-measured) with its outbox and a real :class:`host.hub.push.Pusher`; the game is a seeded random
+measured) with its outbox and a real :class:`host.remote.push.Pusher`; the game is a seeded random
 game played by the engine (the referee and sensing are not run: the hub's costs are measured).  Each
 frame is stamped with the time it was published, so a spectator can tell the event-to-spectator
 latency.  The work is spread over processes so that the bench is not its own bottleneck: the boards
@@ -166,7 +166,7 @@ class SimTable:
 
 def board_worker(conn, folder: str, seeds: list[int], keys: list[str], url: str):
     """A process of boards: plays when told, cuts one off when told, reports when told to stop."""
-    from host.hub.push import Pusher
+    from host.remote.push import Pusher
 
     # The boards stand for other machines: here their many threads would take the CPU from the hub
     # processes (the scheduler shares it by thread), so they yield to them.

@@ -43,7 +43,8 @@ from engine.record import to_record  # noqa: E402
 from host.referee import Referee  # noqa: E402
 from host.simulate import ALL_PACES, FAULTS, LEVELS, PACE_NAMES, Hands, run_closed_loop  # noqa: E402
 from host.simulate.timing import BRISK_PARTS  # noqa: E402
-from host.board.trace import TraceHeader, referee_trace  # noqa: E402
+from host.board.trace import TraceHeader  # noqa: E402
+from host.referee.traces import referee_trace  # noqa: E402
 
 MODES = ("classic", "third_eye")
 SPACE = re.compile(r"\b(?:[wb]\d\d|h[we]\d|[wb]i|fs)\b")

@@ -7,6 +7,7 @@ import importlib
 import sys
 
 from engine.errors import bounded
+from host.commands import UserError
 
 # (module, description); each module defines add_parser(subparsers) that sets
 # ``func`` on its parser.  The function returns the exit code.
@@ -21,14 +22,6 @@ COMMANDS = [
     "host.commands.opponent_cmds",
     "host.commands.hub_cmds",
 ]
-
-
-class UserError(Exception):
-    """A problem to report in one line with an exit code, never a traceback."""
-
-    def __init__(self, message: str, code: int = 2):
-        super().__init__(message)
-        self.code = code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    # `python -m host.cli`: run the package's own module, so UserError raised by the
-    # commands (which import host.cli) is the class caught here, not a __main__ copy.
+    # `python -m host.cli`: run the package's own module (its COMMANDS, its parser), as the
+    # `quin` script does, rather than this __main__ copy.
     from host.cli import main as _main
 
     sys.exit(_main())

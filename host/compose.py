@@ -8,8 +8,9 @@
 - the **table** (``host.session.table.Table``) with its seats (``host.session.seats``: a phone, or
   an off-board mind such as the practice opponent) and its sessions;
 - the **broker** of the live streams (``host.web.events``), and the **web** app
-  (``host.web.create_app``) on it;
-- optionally the **push to a hub** (``host.hub.push.Pusher``, a reader of the public stream);
+  (``host.web.create_app``) on it; :func:`create_app` builds the whole service from a web config
+  (the tests, the fingerprint);
+- optionally the **push to a hub** (``host.remote.push.Pusher``, a reader of the public stream);
 - its threads: the **board loop** (one thread: it reads the source, feeds the table, ticks the
   referee between readings and lights the board's LEDs), or with no hardware source the
   **ticker** (settle windows expire with no new reading).
@@ -143,7 +144,7 @@ class Service:
 
     @classmethod
     def from_config(cls, config) -> "Service":
-        """The service ``host.web.create_app`` builds when it is given no table (tests, the
+        """The service :func:`create_app` builds when it is given no table (tests, the
         fingerprint): the store in ``DATA_DIR``, a simulated board unless ``BOARD`` says otherwise,
         the open game resumed or a new one, and the ticker unless ``TICK`` is 0."""
         from host.store import DB_NAME, Store
@@ -174,7 +175,7 @@ class Service:
 
     def push_to(self, url: str, key: str):
         """Push this table's games to a club's hub (ValueError for a bad URL or key)."""
-        from host.hub.push import Pusher
+        from host.remote.push import Pusher
 
         self.pusher = Pusher(self.table, url, key).start()
         return self.pusher
@@ -209,3 +210,17 @@ class Service:
                 pass
         with self.table.lock:
             self.store.close()
+
+
+def create_app(test_config: dict | None = None):
+    """The web app (``host.web.create_app``) on ``TABLE`` if the config gives one, else on a whole
+    service built from the config (:meth:`Service.from_config`), kept as ``quin.service``."""
+    from host.web import DEFAULTS, create_app as web_app
+
+    config = dict(test_config or {})
+    if config.get("TABLE") is not None:
+        return web_app(config)
+    service = Service.from_config({**DEFAULTS, **config})
+    app = web_app({**config, "TABLE": service.table})
+    app.extensions["quin.service"] = service
+    return app

@@ -194,10 +194,11 @@ class Calibration:
             raise CalibrationError(f"{origin}: a bad 'created' or 'updated' time") from None
         return cls(tuple(spaces), refs, created, updated)  # type: ignore[arg-type]
 
-    def save(self, path: str | Path | None = None) -> Path:
+    def save(self, path: str | Path) -> Path:
         """Write atomically (never a half-written file), keeping the file it replaces as
-        calibration.previous.json beside it; return the path."""
-        path = Path(path) if path else default_path()
+        calibration.previous.json beside it; return the path (the data directory's:
+        ``host.system.config.calibration_file``)."""
+        path = Path(path)
         text = json.dumps(self.to_json(), indent=1, sort_keys=True) + "\n"
         try:
             old = path.read_bytes()
@@ -218,14 +219,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def default_path() -> Path:
-    from host.system.config import data_dir
-
-    return data_dir() / CALIBRATION_FILE
-
-
-def load(path: str | Path | None = None) -> Calibration:
-    path = Path(path) if path else default_path()
+def load(path: str | Path) -> Calibration:
+    """The calibration at ``path`` (the data directory's: ``host.system.config.calibration_file``)."""
+    path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -428,9 +424,9 @@ class DriftKeeper:
     standard error (the journal) once, and tried again later.
     """
 
-    def __init__(self, path: str | Path | None = None, every: float = DRIFT_SAVE_EVERY,
+    def __init__(self, path: str | Path, every: float = DRIFT_SAVE_EVERY,
                  min_change: float = DRIFT_SAVE_CHANGE, clock=time.monotonic):
-        self.path = Path(path) if path else default_path()
+        self.path = Path(path)
         self.every = every
         self.min_change = min_change
         self._clock = clock

@@ -7,8 +7,9 @@ reference channels for self-test: ``ref_half`` (a half-supply divider) and
 ``ref_ground``.
 
 The builder's map lives in ``hardware/channel-map.csv``; a board wired
-differently puts its own copy in the data directory (``channel-map.csv``),
-which then wins.  Errors name the line and the field.
+differently puts its own copy in the data directory (:data:`CHANNEL_MAP_FILE`,
+``host.system.config.channel_map_file``), which then wins.  Errors name the
+line and the field.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ REF_HALF = "ref_half"
 REF_GROUND = "ref_ground"
 REFERENCES = (REF_HALF, REF_GROUND)
 HEADER = ("index", "multiplexer", "channel", "space", "name")
+CHANNEL_MAP_FILE = "channel-map.csv"  # a board's own map, in the data directory
 
 
 class ChannelMapError(ValueError):
@@ -117,14 +119,10 @@ def parse_csv(text: str, origin: str = "channel map") -> ChannelMap:
 
 
 def load(path: str | Path | None = None) -> ChannelMap:
-    """The map at ``path``; else ``channel-map.csv`` in the data directory; else the default."""
-    from host.system.config import data_dir
-
+    """The map at ``path``; else (None) the default.  The data directory's own map, when it has one,
+    is ``host.system.config.channel_map_file()``."""
     if path is None:
-        candidate = data_dir() / "channel-map.csv"
-        if not candidate.exists():
-            return default_map()
-        path = candidate
+        return default_map()
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

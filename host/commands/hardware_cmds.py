@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from host.cli import UserError
+from host.commands import UserError
 
 DEFAULT_WAIT = 3.0
 SILENCE = 5.0  # a board that sends nothing this long while towers are placed has stopped
@@ -160,9 +160,10 @@ def _why_not(port: str, exc: Exception) -> str:
 
 def _channel_map(args):
     from host.board import channel_map
+    from host.system.config import channel_map_file
 
     try:
-        return channel_map.load(args.channel_map)
+        return channel_map.load(args.channel_map if args.channel_map is not None else channel_map_file())
     except channel_map.ChannelMapError as exc:
         raise UserError(str(exc)) from None
 
@@ -199,6 +200,7 @@ def _ask(prompt: str) -> None:
 def calibrate(args) -> int:
     from engine.board import SPACE_NAMES
     from host.board import calibration as calmod
+    from host.system.config import calibration_file
 
     cmap = _channel_map(args)
     link = _open_link(args)
@@ -206,7 +208,7 @@ def calibrate(args) -> int:
         previous = None
         if args.baseline_only:
             try:
-                previous = calmod.load()
+                previous = calmod.load(calibration_file())
             except calmod.CalibrationError as exc:
                 raise UserError(str(exc)) from None
         _ask("Remove every tower from the board, then press Enter.")
@@ -226,7 +228,7 @@ def calibrate(args) -> int:
             })
         else:
             cal = _record_placed(link, cal, args)
-        path = cal.save()
+        path = cal.save(calibration_file())
         flags = calmod.sensor_flags(cal)
         done = sum(1 for c in cal.spaces if c.placed is not None)
         print(f"Saved {path}: {done} of {len(SPACE_NAMES)} spaces have a tower level.")
@@ -274,11 +276,11 @@ def _record_placed(link, cal, args):
 def doctor(args) -> int:
     from host.board import calibration as calmod
     from host.board import doctor as doc
-    from host.system.config import data_dir
+    from host.system.config import calibration_file, data_dir
 
     cmap = _channel_map(args)
     try:
-        cal = calmod.load()
+        cal = calmod.load(calibration_file())
     except calmod.CalibrationError:
         cal = None
     link = _open_link(args)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from host.cli import UserError
+from host.commands import UserError
 
 
 def add_parser(sub) -> None:

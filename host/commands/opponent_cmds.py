@@ -7,7 +7,7 @@ import sys
 
 from engine.board import PLAYERS
 from engine.record import ReplayError
-from host.cli import UserError
+from host.commands import UserError
 from host.commands.engine_cmds import run_record
 
 

@@ -8,11 +8,12 @@ import sys
 from engine.errors import bounded
 from engine.record import FORMAT as RECORD_FORMAT
 from engine.record import ReplayError, load_record, parse_json, replay, to_record
-from host.cli import UserError
+from host.commands import UserError
 from host.commands.files import MAX_RECORD, MAX_TRACE, FileTooLarge, read_text
 from host.referee import Referee
 from host.simulate import LEVELS, PACE_NAMES, Hands, run_closed_loop
-from host.board.trace import TraceError, read_trace, referee_trace, write_trace
+from host.board.trace import TraceError, read_trace, write_trace
+from host.referee.traces import referee_trace
 
 
 def add_parser(sub) -> None:

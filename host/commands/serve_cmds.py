@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from host.cli import UserError
+from host.commands import UserError
 from host.system.mdns import lan_address
 
 BOARDS = ("sim", "serial", "gpio", "blinka")
@@ -233,13 +233,15 @@ def _calibration(kind: str, folder: Path | None):
     """The board's calibration, channel map and drift keeper, from ``folder`` when given (else the
     default data directory): drift is saved back to the file it was read from."""
     from host.board import calibration, channel_map
+    from host.system.config import calibration_file, channel_map_file
 
     if folder is None:
-        return calibration.load(), channel_map.load(), calibration.DriftKeeper()
+        cal_path = calibration_file()
+        return calibration.load(cal_path), channel_map.load(channel_map_file()), calibration.DriftKeeper(cal_path)
     cal_path = folder / calibration.CALIBRATION_FILE
     if not cal_path.exists():  # `quin calibrate` writes to the data directory $QUIN_DATA_DIR names
         raise UserError(f"--board {kind}: no calibration at {cal_path}: run `QUIN_DATA_DIR={folder} quin calibrate` first")
-    map_path = folder / "channel-map.csv"
+    map_path = folder / channel_map.CHANNEL_MAP_FILE
     return (calibration.load(cal_path), channel_map.load(map_path if map_path.exists() else None),
             calibration.DriftKeeper(cal_path))
 

@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from host.cli import UserError
+from host.commands import UserError
 
 BOARDS = ("serial", "gpio", "blinka")
 SERVICE_WAIT = 30.0  # seconds for a started service to answer its first request

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from host.cli import UserError
+from host.commands import UserError
 from host.commands.serve_cmds import _data_dir, _hold, _open_store, _reading
 
 

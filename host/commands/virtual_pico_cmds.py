@@ -9,7 +9,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from host.cli import UserError
+from host.commands import UserError
 
 HELP = """Your hands on the board, typed here (spaces by name, e.g. w19; several at once are fine):
   place SPACE...   lift SPACE...   move FROM TO   towers SPACE... (exactly these)   clear

@@ -6,8 +6,13 @@
 - :mod:`host.hub.remote`: remote play (docs/remote-play.md): two players far apart, the true game
   on the hub (both lineups in its database, never sent but through a side's view), their streams,
   presence and pause, reveals for a board's referee, rematch, the archive under the table ``remote``.
-- :mod:`host.hub.push`: the board's side: an outbox in the board's own store and the thread that
-  drains it to the hub (``quin serve --hub URL --table-key K``).
+- :mod:`host.hub.base`: what every route stands on (the base handler, the rate limiter).
+
+The package holds what runs in the hub's processes, and two small formats a board shares with
+it: :mod:`host.hub.frames` (the public frames' patches) and :mod:`host.hub.codes` (remote play's
+game codes).  The board's side of the push (an outbox in the board's own store and the thread
+that drains it to the hub: ``quin serve --hub URL --table-key K``) is :mod:`host.remote.push`,
+beside the board's other link to a hub.
 
 See docs/hub.md.
 """

@@ -40,6 +40,7 @@ from engine.state import BOTH, EMPTY
 from engine.views import action_seen_by, view
 
 from . import frames, schema, validate
+from .base import STREAM_RETRY, Base, Limiter, _quiet
 from .codes import ALPHABET, new_code, parse_code, show_code
 from .schema import (
     hash_key as hash_token,  # a seat token is kept as a table key is: its SHA-256
@@ -250,8 +251,6 @@ class Remote:
 
     def __init__(self, hub, renew: float = 5.0, lapse: float = 15.0, rate: float = 20.0, join_rate: float = 1.0,
                  abandon_after: float = 120.0, clock=time.time):
-        from .server import Limiter
-
         self.hub = hub
         self.abandon_after = abandon_after  # seconds a side may be away before the other may claim the game
         self.clock = clock  # the hub's clock for absences (seconds; tests inject one)
@@ -1012,8 +1011,6 @@ CODE = r"([0-9A-Za-z-]{6,7})"
 
 
 def _handlers():
-    from .server import STREAM_RETRY, Base, _quiet
-
     class RemoteBase(Base):
         """A remote route (nothing logged of a request names more than its method and path: Base)."""
 

@@ -12,7 +12,8 @@ One room, one concern per module (docs/referee.md):
 - ``corrections``: correction lists (displaced towers paired by the least total distance);
 - ``inputs``: the players' inputs, their schema and the words they carry;
 - ``wording``: every sentence the referee says;
-- ``notices``: :class:`Notice` and :class:`InputError`.
+- ``notices``: :class:`Notice` and :class:`InputError`;
+- ``traces``: refereeing a recorded trace (``host.board.trace``): ``run_referee``, ``referee_trace``.
 """
 
 from .corrections import DISTANCE, corrections

@@ -1,4 +1,5 @@
-"""The board's link to a remote game through the hub (``docs/remote-play.md``).
+"""The board's links to a hub: a remote game played through it (``docs/remote-play.md``), and the
+push of this table's games to a club's hub (:mod:`.push`, ``docs/hub.md``).
 
 The hub holds the true game and both lineups; this board's Pi holds only its own player's
 lineup and what is public.

@@ -4,37 +4,21 @@ rival abandoned (docs/remote-play.md, "Ending a game"; docs/rules.md, "How a gam
 The phone asks (``POST /api/seat/<token>/remote-end``, host/web/remote_end.py); the request goes to
 the hub through the link's durable outbox (``resign``, ``claim``); the hub decides, and its next
 state (the game over, its record's ``termination``) ends the game here as any other end does.
-Every audience sees the hub's countdown of an absence (``remote.abandon``) on its status."""
+Every audience sees the hub's countdown of an absence (``remote.abandon``) on its status
+(``host.remote.session.ending_status``)."""
 
 from __future__ import annotations
 
-import math
-import time
-
 from host.session.table import TableError
 
+from .session import RemoteSession
+
 ENDS = ("resign", "claim")
-
-
-def ending_status(session) -> dict:
-    """The remote status's part about ending: the hub's ``abandon`` (who is away, the seconds left
-    before the other may claim the game, whether it may now), and what this side asked and the hub
-    has not answered yet."""
-    hub = session.hub or {}
-    pending = {m["route"] for m in session.link.pending()}
-    abandon = hub.get("abandon")
-    if abandon and not abandon.get("claimable"):
-        # the hub sends no state as the seconds go by: a page opened later counts from now
-        gone = time.monotonic() - session.link.state_at
-        abandon = dict(abandon, left=max(0, math.ceil(abandon["left"] - gone)))
-    return {"abandon": abandon, "resigning": "resign" in pending, "claiming": "claim" in pending}
 
 
 def end_remote(table, player: str, what: object) -> None:
     """The local player resigns (``what`` "resign", confirmed on their phone) or claims the game;
     TableError in one line when it cannot be asked now.  Call without the table's lock."""
-    from .session import RemoteSession
-
     if what not in ENDS:
         raise TableError("end: 'resign' or 'claim' is expected")
     with table.lock:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 from typing import Callable
@@ -70,6 +71,20 @@ def grouped(items: list[tuple[int, str, dict]]) -> list[dict]:
             out.append({"turn": turn, "player": player, "actions": []})
         out[-1]["actions"].append(action)
     return out
+
+
+def ending_status(session) -> dict:
+    """The remote status's part about ending: the hub's ``abandon`` (who is away, the seconds left
+    before the other may claim the game, whether it may now), and what this side asked and the hub
+    has not answered yet."""
+    hub = session.hub or {}
+    pending = {m["route"] for m in session.link.pending()}
+    abandon = hub.get("abandon")
+    if abandon and not abandon.get("claimable"):
+        # the hub sends no state as the seconds go by: a page opened later counts from now
+        gone = time.monotonic() - session.link.state_at
+        abandon = dict(abandon, left=max(0, math.ceil(abandon["left"] - gone)))
+    return {"abandon": abandon, "resigning": "resign" in pending, "claiming": "claim" in pending}
 
 
 class HubOracle:
@@ -191,8 +206,6 @@ class RemoteSession(Session):
     def remote_status(self) -> dict:
         """What every audience may know of the remote game: its code, the players' names, the pause."""
         hub = self.hub or {}
-        from .ending import ending_status
-
         return {"code": self.link.shown, "side": self.local, "phase": hub.get("phase"),
                 "names": hub.get("names"), "paused": self.link.paused(),
                 "problem": self.problem or self.link.problem, **ending_status(self)}

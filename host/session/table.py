@@ -143,8 +143,8 @@ class Table:
         self._held: dict[str, list] = {}  # the notices held back while a decision is unsaved, per audience
         self.shown: dict[str, dict] = {}  # the state each audience was last sent
         self._blackbox_said = float("-inf")  # when a black box that cannot be written may be logged again
-        self.hub: dict | None = None  # whether the club's hub is reached (host.hub.push), when pushing to one
-        self.hub_pusher = None  # the host.hub.push.Pusher, when pushing to a hub (it checks player codes)
+        self.hub: dict | None = None  # whether the club's hub is reached (host.remote.push), when pushing to one
+        self.hub_pusher = None  # the host.remote.push.Pusher, when pushing to a hub (it checks player codes)
         self._who: tuple[int, dict] | None = None  # (game id, its seat_players) as last read from the store
 
     # --- the session's parts, as the table's callers and tests read them -------------------------
@@ -523,7 +523,7 @@ class Table:
             self._publish({})
 
     def show_hub(self, hub: dict) -> None:
-        """The link to the club's hub changed (host.hub.push): every screen gets its last state with
+        """The link to the club's hub changed (host.remote.push): every screen gets its last state with
         the ``hub`` line changed and nothing else, so the moment of it tells nobody anything of the
         game.  A screen that has been sent nothing yet gets the line with its first state."""
         from host.web.events import AUDIENCES

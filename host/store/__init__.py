@@ -34,7 +34,7 @@ By concern:
 - :mod:`.check`, :mod:`.backups`, :mod:`.salvage`: ``quin store check``, a backup after each
   finished game (the newest :data:`BACKUPS` kept), and the salvage of a damaged file into a
   new store (from the file and the newest readable backup);
-- :mod:`.outbox`: the hub outbox (the network side is :mod:`host.hub.push`);
+- :mod:`.outbox`: the hub outbox (the network side is :mod:`host.remote.push`);
 - :mod:`.datalock`: one server per data folder.
 
 This module re-exports the names callers import (``from host.store import Store``).

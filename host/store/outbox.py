@@ -6,7 +6,7 @@ unacknowledged as one push's body and forgets them once the hub acknowledges the
 (``hub_outbox``, ``hub_numbered``, ``hub_finals``) live in the board's SQLite file beside the
 games; frames are written without waiting for the disk and each acknowledgement durably, which
 carries every frame numbered before it there.  The network side (the thread, the HTTP pushes,
-backoff, the status page's hub line) is :mod:`host.hub.push`.
+backoff, the status page's hub line) is :mod:`host.remote.push`.
 """
 
 from __future__ import annotations

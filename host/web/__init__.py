@@ -1,24 +1,24 @@
 """The web app: the status page, the two seats, the simulated board, the game history.
 
-``create_app(test_config=None)`` is the application factory (the Flask
-tutorial's pattern).  The live game lives in a :class:`host.session.table.Table`,
-shared by every request; pass one in as ``TABLE`` (``quin serve`` does, through
-``host.compose.Service.web``), or the factory has ``host.compose`` build the
-whole service from ``DATA_DIR`` with a simulated board.
+``create_app(config)`` is the application factory (the Flask tutorial's
+pattern).  The live game lives in a :class:`host.session.table.Table`, shared by
+every request and given as ``TABLE`` (``quin serve`` does, through
+``host.compose.Service.web``); a request finds it with
+``host.web.current.get_table``.  The web app builds no service of its own: for
+a whole one built from ``DATA_DIR`` with a simulated board (the tests, the
+fingerprint), ``host.compose.create_app`` takes the same config.
 """
 
 from __future__ import annotations
 
-from flask import Flask, current_app
+from flask import Flask
 
-from host.compose import start_ticker  # noqa: F401 - its former home; host.compose owns it
-
-from .bodies import MAX_BODY
+from .errors import MAX_BODY
 
 DEFAULTS = {
     "DATA_DIR": None,  # where quin.sqlite3 lives (default: host.system.config.data_dir())
-    "TABLE": None,  # a ready Table; if None, host.compose.Service.from_config builds the whole service
-    "BOARD": "sim",  # with no TABLE: "sim" gives a simulated board, None none
+    "TABLE": None,  # the ready Table (required; host.compose.create_app builds the whole service when there is none)
+    "BOARD": "sim",  # with no TABLE (host.compose.create_app): "sim" gives a simulated board, None none
     "SETTLE": 0.25,  # seconds the referee waits for the board to settle
     "TICK": 0.05,  # seconds between referee ticks (0: no ticker thread; tests tick by hand)
     "KEEPALIVE": 15.0,  # seconds of silence before an SSE keep-alive comment
@@ -40,11 +40,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.from_mapping(test_config)
     table = app.config["TABLE"]
     if table is None:
-        from host.compose import Service
-
-        service = Service.from_config(app.config)
-        app.extensions["quin.service"] = service
-        table = service.table
+        raise ValueError("create_app: no TABLE given (host.compose.create_app builds the whole service)")
     if app.config["DATA_DIR"] is None:
         app.config["DATA_DIR"] = str(table.store.path.parent)
     app.extensions["quin.table"] = table
@@ -75,7 +71,3 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     app.teardown_appcontext(history.close_db)
     return app
-
-
-def get_table():
-    return current_app.extensions["quin.table"]

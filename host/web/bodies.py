@@ -2,7 +2,7 @@
 
 Every POST route reads its body through :func:`json_body`, which
 
-- refuses a body over :data:`MAX_BODY` bytes (413; the server refuses it even
+- refuses a body over ``MAX_BODY`` bytes (413, ``host.web.errors``: the server refuses it even
   before reading it, see ``host.web.server``);
 - parses it strictly: a single JSON object, no duplicate keys, no ``NaN`` or
   ``Infinity``, no number of more than a few hundred digits, no nesting deeper
@@ -22,9 +22,8 @@ from flask import request
 
 from engine.errors import quoted
 
-from .errors import ApiError, bad_request
+from .errors import MAX_BODY, bad_request, too_large
 
-MAX_BODY = 64 * 1024  # bytes in a request body; the largest real one (a setup) is under 1 KB
 MAX_DEPTH = 16  # nesting of arrays and objects; the deepest real body (a 'choose' input) has 4
 MAX_NUMBER = 40  # characters in one JSON number
 
@@ -107,10 +106,6 @@ def json_body(fields: tuple[str, ...] | None = None) -> dict:
         if unknown:
             raise bad_request(f"unknown field {unknown[0]!r} (expected {', '.join(map(repr, fields))})")
     return data
-
-
-def too_large() -> ApiError:
-    return ApiError(413, f"the request body is too large: at most {MAX_BODY // 1024} KB")
 
 
 def boolean(data: dict, key: str, default: bool) -> bool:

@@ -14,6 +14,8 @@ from engine.errors import bounded
 
 log = logging.getLogger("quin.web")
 
+MAX_BODY = 64 * 1024  # bytes in a request body; the largest real one (a setup) is under 1 KB
+
 
 class _OncePerMinute(logging.Filter):
     """Each kind of error (its first line) is logged at most once a minute; the next line
@@ -62,6 +64,11 @@ def forbidden(message: str = "unknown or revoked seat token") -> ApiError:
     return ApiError(403, message)
 
 
+def too_large() -> ApiError:
+    """A body over MAX_BODY (``host.web.bodies`` reads one; ``host.web.server`` refuses it unread)."""
+    return ApiError(413, f"the request body is too large: at most {MAX_BODY // 1024} KB")
+
+
 def _wants_json() -> bool:
     path = request.path
     return path.startswith("/api/") or path.startswith("/events") or request.accept_mimetypes.best == "application/json"
@@ -82,8 +89,6 @@ def register(app) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         if exc.code == 413:
-            from .bodies import too_large
-
             return _respond(413, too_large().message)
         return _respond(exc.code or 500, exc.description or exc.name)
 

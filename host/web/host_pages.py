@@ -15,7 +15,7 @@ from engine.board import PLAYERS, WHITE
 from engine.flash import MODES
 from host.session.table import TableError
 
-from . import get_table
+from .current import get_table
 from .bodies import boolean, choice, json_body
 from .errors import ApiError, bad_request
 from .sim import board_key

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, render_template
 
-from . import get_table
+from .current import get_table
 from .layout import layout
 
 bp = Blueprint("public", __name__)

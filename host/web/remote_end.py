@@ -7,7 +7,7 @@ from flask import Blueprint, jsonify
 
 from host.session.table import TableError
 
-from . import get_table
+from .current import get_table
 from .bodies import json_body
 from .errors import bad_request
 from .seats import acting_player

@@ -14,7 +14,7 @@ from flask import Blueprint, jsonify, render_template, request
 
 from host.session.table import TableError, check_who
 
-from . import get_table
+from .current import get_table
 from .bodies import json_body
 from .errors import bad_request, forbidden
 

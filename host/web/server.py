@@ -62,7 +62,7 @@ from tornado.httpserver import HTTPServer
 from tornado.ioloop import PeriodicCallback
 from tornado.iostream import IOStream
 
-from .bodies import MAX_BODY
+from .errors import MAX_BODY, too_large
 
 DISCARD_LIMIT = 16 * 1024 * 1024  # an over-large body up to this size is read (and dropped) before the 413
 STREAMS_PER_CLIENT = 16  # a browser keeps at most six connections to a server; a phone reconnects
@@ -602,8 +602,6 @@ class _Request(httputil.HTTPMessageDelegate):
         asyncio.ensure_future(self._run_app())
 
     def _refuse_too_large(self, close: bool = False) -> None:
-        from .bodies import too_large
-
         self.respond(*_json_error(413, too_large().message), close=close)
 
     # --- answering ----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from flask import Blueprint, jsonify, render_template, request
 from engine.board import PLAYERS, SPACE_NAMES, START_SPACES, parse_space
 from engine.errors import InvalidError
 
-from . import get_table
+from .current import get_table
 from .bodies import boolean, json_body
 from .errors import ApiError, bad_request
 

@@ -56,7 +56,7 @@ class Table:
 
 @pytest.fixture
 def live(browser, tmp_path):
-    from host.web import create_app
+    from host.compose import create_app
     from webtools import running
 
     app = create_app({"DATA_DIR": str(tmp_path), "KEEPALIVE": 5})

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from host.web import create_app
+from host.compose import create_app
 from host.web.sim import board_key
 from webtools import running
 

@@ -72,7 +72,7 @@ def robot(browser, tmp_path, monkeypatch):
     from host.board.simboard import SimulatedBoard
     from host.store import Store
     from host.session.table import Table
-    from host.web import create_app, start_ticker
+    from host.compose import create_app, start_ticker
     from host.web.events import Broker
     from webtools import running
 
@@ -455,7 +455,7 @@ def test_quin_export_refuses_a_game_still_being_played_unless_forced(tmp_path):
     from browsing import ROOT
     from quin_cmd import QUIN
 
-    from host.web import create_app
+    from host.compose import create_app
 
     app = create_app({"DATA_DIR": str(tmp_path), "TICK": 0})
     table = app.extensions["quin.table"]

@@ -5,7 +5,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from host.web import create_app
+from host.compose import create_app
 from host.web.sim import board_key
 from webtools import PHONE, running
 

@@ -31,7 +31,7 @@ from engine.actions import Move, Reflect
 from engine.pieces import TIME
 from engine.randplay import random_game
 from host.referee import Phase
-from host.web import create_app
+from host.compose import create_app
 from webplay import Driver  # tests/support, on the path from conftest
 from webtools import with_quin_js
 

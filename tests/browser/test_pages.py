@@ -7,7 +7,7 @@ Phone-sized pages; screenshots go to artifacts/.
 import pytest
 from playwright.sync_api import expect
 
-from host.web import create_app
+from host.compose import create_app
 from host.web.sim import board_key
 from browsing import body_text
 from webtools import PHONE, running

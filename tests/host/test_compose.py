@@ -13,7 +13,7 @@ from host.board.leds import COLOURS
 from host.board.simboard import SimulatedBoard
 from host.compose import Service
 from host.store import Store
-from host.web import create_app
+from host.compose import create_app
 
 
 class LitBoard(SimulatedBoard):

@@ -51,7 +51,7 @@ from engine.pieces import PIECES, Setup, make_setup
 from engine.randplay import random_setup
 from engine.views import knows, view
 from host.session.table import RETRY_SAVE
-from host.web import create_app
+from host.compose import create_app
 from host.web.errors import log as errors_log
 from host.web.seats import HEADER as SEAT_HEADER
 from host.web.sim import HEADER as BOARD_HEADER

@@ -313,7 +313,7 @@ def test_the_board_pump_feeds_the_referee_and_lights_the_leds(tmp_path):
     from host.board.simboard import SimulatedBoard
     from host.store import Store
     from host.session.table import Table
-    from host.web import start_ticker
+    from host.compose import start_ticker
     from host.web.events import Broker
 
     class LitBoard(SimulatedBoard):

@@ -34,7 +34,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (state.notice) lines.push(state.notice);
     // the board's link: a problem now, or (ok) one line on what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = "problem"; }
-    // the link to the club's hub, as it is (host/hub/push.py says it: reached, a refused key, no hub there...),
+    // the link to the club's hub, as it is (host/remote/push.py says it: reached, a refused key, no hub there...),
     // in the players' short words and outside the instructions: it is the organiser's to mend, not a move
     const hub = $("hub-line");
     hub.textContent = state.hub ? state.hub.public : "";

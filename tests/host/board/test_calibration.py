@@ -8,6 +8,7 @@ import pytest
 from engine.board import SPACE_IDS, SPACE_NAMES
 from host.board import calibration as cal_mod
 from host.board import channel_map as cm
+from host.system.config import calibration_file, channel_map_file
 from host.board.calibration import (
     Calibration,
     CalibrationError,
@@ -170,9 +171,9 @@ def test_placed_recorder_ignores_a_tower_in_passing():
 def test_save_and_load_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("QUIN_DATA_DIR", str(tmp_path))
     cal = calibrated(-3000)
-    path = cal.save()
+    path = cal.save(calibration_file())
     assert path == tmp_path / "calibration.json"
-    loaded = cal_mod.load()
+    loaded = cal_mod.load(calibration_file())
     assert loaded.spaces[10].placed == pytest.approx(BASE - 3000)
     assert loaded.spaces[10].channel == cal.spaces[10].channel
     assert loaded.references[cm.REF_HALF].mean == 32768
@@ -227,8 +228,8 @@ def test_channel_map_errors_name_the_line(edit, message):
 
 def test_channel_map_from_data_dir_wins(tmp_path, monkeypatch):
     monkeypatch.setenv("QUIN_DATA_DIR", str(tmp_path))
-    assert cm.load() == cm.default_map()
+    assert channel_map_file() is None and cm.load(channel_map_file()) == cm.default_map()
     rows = cm.default_map().to_csv().splitlines()
     rows[-1] = "111,6,15,,ref_ground"
     (tmp_path / "channel-map.csv").write_text("\n".join(rows), encoding="utf-8")
-    assert cm.load().references[cm.REF_GROUND] == 111
+    assert cm.load(channel_map_file()).references[cm.REF_GROUND] == 111

@@ -20,6 +20,7 @@ from quin_sim import TOWER, PtyBoard, SimBoard
 
 from engine.board import SPACE_IDS
 from host.board import calibration as calmod
+from host.system.config import calibration_file
 from host.board.calibration import Calibration, DriftKeeper, Level, OccupancyTracker
 from host.cli import main
 from host.system import holder
@@ -169,7 +170,7 @@ def test_the_service_keeps_the_drift_and_doctor_names_who_holds_the_board(tmp_pa
         assert serve.returncode == 0, err
         assert "Quin stopped" in out
 
-        saved = calmod.load()
+        saved = calmod.load(calibration_file())
         for s in drifting:
             assert 100 < saved.spaces[s].drift < 600, saved.spaces[s]
         assert abs(saved.spaces[SPACE_IDS["b35"]].drift) < 25

@@ -10,6 +10,7 @@ from quin_sim import TOWER, PtyBoard, SimBoard
 
 from engine.board import SPACE_IDS
 from host.board import calibration as calmod
+from host.system.config import calibration_file
 from host.cli import main
 
 
@@ -68,7 +69,7 @@ def test_calibrate_records_every_space_then_doctor_is_happy(tmp_path, data, monk
         code, out = run_calibrate(board, [], monkeypatch)
         assert code == 0, out
         assert "99 of 99 spaces have a tower level" in out
-        cal = calmod.load()
+        cal = calmod.load(calibration_file())
         s = SPACE_IDS["b23"]
         assert cal.spaces[s].baseline == pytest.approx(board.board.base[s], abs=20)
         assert cal.spaces[s].delta == pytest.approx(TOWER, abs=40)
@@ -93,7 +94,7 @@ def test_baseline_only_keeps_tower_changes(tmp_path, data, monkeypatch):
             board.board.base = [v + 500 if ch < 99 else v for ch, v in enumerate(board.board.base)]
         monkeypatch.setattr(sys, "stdout", io.StringIO())
         assert main(["calibrate", "--port", board.path, "--seconds", "0.3", "--baseline-only"]) == 0
-        cal = calmod.load()
+        cal = calmod.load(calibration_file())
         assert cal.spaces[0].baseline == pytest.approx(board.board.base[0], abs=20)
         assert cal.spaces[0].delta == pytest.approx(TOWER, abs=40)
 

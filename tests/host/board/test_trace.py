@@ -17,10 +17,10 @@ from host.board.trace import (
     TraceHeader,
     TraceSource,
     read_trace,
-    referee_trace,
     trace_text,
     write_trace,
 )
+from host.referee.traces import referee_trace
 
 
 @pytest.fixture(scope="module")

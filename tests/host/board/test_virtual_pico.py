@@ -19,13 +19,14 @@ from webplay import Driver
 from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES, SPACES
 from engine.randplay import random_game
 from host.board import calibration as calmod
+from host.system.config import calibration_file
 from host.board.calibration import Calibration, Level
 from host.board.channel_map import default_map
 from host.cli import main
 from host.commands.serve_cmds import pump
 from host.board.sources.serial_source import SerialLink, SerialSource
 from host.board.virtual_pico import Field, VirtualPico
-from host.web import create_app
+from host.compose import create_app
 
 WAIT = 60.0  # generous: only ever reached when something is broken (2 cores shared by many)
 
@@ -89,7 +90,7 @@ def test_calibrate_then_doctor_against_the_virtual_pico(pico, tmp_path, monkeypa
     t.join(5)
     assert code == 0, out.getvalue()
     assert "99 of 99 spaces have a tower level" in out.getvalue()
-    cal = calmod.load()
+    cal = calmod.load(calibration_file())
     s = SPACE_IDS["b23"]
     assert cal.spaces[s].baseline == pytest.approx(pico.field.base[s], abs=20)
     assert cal.spaces[s].delta == pytest.approx(pico.field.tower, abs=40)

@@ -136,7 +136,7 @@ def test_a_board_that_lost_the_record_of_a_push_numbers_on_after_the_hub(db, hub
     held = len(stored_events(dsn, game.uuid))
     with board.table.store._tx() as c:  # the cut: the board's numbering three frames back
         c.execute("UPDATE hub_numbered SET seq = seq - 3")
-    from host.hub.push import Pusher
+    from host.remote.push import Pusher
 
     board.pusher = Pusher(board.table, hub.url, key, backoff=(0.05, 0.3)).start()
     board.play(actions=6)

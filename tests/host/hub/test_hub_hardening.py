@@ -17,8 +17,8 @@ from remote_client import create
 from engine.randplay import random_game
 from engine.record import to_record
 from engine.views import view
-from host.hub.push import Pusher
-from host.web import create_app
+from host.remote.push import Pusher
+from host.compose import create_app
 
 FAST = ("--push-rate", "100000", "--join-rate", "100000", "--remote-rate", "100000")
 

@@ -17,8 +17,8 @@ import pytest
 
 from hubproc import ROOT, quin, wait_for
 
-from host.hub.push import Link, Pusher
-from host.web import create_app
+from host.remote.push import Link, Pusher
+from host.compose import create_app
 
 
 def _data(frame: bytes) -> list[dict]:

@@ -164,8 +164,8 @@ def test_a_phone_at_a_hub_table_gives_a_player_code_and_hears_at_once_of_one_the
     kept, a known one is sent with the name."""
     from webtools import running
 
-    from host.hub.push import Pusher
-    from host.web import create_app
+    from host.remote.push import Pusher
+    from host.compose import create_app
 
     dsn, _ = db
     key = quin("hub", "add-table", "Table 9", "--db", dsn).stdout.strip()

@@ -20,7 +20,7 @@ from test_hub_push import Board
 from engine.board import BLACK, WHITE
 from engine.game import Game
 from engine.randplay import random_setup
-from host.web import create_app
+from host.compose import create_app
 
 
 def free_port():

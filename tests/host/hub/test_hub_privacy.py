@@ -16,7 +16,8 @@ from pathlib import Path
 
 import host.store
 from hubproc import HubProcess, wait_for
-from host.hub import push, schema
+from host.hub import schema
+from host.remote import push
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 import test_stream_privacy as sp  # noqa: E402

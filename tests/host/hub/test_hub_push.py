@@ -18,8 +18,8 @@ from hubproc import HubProcess, quin, wait_for
 from engine.board import BLACK, WHITE
 from engine.game import Game
 from engine.randplay import random_setup
-from host.hub.push import Pusher
-from host.web import create_app
+from host.remote.push import Pusher
+from host.compose import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from webplay import Driver  # noqa: E402

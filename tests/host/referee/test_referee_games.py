@@ -22,7 +22,8 @@ from engine.record import to_record, turns_of  # noqa: E402
 from engine.views import action_seen_by  # noqa: E402
 from host.referee import Referee  # noqa: E402
 from host.simulate import LEVELS, Simulator, simulate  # noqa: E402
-from host.board.trace import TraceHeader, run_referee  # noqa: E402
+from host.board.trace import TraceHeader  # noqa: E402
+from host.referee.traces import run_referee  # noqa: E402
 
 # Game counts keep this file well under a minute on two cores; bench/referee_soak.py plays thousands.
 GAMES = {"classic": 25, "third_eye": 12}

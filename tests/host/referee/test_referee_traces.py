@@ -27,7 +27,8 @@ import pytest
 
 from engine.actions import action_from_record
 from engine.errors import IllegalError
-from host.board.trace import read_trace, run_referee
+from host.board.trace import read_trace
+from host.referee.traces import run_referee
 from host.referee import Referee
 
 HERE = Path(__file__).parent / "traces"

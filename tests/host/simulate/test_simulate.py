@@ -19,7 +19,8 @@ from host.simulate.timing import (
     SLIDE_DWELL,
     SLOW,
 )
-from host.board.trace import InputLine, SnapshotLine, TraceHeader, referee_trace
+from host.board.trace import InputLine, SnapshotLine, TraceHeader
+from host.referee.traces import referee_trace
 
 EPS = 1e-6
 

@@ -23,7 +23,8 @@ from host.simulate import Hands, run_closed_loop
 from host.simulate.oracle import same_game
 from host.simulate.timing import ANSWER, FOLLOW
 from host.simulate.truth import look_alikes
-from host.board.trace import InputLine, referee_trace
+from host.board.trace import InputLine
+from host.referee.traces import referee_trace
 
 ROOT = Path(__file__).resolve().parents[3]
 

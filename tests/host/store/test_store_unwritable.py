@@ -70,7 +70,7 @@ from host.board.sensing import Snapshot  # noqa: E402
 from host.board.simboard import ManualClock  # noqa: E402
 from host.store import Store, StoreWriteError  # noqa: E402
 from host.session.table import RETRY_SAVE, Table  # noqa: E402
-from host.web import create_app  # noqa: E402
+from host.compose import create_app  # noqa: E402
 from host.web.events import Broker  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))

@@ -4,7 +4,7 @@ seat, at a level; a seat passing between a phone and the computer is said; a pho
 computer leaves gets a new code; bad input changes nothing."""
 
 from host.session.table import practice_opponent_of_open_game
-from host.web import create_app
+from host.compose import create_app
 from tests.support.served import serve_once
 
 

@@ -11,7 +11,7 @@ import pytest
 from engine.board import BLACK, SPACE_NAMES, WHITE
 from engine.randplay import random_setup
 from engine.record import to_record
-from host.web import create_app
+from host.compose import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from webplay import Driver  # noqa: E402

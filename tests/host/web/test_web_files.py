@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from host.web import create_app
+from host.compose import create_app
 from host.web.server import WebServer, _Trouble
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
@@ -154,7 +154,7 @@ def test_trouble_is_one_line_at_most_once_a_minute(capsys):
 SCRIPT = textwrap.dedent("""
     import resource, sys, time
     resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
-    from host.web import create_app
+    from host.compose import create_app
     from host.web.server import WebServer
     app = create_app({"DATA_DIR": sys.argv[1], "TICK": 0})
     server = WebServer(app, "127.0.0.1", 0, threads=4, connections_per_client=100000)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from engine.board import BLACK, SPACE_NAMES, WHITE
 from engine.randplay import random_setup
-from host.web import create_app
+from host.compose import create_app
 from host.web.sim import board_key
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))

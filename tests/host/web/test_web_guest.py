@@ -11,7 +11,7 @@ import pytest
 
 from engine.board import BLACK, WHITE
 from engine.randplay import random_setup
-from host.web import create_app
+from host.compose import create_app
 from host.web.guard import allowed_hosts, host_allowed
 from host.web.sim import board_key
 

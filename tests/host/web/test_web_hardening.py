@@ -9,7 +9,7 @@ import pytest
 
 from engine.board import BLACK, WHITE
 from engine.randplay import random_setup
-from host.web import create_app
+from host.compose import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from webplay import Driver  # noqa: E402

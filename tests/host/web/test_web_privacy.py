@@ -21,7 +21,7 @@ from engine.game import Game
 from engine.pieces import PIECES
 from engine.randplay import random_setup
 from engine.views import knows
-from host.web import create_app
+from host.compose import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from webplay import Driver  # noqa: E402

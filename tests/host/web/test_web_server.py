@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from host.web import create_app
+from host.compose import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test_serve.py

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from host.web import create_app
+from host.compose import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
 from webtools import SSE, board_headers, get_json, post_json, running  # noqa: E402

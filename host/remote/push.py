@@ -36,9 +36,8 @@ import time
 import urllib.parse
 from collections import deque
 
+from host.hub import frames
 from host.store.outbox import Outbox
-
-from . import frames
 
 log = logging.getLogger("quin.hub.push")
 
