@@ -6,8 +6,8 @@ meet, which is public); no other screen shows one."""
 
 from playwright.sync_api import expect
 
-from browsing import body_text
-from scripted import BLACK, WHITE, wait_for
+from tests.support.browsing import body_text
+from tests.support.scripted import BLACK, WHITE, wait_for
 
 MOVE_HERE = "Move one of your towers on the board: the referee sees it there."
 
@@ -133,8 +133,8 @@ def test_the_setup_screen_shows_its_green_spaces(live):
 def test_a_phone_whose_seat_was_given_away_says_so_plainly_and_offers_nothing_stale(live):
     """A seat is never handed over silently: the phone that held it says who may have it now and
     what to do, and shows nothing left to act on (not the last game's "Play again")."""
-    from scripted import to_first_flash, to_the_end
-    from webtools import post_json
+    from tests.support.scripted import to_first_flash, to_the_end
+    from tests.support.webtools import post_json
 
     to_first_flash(live.hands)
     to_the_end(live.hands)  # White wins: its phone offers "Play again"

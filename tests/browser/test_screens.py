@@ -7,8 +7,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from browsing import PHONE, TV
-from scripted import BLACK, WHITE, to_the_end, wait_for
+from tests.support.browsing import PHONE, TV
+from tests.support.scripted import BLACK, WHITE, to_the_end, wait_for
 
 SIZES = {"phone": PHONE, "tv": TV}
 BAD = ("serious", "critical")

@@ -5,8 +5,8 @@ import json
 
 from playwright.sync_api import expect
 
-from browsing import PHONE, body_text
-from scripted import BLACK, WHITE, wait_for
+from tests.support.browsing import PHONE, body_text
+from tests.support.scripted import BLACK, WHITE, wait_for
 
 
 def in_view(page, selector) -> bool:
@@ -173,7 +173,7 @@ def test_done_is_the_main_button_only_once_something_was_done(live):
 
 
 def test_declarations_are_disabled_while_a_flash_is_resolved_and_flash_text_says_whose_tower(live):
-    from scripted import to_first_flash
+    from tests.support.scripted import to_first_flash
 
     to_first_flash(live.hands, rewind=False)  # White's Time still stands on w28
     assert live.table.state("white")["seat"]["declarations"]["time"] is True  # legal, but not now
@@ -216,7 +216,7 @@ def test_flash_sentences_for_each_outcome_and_viewer(live):
 
 
 def test_one_toast_at_a_time_never_over_the_heading_and_the_result_stays(live):
-    from scripted import to_first_flash, to_the_end
+    from tests.support.scripted import to_first_flash, to_the_end
 
     to_first_flash(live.hands)
     to_the_end(live.hands)

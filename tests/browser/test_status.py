@@ -5,10 +5,9 @@ import subprocess
 
 from playwright.sync_api import expect
 
-from browsing import ROOT, TV, body_text
-from quin_cmd import QUIN
-from scripted import BLACK, WHITE, to_first_flash, to_the_end, wait_for
-
+from tests.support.browsing import ROOT, TV, body_text
+from tests.support.quin_cmd import QUIN
+from tests.support.scripted import BLACK, WHITE, to_first_flash, to_the_end, wait_for
 
 
 def test_setup_is_present_tense_and_the_board_is_a_short_count_not_a_list(live):

@@ -11,7 +11,7 @@ the one used.
 
 from playwright.sync_api import expect
 
-from scripted import BLACK, wait_for
+from tests.support.scripted import BLACK, wait_for
 
 # White's lineup as a new user taps it: Time cloned, a Void removed, the Shadows on the front row,
 # both Time towers on the board (w18 and w58).

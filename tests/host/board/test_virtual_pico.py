@@ -14,7 +14,7 @@ import threading
 import time
 
 import pytest
-from webplay import Driver
+from tests.support.webplay import Driver
 
 from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES, SPACES
 from engine.randplay import random_game

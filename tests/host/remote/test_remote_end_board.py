@@ -3,7 +3,7 @@
 resigned"; the rival away shows a countdown on the seat and the status page, and once the hub's
 (injected) clock says two minutes have passed the seat offers "Claim the game" or "Keep waiting".
 
-The hub runs in this process (tests/host/hub/inproc.py) for its clock, on real PostgreSQL; the
+The hub runs in this process (tests/support/inproc.py) for its clock, on real PostgreSQL; the
 board is the simulated board under a real service and its web server; the rival speaks the hub's
 API (player.py)."""
 
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from player import RemotePlayer
+from tests.support.player import RemotePlayer
 from playwright.sync_api import expect
 
 from engine.randplay import random_setup

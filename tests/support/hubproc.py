@@ -6,13 +6,12 @@ got whichever was imported last."""
 import os
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT))
-from tests.support.quin_cmd import QUIN  # noqa: E402
+from tests.support.quin_cmd import QUIN
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def wait_for(predicate, what, timeout=30):

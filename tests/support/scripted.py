@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from webtools import get_json, post_json
+from tests.support.webtools import get_json, post_json
 
 # White: clone Time, remove a Void.  The Shadow on w38 crosses the Iris; a Time tower on w28.
 WHITE = {"clone": "time", "removed": "void", "lineup": {
