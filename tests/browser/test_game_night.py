@@ -123,7 +123,7 @@ def test_the_opponents_move_and_its_flash_show_on_every_screen_the_person_looks_
     robot.hands.move("w38", "w31")  # White's Shadow in; Black (the opponent) to move
 
     # Black's plain move: on the status page, the virtual board and White's phone, with its marks.
-    plan = wait_for("the opponent's plan", lambda: (robot.hands.state()["opponent"] or {}).get("plan"))
+    plan = wait_for(lambda: (robot.hands.state()["opponent"] or {}).get("plan"), "the opponent's plan")
     assert not plan.get("flash"), plan
     words = f"Move Black's tower on {plan['from']} to {plan['to']}"
     for page in (status, sim, phone):
@@ -146,11 +146,11 @@ def test_the_opponents_move_and_its_flash_show_on_every_screen_the_person_looks_
     expect(sim.locator(f'[data-mark="{plan["to"]}"].mark-place')).to_have_count(1)
     n = robot.hands.actions()
     robot.hands.toggle(plan["to"])
-    wait_for("the opponent's move to be committed", lambda: robot.hands.actions() > n)
+    wait_for(lambda: robot.hands.actions() > n, "the opponent's move to be committed")
 
     # White's Shadow goes next to Black's towers; Black's next move is a flash onto it.
     robot.hands.move("w31", "b35")
-    plan = wait_for("the opponent's plan", lambda: (robot.hands.state()["opponent"] or {}).get("plan"))
+    plan = wait_for(lambda: (robot.hands.state()["opponent"] or {}).get("plan"), "the opponent's plan")
     assert plan.get("flash") and plan["to"] == "b35", plan
     assert sorted(plan["lift"]) == sorted([plan["from"], "b35"]) and plan["place"] == [], plan
     for page, whose in ((status, "White's"), (sim, "White's"), (phone, "your")):
@@ -258,7 +258,7 @@ def test_a_new_game_carries_both_phones_to_it_on_the_same_links(live, artifacts)
     live.white.click("#quick-start")
     live.white.click("#send-setup")
     expect(live.white.locator("#send-setup")).to_have_text("Sent ✓")
-    wait_for("white's setup in game 2", lambda: live.table.row.id == 2 and live.table.row.setups["white"] is not None)
+    wait_for(lambda: live.table.row.id == 2 and live.table.row.setups["white"] is not None, "white's setup in game 2")
     expect(live.black.locator("#sub")).to_have_text("White is ready", timeout=10000)
     at_both_sizes(host, artifacts, "2-host-after-new-game")
     assert live.errors == []

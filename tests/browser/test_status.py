@@ -56,7 +56,7 @@ def test_the_last_action_a_time_rewind_a_flash_and_the_result_are_drawn_on_the_b
     expect(status.locator('svg.board [data-arrow="w38-w31"]')).to_have_count(0)
     status_, body = live.hands.declare("white", {"type": "time"})
     assert status_ == 200, body
-    wait_for("the Time announcement", lambda: (live.hands.state()["referee"] or {}).get("time"))
+    wait_for(lambda: (live.hands.state()["referee"] or {}).get("time"), "the Time announcement")
     during_time()
     live.hands.finish("w28", "b17", "b18")
     # The rewind: the Time tower's space tagged, the undone move drawn back, and struck through in the list.

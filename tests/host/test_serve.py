@@ -16,6 +16,7 @@ from engine.randplay import random_setup
 
 from tests.support.quin_cmd import QUIN
 from tests.support.served import ROOT, Serve, quin
+from tests.support.waiting import waiter
 from tests.support.webtools import SSE, get_json, post_json
 
 
@@ -260,11 +261,7 @@ def test_the_board_pump_feeds_the_referee_and_lights_the_leds(tmp_path):
     thread = threading.Thread(target=pump, args=(table, board, stop), daemon=True)
     thread.start()
 
-    def until(predicate, what, timeout=10):
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            assert time.monotonic() < deadline, f"timed out waiting for {what}"
-            time.sleep(0.02)
+    until = waiter(timeout=10, every=0.02)
 
     try:
         rng = random.Random(3)

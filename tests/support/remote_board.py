@@ -18,15 +18,7 @@ from host.compose import Service
 from host.remote.service import RemoteSeat
 from host.store import Store
 from tests.support.page_hands import distances_to
-
-
-def wait_for(pred, timeout=20.0, what="a condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.support.waiting import wait_for
 
 
 class Board:

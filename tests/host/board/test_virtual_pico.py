@@ -26,16 +26,12 @@ from host.commands.serve_cmds import pump
 from host.board.sources.serial_source import SerialLink, SerialSource
 from host.board.virtual_pico import Field, VirtualPico
 from host.web import create_app
+from tests.support.waiting import waiter
 
 WAIT = 60.0  # generous: only ever reached when something is broken (2 cores shared by many)
 
 
-def wait_until(predicate, timeout=WAIT, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not reached in {timeout:g} s")
-        time.sleep(0.02)
+wait_until = waiter(timeout=WAIT, every=0.02)
 
 
 def calibration_for(field):
@@ -196,7 +192,7 @@ class PicoDriver(Driver):
         n = len(game.log)
         mover = game.to_move
         wait_until(lambda: len(game.log) > n or self.table.ref.private_status(mover).get("question")
-                   or self.table.ref.phase != "play", 20, "the referee to commit or ask")
+                   or self.table.ref.phase != "play", timeout=20, what="the referee to commit or ask")
 
     def setup(self, white, black) -> None:
         self.seat_post("white", "setup", white.to_record())

@@ -14,7 +14,8 @@ from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
 from tests.support.player import call
-from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board, wait_for
+from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board
+from tests.support.waiting import wait_for
 
 OTHER = {"white": "black", "black": "white"}
 

@@ -17,7 +17,8 @@ import time
 
 from tests.support.player import RemotePlayer
 from tests.support.realhub import RealHub
-from tests.support.remote_board import Board, wait_for
+from tests.support.remote_board import Board
+from tests.support.waiting import wait_for
 
 from engine.actions import action_from_record
 from engine.game import Game

@@ -34,7 +34,8 @@ from tests.support.hubproc import HubProcess
 from tests.support.page_hands import STEP, check_privacy, page_turn, rush_light, seq_of, settled
 from tests.support.player import RemotePlayer
 from playwright.sync_api import expect
-from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board, wait_for
+from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board
+from tests.support.waiting import wait_for
 
 from engine.actions import Move, Pass, action_from_record
 from engine.game import Game

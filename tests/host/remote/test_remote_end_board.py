@@ -21,19 +21,11 @@ from host.board.simboard import SimulatedBoard
 from host.compose import Service
 from host.remote.service import RemoteSeat
 from host.store import Store
+from tests.support.waiting import wait_for
 
 SHOTS = Path("/tmp/shots/remoteend")
 WAIT = 20_000
 PHONE = {"width": 390, "height": 844}
-
-
-def wait_for(pred, timeout=20.0, what="a condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

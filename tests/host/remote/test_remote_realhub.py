@@ -7,7 +7,8 @@ from engine.randplay import random_setup
 from host.remote.link import Link, LinkFile, RemoteError, open_game
 from tests.support.player import RemotePlayer
 from engine.board import SPACE_IDS
-from tests.support.remote_board import Board, plain_move, start, wait_for
+from tests.support.remote_board import Board, plain_move, start
+from tests.support.waiting import wait_for
 
 import pytest
 

@@ -40,7 +40,8 @@ from engine.randplay import random_game
 from engine.record import to_record
 from tests.support.player import RemotePlayer
 from tests.support.webtools import with_quin_js
-from tests.support.remote_board import Board, count, local_plays, rival_plays, wait_for
+from tests.support.remote_board import Board, count, local_plays, rival_plays
+from tests.support.waiting import wait_for
 
 
 #: (mode, seed, the board's side, actions played): a random game, cut short or played to its end

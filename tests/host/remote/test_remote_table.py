@@ -12,7 +12,8 @@ from host.compose import Service
 from host.remote.service import RemoteSeat
 from host.store import Store
 from tests.support.player import RemotePlayer
-from tests.support.remote_board import Board, plain_move, start, wait_for
+from tests.support.remote_board import Board, plain_move, start
+from tests.support.waiting import wait_for
 
 
 @pytest.fixture(params=["scripted hub", "real hub"])

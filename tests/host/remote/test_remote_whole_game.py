@@ -19,7 +19,8 @@ from engine.randplay import random_game
 from engine.record import to_record
 from host.remote.link import LinkFile
 from tests.support.player import RemotePlayer
-from tests.support.remote_board import Board, applied, local_plays, rival_plays, wait_for
+from tests.support.remote_board import Board, applied, local_plays, rival_plays
+from tests.support.waiting import wait_for
 
 
 # one game per mode: Classic with Time, Swap and Reinforce; Third Eye with Gravity, Resurrect and Time
