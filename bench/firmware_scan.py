@@ -41,9 +41,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(ROOT))
 
-import mpy  # noqa: E402
+from tests.support import mpy  # noqa: E402
 
 PUBLISHED_ADD_MS = 9577  # CircuitPython 9.1.4, RP2040 at 125 MHz, add_test, 1,000,000 iterations
 PUBLISHED = "github.com/shaoziyang/micropython_benchmarks README, 'Integer addition 1000000 times', RP2040 CircuitPython 9.1.4"

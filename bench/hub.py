@@ -52,9 +52,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "host" / "hub"))
 
-from pg import Cluster  # noqa: E402  (the tests' throwaway cluster)
+from tests.support.pg import Cluster  # noqa: E402  (the tests' throwaway cluster)
 
 THINK, BETWEEN, CARRY, SETTLE = (0.2, 0.5), (0.3, 0.45), (0.2, 0.5), 0.08  # host/simulate/timing.py, brisk
 GAME_CAP = 150  # actions: a game longer than this is abandoned and a new one starts (brisk games are short)

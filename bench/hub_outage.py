@@ -24,11 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "host" / "hub"))
 
-from client import request  # noqa: E402  (the tests' small client)
-from hubproc import HubProcess, quin  # noqa: E402
-from pg import Cluster  # noqa: E402  (the tests' throwaway cluster)
+from tests.support.hub_client import request  # noqa: E402  (the tests' small client)
+from tests.support.hubproc import HubProcess, quin  # noqa: E402
+from tests.support.pg import Cluster  # noqa: E402  (the tests' throwaway cluster)
 
 
 def percentile(values: list[float], p: float) -> float:

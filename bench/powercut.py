@@ -25,9 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-import powercut  # noqa: E402
+from tests.support import powercut  # noqa: E402
 
 
 def main() -> int:

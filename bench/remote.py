@@ -34,12 +34,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "host" / "hub"))
-sys.path.insert(0, str(ROOT / "tests" / "host" / "remote"))
 
-from pg import Cluster  # noqa: E402
-from hubproc import HubProcess  # noqa: E402
-from player import RemotePlayer  # noqa: E402
+from tests.support.pg import Cluster  # noqa: E402
+from tests.support.hubproc import HubProcess  # noqa: E402
+from tests.support.player import RemotePlayer  # noqa: E402
 
 from engine.randplay import random_setup  # noqa: E402
 from host.board.simboard import SimulatedBoard  # noqa: E402

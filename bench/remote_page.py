@@ -25,11 +25,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "host" / "hub"))
 
-from hubproc import HubProcess
-from pg import Cluster
-from remote_client import join
+from tests.support.hubproc import HubProcess
+from tests.support.pg import Cluster
+from tests.support.remote_client import join
 
 from engine.randplay import random_setup
 

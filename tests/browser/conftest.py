@@ -1,14 +1,8 @@
 """Browser tests: the real server (waitress) and the system Chromium driven by Playwright."""
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browsing import ARTIFACTS, PHONE, ROOT, TV  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "tests" / "support"))
+from tests.support.browsing import ARTIFACTS, PHONE, ROOT, TV
 
 
 @pytest.fixture
@@ -22,7 +16,7 @@ class Table:
     browser context (its own phone or screen: separate storage, separate connections)."""
 
     def __init__(self, browser, base, table):
-        from scripted import Hands
+        from tests.support.scripted import Hands
 
         from host.web.sim import board_key
 
@@ -57,7 +51,7 @@ class Table:
 @pytest.fixture
 def live(browser, tmp_path):
     from host.compose import create_app
-    from webtools import running
+    from tests.support.webtools import running
 
     app = create_app({"DATA_DIR": str(tmp_path), "KEEPALIVE": 5})
     with running(app, threads=24) as base:

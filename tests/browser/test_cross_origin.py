@@ -16,9 +16,9 @@ import pytest
 
 from host.compose import create_app
 from host.web.sim import board_key
-from webtools import running
+from tests.support.webtools import running
 
-from browsing import CHROMIUM
+from tests.support.browsing import CHROMIUM
 
 ATTACK = """<!doctype html><html><body>
 <iframe name="sink"></iframe>

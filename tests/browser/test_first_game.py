@@ -6,8 +6,8 @@ meet, which is public); no other screen shows one."""
 
 from playwright.sync_api import expect
 
-from browsing import body_text
-from scripted import BLACK, WHITE, wait_for
+from tests.support.browsing import body_text
+from tests.support.scripted import BLACK, WHITE, wait_for
 
 MOVE_HERE = "Move one of your towers on the board: the referee sees it there."
 
@@ -19,7 +19,7 @@ def tips(page) -> dict[str, str]:
 
 def my_turn(live, page, player):
     expect(page.locator("#turn")).to_have_text("Your move", timeout=10000)
-    wait_for("the declarations", lambda: live.table.state(player)["seat"]["declarations"] is not None)
+    wait_for(lambda: live.table.state(player)["seat"]["declarations"] is not None, "the declarations")
     expect(page.locator("#now")).to_contain_text(MOVE_HERE)
 
 
@@ -78,7 +78,7 @@ def test_your_move_says_where_and_each_first_time_gets_one_tip_then_none(live):
     for page in (black, live.status, live.board):
         assert "to flash" not in body_text(page) and "back on b35" not in body_text(page)
     hands.toggle("b38")
-    wait_for("the flash on b38", lambda: (hands.state()["referee"] or {}).get("flash"))
+    wait_for(lambda: (hands.state()["referee"] or {}).get("flash"), "the flash on b38")
     expect(white.locator("#now h3")).to_have_text("Your Shadow captures Black's Peripheral on b38", timeout=10000)
     # the flash's steps alone, as on every other screen, with where the captured tower goes (it is off the board:
     # no step names it); what the phone was told while holding is gone
@@ -133,8 +133,8 @@ def test_the_setup_screen_shows_its_green_spaces(live):
 def test_a_phone_whose_seat_was_given_away_says_so_plainly_and_offers_nothing_stale(live):
     """A seat is never handed over silently: the phone that held it says who may have it now and
     what to do, and shows nothing left to act on (not the last game's "Play again")."""
-    from scripted import to_first_flash, to_the_end
-    from webtools import post_json
+    from tests.support.scripted import to_first_flash, to_the_end
+    from tests.support.webtools import post_json
 
     to_first_flash(live.hands)
     to_the_end(live.hands)  # White wins: its phone offers "Play again"

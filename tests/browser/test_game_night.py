@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from browsing import PHONE, TV, body_text
-from scripted import BLACK, WHITE, Hands, wait_for
+from tests.support.browsing import PHONE, TV, body_text
+from tests.support.scripted import BLACK, WHITE, Hands, wait_for
 
 from host.web.sim import board_key
 
@@ -74,7 +74,7 @@ def robot(browser, tmp_path, monkeypatch):
     from host.session.table import Table
     from host.compose import create_app, start_ticker
     from host.web.events import Broker
-    from webtools import running
+    from tests.support.webtools import running
 
     holder = {}
 
@@ -123,7 +123,7 @@ def test_the_opponents_move_and_its_flash_show_on_every_screen_the_person_looks_
     robot.hands.move("w38", "w31")  # White's Shadow in; Black (the opponent) to move
 
     # Black's plain move: on the status page, the virtual board and White's phone, with its marks.
-    plan = wait_for("the opponent's plan", lambda: (robot.hands.state()["opponent"] or {}).get("plan"))
+    plan = wait_for(lambda: (robot.hands.state()["opponent"] or {}).get("plan"), "the opponent's plan")
     assert not plan.get("flash"), plan
     words = f"Move Black's tower on {plan['from']} to {plan['to']}"
     for page in (status, sim, phone):
@@ -146,11 +146,11 @@ def test_the_opponents_move_and_its_flash_show_on_every_screen_the_person_looks_
     expect(sim.locator(f'[data-mark="{plan["to"]}"].mark-place')).to_have_count(1)
     n = robot.hands.actions()
     robot.hands.toggle(plan["to"])
-    wait_for("the opponent's move to be committed", lambda: robot.hands.actions() > n)
+    wait_for(lambda: robot.hands.actions() > n, "the opponent's move to be committed")
 
     # White's Shadow goes next to Black's towers; Black's next move is a flash onto it.
     robot.hands.move("w31", "b35")
-    plan = wait_for("the opponent's plan", lambda: (robot.hands.state()["opponent"] or {}).get("plan"))
+    plan = wait_for(lambda: (robot.hands.state()["opponent"] or {}).get("plan"), "the opponent's plan")
     assert plan.get("flash") and plan["to"] == "b35", plan
     assert sorted(plan["lift"]) == sorted([plan["from"], "b35"]) and plan["place"] == [], plan
     for page, whose in ((status, "White's"), (sim, "White's"), (phone, "your")):
@@ -183,8 +183,8 @@ def test_starting_the_opponent_over_a_game_two_people_play_asks_first(tmp_path):
     """`quin serve --opponent black` over a game in progress silently took Black's seat (its phone
     then said a new game had started).  Not in a terminal it now refuses in one line and says how;
     --take-over hands the seat over."""
-    from test_host_start import Served, url_of
-    from webtools import get_json
+    from tests.support.served import Served, url_of
+    from tests.support.webtools import get_json
 
     data = tmp_path / "data"
     served = Served(data)
@@ -222,7 +222,7 @@ def test_starting_the_opponent_over_a_game_two_people_play_asks_first(tmp_path):
 def test_a_new_game_carries_both_phones_to_it_on_the_same_links(live, artifacts):
     """Every new game killed both seat links: the old page said "This seat link no longer works" and
     the players scanned new codes for each game of the evening."""
-    from scripted import to_the_end, to_first_flash
+    from tests.support.scripted import to_the_end, to_first_flash
 
     tokens = dict(live.table.tokens)
     for page in live.pages.values():
@@ -258,7 +258,7 @@ def test_a_new_game_carries_both_phones_to_it_on_the_same_links(live, artifacts)
     live.white.click("#quick-start")
     live.white.click("#send-setup")
     expect(live.white.locator("#send-setup")).to_have_text("Sent ✓")
-    wait_for("white's setup in game 2", lambda: live.table.row.id == 2 and live.table.row.setups["white"] is not None)
+    wait_for(lambda: live.table.row.id == 2 and live.table.row.setups["white"] is not None, "white's setup in game 2")
     expect(live.black.locator("#sub")).to_have_text("White is ready", timeout=10000)
     at_both_sizes(host, artifacts, "2-host-after-new-game")
     assert live.errors == []
@@ -359,7 +359,7 @@ def axe_bad(page) -> list:
 def test_the_phone_board_names_its_spaces_legibly_and_finds_the_named_ones_at_a_glance(live, artifacts):
     """Space labels were about 6 px tall on a phone, tower discs about 20 px and over their own labels,
     and an instruction's "b35" was hard to find."""
-    from scripted import to_first_flash
+    from tests.support.scripted import to_first_flash
 
     to_first_flash(live.hands)  # the flash on b38: White's phone names b35 and b38
     phone = live.white
@@ -413,7 +413,7 @@ def assert_empty(found):
 def test_zero_gravity_labels_captured_towers_and_names_each_piece_once_per_line(live, artifacts):
     """"6 waiting to come in [Peripheral][Time][Void]": the chips were captured rival towers under a
     visually hidden label, and on phones some pieces appeared twice in one card."""
-    from scripted import to_first_flash
+    from tests.support.scripted import to_first_flash
 
     to_first_flash(live.hands)
     live.hands.finish("b38")  # White's Shadow captures Black's Peripheral; White's Time tower sits in Black's
@@ -452,8 +452,8 @@ def test_quin_export_refuses_a_game_still_being_played_unless_forced(tmp_path):
     import json
     import subprocess
 
-    from browsing import ROOT
-    from quin_cmd import QUIN
+    from tests.support.browsing import ROOT
+    from tests.support.quin_cmd import QUIN
 
     from host.compose import create_app
 
@@ -476,7 +476,7 @@ def test_quin_export_refuses_a_game_still_being_played_unless_forced(tmp_path):
 
 
 def test_quin_serve_in_the_background_says_where_the_seat_codes_are(tmp_path):
-    from test_host_start import Served
+    from tests.support.served import Served
 
     served = Served(tmp_path / "data")  # with --show-links: the codes are printed, the steps say so plainly
     try:
@@ -486,8 +486,8 @@ def test_quin_serve_in_the_background_says_where_the_seat_codes_are(tmp_path):
         served.stop()
     import subprocess
 
-    from browsing import ROOT
-    from quin_cmd import QUIN
+    from tests.support.browsing import ROOT
+    from tests.support.quin_cmd import QUIN
 
     proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path / "data"),
                              "--no-qr"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -547,7 +547,7 @@ def test_a_toast_covers_neither_the_sheet_nor_the_lists(live, artifacts):
 
     at_both_sizes(phone, artifacts, "6-toast-and-sheet", clear)
     # In play: a flash's toast sits in the page, over none of the lists either.
-    from scripted import to_first_flash
+    from tests.support.scripted import to_first_flash
 
     to_first_flash(live.hands)
     live.hands.finish("b38")
@@ -617,7 +617,7 @@ def test_setting_out_the_lineups_is_an_instruction_not_an_alarm_and_piece_names_
 def test_the_end_reveals_every_tower_shows_the_winning_move_and_offers_play_again_and_the_replay(live, artifacts):
     """The phones said "The game is over." and nothing else, the status page kept every identity
     hidden, and the host page said "an unfinished game is abandoned" after a finished one."""
-    from scripted import to_first_flash, to_the_end
+    from tests.support.scripted import to_first_flash, to_the_end
 
     to_first_flash(live.hands)
     to_the_end(live.hands)
@@ -673,7 +673,7 @@ def test_the_end_reveals_every_tower_shows_the_winning_move_and_offers_play_agai
 def test_play_again_is_refused_while_the_game_is_on(live):
     live.hands.setup("white", WHITE)
     live.hands.setup("black", BLACK)
-    from webtools import post_json
+    from tests.support.webtools import post_json
 
     token = live.table.tokens["white"]
     status, body = post_json(f"{live.base}/api/seat/{token}/again", {}, {"X-Seat-Token": token})
@@ -684,8 +684,8 @@ def test_play_again_is_refused_while_the_game_is_on(live):
 
 
 def test_the_replay_shows_the_game_at_a_glance_with_its_turning_points_linked_to_their_moments(live, artifacts):
-    from scripted import to_first_flash, to_the_end
-    from webtools import get_json
+    from tests.support.scripted import to_first_flash, to_the_end
+    from tests.support.webtools import get_json
 
     to_first_flash(live.hands)
     # While the game is on, the replay holds no estimate (it would need the hidden identities).

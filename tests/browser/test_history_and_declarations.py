@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from host.compose import create_app
 from host.web.sim import board_key
-from webtools import PHONE, running
+from tests.support.webtools import PHONE, running
 
 
 @pytest.fixture

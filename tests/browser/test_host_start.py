@@ -1,58 +1,10 @@
 """`quin serve` as a real process: what it says at start-up, and a new game started from the host page
 shows its new seat codes there and on the terminal."""
 
-import queue
-import signal
-import subprocess
-import threading
-import time
-
 from playwright.sync_api import expect
 
-from browsing import ROOT, TV
-from quin_cmd import QUIN
-
-
-
-class Served:
-    def __init__(self, data_dir, *extra):
-        self.proc = subprocess.Popen([*QUIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir),
-                                      "--no-qr", "--show-links", *extra], cwd=ROOT, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self.lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def until(self, text: str, timeout: float = 20) -> list[str]:
-        seen = []
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            seen.append(line)
-            if text in line:
-                return seen
-        raise AssertionError(f"quin serve never said {text!r}; it said {seen}")
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def url_of(lines, name):
-    for line in lines:
-        if line.strip().startswith(name + ":"):
-            return line.split(":", 1)[1].strip()
-    raise AssertionError(f"no {name} line in {lines}")
+from tests.support.browsing import TV
+from tests.support.served import Served, url_of
 
 
 def test_start_up_says_what_to_do_next_and_a_new_game_shows_its_codes_here_and_on_the_terminal(browser, tmp_path):

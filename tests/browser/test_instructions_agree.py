@@ -32,8 +32,8 @@ from engine.pieces import TIME
 from engine.randplay import random_game
 from host.referee import Phase
 from host.compose import create_app
-from webplay import Driver  # tests/support, on the path from conftest
-from webtools import with_quin_js
+from tests.support.webplay import Driver  # tests/support, on the path from conftest
+from tests.support.webtools import with_quin_js
 
 #: (mode, seed, actions): random games cut short, chosen so that between them each mode has flashes and
 #: a Power of Time used with two of the mover's Time towers on the board

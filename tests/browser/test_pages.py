@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 from host.compose import create_app
 from host.web.sim import board_key
-from browsing import body_text
-from webtools import PHONE, running
+from tests.support.browsing import body_text
+from tests.support.webtools import PHONE, running
 
 # White's lineup (tapped in on the white seat): the Shadow on w38 will cross the Iris.
 WHITE = {"w19": "void", "w29": "void", "w39": "light", "w49": "void", "w59": "memory",

@@ -7,8 +7,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from browsing import PHONE, TV
-from scripted import BLACK, WHITE, to_the_end, wait_for
+from tests.support.browsing import PHONE, TV
+from tests.support.scripted import BLACK, WHITE, to_the_end, wait_for
 
 SIZES = {"phone": PHONE, "tv": TV}
 BAD = ("serious", "critical")
@@ -70,7 +70,7 @@ def test_screens_and_accessibility_through_a_whole_game(live, axe, artifacts):
     checks.look("2-mid-game")
     status, body = hands.declare("white", {"type": "time"})
     assert status == 200, body
-    wait_for("the Time announcement", lambda: (hands.state()["referee"] or {}).get("time"))
+    wait_for(lambda: (hands.state()["referee"] or {}).get("time"), "the Time announcement")
     at_time()
     hands.finish("w28", "b17", "b18")
     hands.move("w31", "b35")

@@ -5,8 +5,8 @@ import json
 
 from playwright.sync_api import expect
 
-from browsing import PHONE, body_text
-from scripted import BLACK, WHITE, wait_for
+from tests.support.browsing import PHONE, body_text
+from tests.support.scripted import BLACK, WHITE, wait_for
 
 
 def in_view(page, selector) -> bool:
@@ -87,7 +87,7 @@ def test_a_player_names_themselves_with_the_lineup_and_everyone_sees_who_plays(l
     page.fill("#who-name", "Ann")
     page.click("#quick-start")
     page.click("#send-setup")
-    wait_for("white's setup", lambda: live.table.row.setups["white"] is not None)
+    wait_for(lambda: live.table.row.setups["white"] is not None, "white's setup")
     expect(live.status.locator("#now")).to_contain_text("White (Ann) is ready")
     expect(live.status.locator("#sub")).to_have_text("White moves first · Ann (White) – Black")
     expect(page.locator("#send-setup")).to_have_text("Sent ✓")
@@ -109,7 +109,7 @@ def test_quick_start_is_the_rulebooks_and_one_tap_from_ready(live):
     expect(page.locator('#spaces button[data-space="w48"]')).to_contain_text("Shadow")
     expect(page.locator("#send-setup")).to_be_enabled()
     page.click("#send-setup")
-    wait_for("white's setup", lambda: live.table.row.setups["white"] is not None)
+    wait_for(lambda: live.table.row.setups["white"] is not None, "white's setup")
     setup = live.table.row.setups["white"]
     assert setup["clone"] == "time" and setup["removed"] == "void" and len(setup["lineup"]) == 10
     assert "light" in setup["lineup"].values()
@@ -144,7 +144,7 @@ def test_last_game_and_saved_lineups_follow_the_phone_to_either_colour(live):
     phone.click("#saved-lineups")
     phone.click('#sheet button[data-load="Shadows up the middle"]')
     phone.click("#send-setup")
-    wait_for("black's setup", lambda: live.table.row.setups["black"] is not None)
+    wait_for(lambda: live.table.row.setups["black"] is not None, "black's setup")
     assert live.table.row.setups["black"] == {"clone": WHITE["clone"], "removed": WHITE["removed"], "lineup": mirrored}
 
 
@@ -173,7 +173,7 @@ def test_done_is_the_main_button_only_once_something_was_done(live):
 
 
 def test_declarations_are_disabled_while_a_flash_is_resolved_and_flash_text_says_whose_tower(live):
-    from scripted import to_first_flash
+    from tests.support.scripted import to_first_flash
 
     to_first_flash(live.hands, rewind=False)  # White's Time still stands on w28
     assert live.table.state("white")["seat"]["declarations"]["time"] is True  # legal, but not now
@@ -216,7 +216,7 @@ def test_flash_sentences_for_each_outcome_and_viewer(live):
 
 
 def test_one_toast_at_a_time_never_over_the_heading_and_the_result_stays(live):
-    from scripted import to_first_flash, to_the_end
+    from tests.support.scripted import to_first_flash, to_the_end
 
     to_first_flash(live.hands)
     to_the_end(live.hands)
@@ -247,7 +247,7 @@ def test_after_the_last_ready_the_phone_shows_every_green_space_and_says_to_set_
     page.route("**/setup", lambda route: held.append(route))
     page.click("#quick-start")
     page.click("#send-setup")
-    wait_for("the Ready to be sent", lambda: bool(held) or page.wait_for_timeout(50))
+    wait_for(lambda: bool(held) or page.wait_for_timeout(50), "the Ready to be sent")
     answer = held[0].fetch()  # the table takes it; the phone hears the new phase on the stream first ...
     expect(page.locator("#turn")).to_have_text("Set up the board", timeout=10000)
     held[0].fulfill(response=answer)  # ... and the Ready's answer after it

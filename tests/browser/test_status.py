@@ -5,10 +5,9 @@ import subprocess
 
 from playwright.sync_api import expect
 
-from browsing import ROOT, TV, body_text
-from quin_cmd import QUIN
-from scripted import BLACK, WHITE, to_first_flash, to_the_end, wait_for
-
+from tests.support.browsing import ROOT, TV, body_text
+from tests.support.quin_cmd import QUIN
+from tests.support.scripted import BLACK, WHITE, to_first_flash, to_the_end, wait_for
 
 
 def test_setup_is_present_tense_and_the_board_is_a_short_count_not_a_list(live):
@@ -57,7 +56,7 @@ def test_the_last_action_a_time_rewind_a_flash_and_the_result_are_drawn_on_the_b
     expect(status.locator('svg.board [data-arrow="w38-w31"]')).to_have_count(0)
     status_, body = live.hands.declare("white", {"type": "time"})
     assert status_ == 200, body
-    wait_for("the Time announcement", lambda: (live.hands.state()["referee"] or {}).get("time"))
+    wait_for(lambda: (live.hands.state()["referee"] or {}).get("time"), "the Time announcement")
     during_time()
     live.hands.finish("w28", "b17", "b18")
     # The rewind: the Time tower's space tagged, the undone move drawn back, and struck through in the list.

@@ -11,7 +11,7 @@ the one used.
 
 from playwright.sync_api import expect
 
-from scripted import BLACK, wait_for
+from tests.support.scripted import BLACK, wait_for
 
 # White's lineup as a new user taps it: Time cloned, a Void removed, the Shadows on the front row,
 # both Time towers on the board (w18 and w58).
@@ -54,7 +54,7 @@ def test_two_time_towers_every_screen_says_what_to_do_and_whichever_leaves_is_us
         white.click(f'#spaces button[data-space="{space}"]')
         white.click(f'#palette button[data-piece="{piece}"]')
     white.click("#send-setup")
-    wait_for("White's setup", lambda: live.table.row.setups["white"] is not None)
+    wait_for(lambda: live.table.row.setups["white"] is not None, "White's setup")
     assert live.table.row.setups["white"]["lineup"] == LINEUP
     live.hands.setup("black", BLACK)
     board.click("#place-start")
@@ -62,10 +62,10 @@ def test_two_time_towers_every_screen_says_what_to_do_and_whichever_leaves_is_us
 
     tap(board, "w38")  # White's Peripheral one step
     tap(board, "w37")
-    wait_for("White's move", lambda: committed(live) == 1)
+    wait_for(lambda: committed(live) == 1, "White's move")
     tap(board, "b38")  # Black's Peripheral b38-b37
     tap(board, "b37")
-    wait_for("Black's move", lambda: committed(live) == 2)
+    wait_for(lambda: committed(live) == 2, "Black's move")
     expect(white.locator("#turn")).to_have_text("Your move", timeout=10000)
 
     white.click('#declare button[data-declare="time"]')
@@ -105,7 +105,7 @@ def test_two_time_towers_every_screen_says_what_to_do_and_whichever_leaves_is_us
     shoot("2-rewound")
 
     tap(board, "w58")  # whichever Time tower leaves is the one used
-    wait_for("the Time", lambda: committed(live) == 3)
+    wait_for(lambda: committed(live) == 3, "the Time")
     history = live.hands.state()["view"]["history"]
     assert history[-1]["player"] == "white" and history[-1]["actions"] == [{"type": "time", "at": "w58"}]
     expect(white.locator("#turn")).to_have_text("Your move", timeout=10000)

@@ -4,8 +4,8 @@ replays it.  Real server, real Chromium."""
 
 from playwright.sync_api import expect
 
-from browsing import body_text
-from scripted import BLACK, WHITE
+from tests.support.browsing import body_text
+from tests.support.scripted import BLACK, WHITE
 
 
 def test_the_status_page_phones_and_board_say_the_game_could_not_be_saved_until_it_is(live):

@@ -3,7 +3,7 @@
 from engine.actions import Time
 from engine.views import view
 
-from .helpers import BLACK, WHITE, legal_of, mv, play, position, reinforce, resurrect, time_at
+from tests.support.engine_helpers import BLACK, WHITE, legal_of, mv, play, position, reinforce, resurrect, time_at
 
 
 def board_of(v):

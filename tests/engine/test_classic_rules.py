@@ -13,7 +13,7 @@ from engine.pieces import RANGE, make_setup
 from engine.record import ReplayError, play_turn
 from engine.views import view
 
-from .helpers import (
+from tests.support.engine_helpers import (
     BLACK_LINEUP,
     WHITE_LINEUP,
     S,

@@ -14,7 +14,7 @@ from engine.randplay import random_game
 from engine.record import load_record, replay, to_record
 from host.cli import main
 
-from .helpers import record
+from tests.support.engine_helpers import LEGAL_TURNS, record
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "classic-game.json"
@@ -22,15 +22,6 @@ EXAMPLE = ROOT / "examples" / "classic-game.json"
 
 def mv(a, b):
     return {"type": "move", "from": a, "to": b}
-
-
-# White: w38 light, w58/w18 shadows; Black: b38 light, b39 time, b58/b18 shadows (helpers' standard lineup)
-LEGAL_TURNS = [
-    ("white", [mv("w58", "w51")]),
-    ("black", [mv("b58", "b51")]),
-    ("white", [mv("w51", "b51")]),  # w51, wi, bi, b51: Shadow flashes Shadow, swap
-    ("black", [{"type": "time", "at": "b39"}, mv("b38", "b37")]),  # Time fails against the Shadow
-]
 
 
 def write(tmp_path, data, name="game.json"):

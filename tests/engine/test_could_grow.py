@@ -7,16 +7,12 @@ which hidden towers are Voids.  And every Gravity that could really grow must be
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from engine.actions import Gravity, Move
 from engine.game import Game
 
-from .te_helpers import S, gravity, mv
+from tests.support.positions import random_positions
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from positions import random_positions  # noqa: E402
+from tests.support.third_eye_helpers import S, gravity, mv
 
 SETS = {"white": ("void", "time"), "black": ("void", "time")}
 RIVAL = {"b38": ("black", "light"), "b59": ("black", "void")}

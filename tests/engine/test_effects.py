@@ -24,8 +24,8 @@ from engine.game import FlashEvent
 from engine.randplay import random_game
 from engine.record import load_record, replay
 
-from .helpers import mv, play, position, reflect, reinforce, resurrect, swap, time_at
-from .te_helpers import build, gravity, push
+from tests.support.engine_helpers import mv, play, position, reflect, reinforce, resurrect, swap, time_at
+from tests.support.third_eye_helpers import build, gravity, push
 
 PERFT = Path(__file__).parent / "perft"
 

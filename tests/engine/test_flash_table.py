@@ -6,7 +6,7 @@ from engine.flash import CLASSIC, flash_outcome
 from engine.pieces import PIECES
 from engine.views import view
 
-from .helpers import at, captured, mv, position, reflect
+from tests.support.engine_helpers import at, captured, mv, position, reflect
 
 # Spec section 4, Classic table (attacker -> result), written independently:
 #   light, artificial_light: capture anything.

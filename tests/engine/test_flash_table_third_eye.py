@@ -20,7 +20,7 @@ board (the attacker moves one space onto the defender).
 import pytest
 
 from engine.flash import flash_outcome
-from tests.engine.te_helpers import BLACK, WHITE, at, build, mv
+from tests.support.third_eye_helpers import BLACK, WHITE, at, build, mv
 
 C, S, M = "capture", "swap", "mutual_destruction"
 ORDER = ("light", "shadow", "artificial_light", "reflector", "memory", "time", "peripheral", "void")

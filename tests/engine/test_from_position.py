@@ -18,47 +18,16 @@ from engine.actions import PASS, Move, Resurrect, Swap, Time
 from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES
 from engine.errors import InvalidError
 from engine.game import Game
-from engine.pieces import MEMORY, PIECES
+from engine.pieces import PIECES
 from engine.randplay import random_setup
-from engine.state import BOTH, CAPTURED, RESERVE
+from engine.state import CAPTURED, RESERVE
 from engine.views import view
 
-from .helpers import BLACK, WHITE, S, at, mv, new_game, play
+from tests.support.positions import position_of
+
+from tests.support.engine_helpers import BLACK, WHITE, S, at, mv, new_game, play
 
 N = SPACE_NAMES
-
-
-def position_of(game: Game) -> dict:
-    """The keyword arguments of from_position that describe ``game``'s current state."""
-    st = game.state
-    owner, piece = game.owner, game.piece
-    kw: dict = {
-        "board": {N[s]: (owner[t], piece[t]) for s, t in enumerate(st.board) if t >= 0},
-        "to_move": st.to_move,
-        "mode": game.mode,
-        "vision": game.vision,
-        "sets": {p: (game.setups[p].clone, game.setups[p].removed) for p in PLAYERS},
-        "reserve": {p: [piece[t] for t in game.towers_of(p) if st.loc[t] == RESERVE] for p in PLAYERS},
-        "captured": {p: [(piece[t], st.captured_turn[t]) for t in game.towers_of(p) if st.loc[t] == CAPTURED]
-                     for p in PLAYERS},
-        "turn": st.turn,
-        "passes": st.passes,
-        "time_used": st.time_used,
-        "totem_used": [p for i, p in enumerate(PLAYERS) if st.totem_used[i]],
-        "revealed": [N[st.loc[t]] for t in game.towers if st.loc[t] >= 0 and st.known[t] == BOTH],
-    }
-    if game.third_eye:
-        kw["swaps_left"] = {N[st.loc[t]]: st.swaps_left[t] for t in game.towers
-                            if piece[t] == MEMORY and st.loc[t] >= 0}
-        kw["frozen"] = [N[st.loc[t]] for t in st.frozen]
-    ban = st.flash_ban
-    if ban is not None and ban[0] == st.turn and st.loc[ban[1]] >= 0 and st.loc[ban[2]] >= 0:
-        kw["flash_ban"] = (N[st.loc[ban[1]]], N[st.loc[ban[2]]])
-    last = st.last_action
-    if last is not None and all(st.loc[t] == b for t, _, b in last.moved):
-        kw["last_action"] = {"moves": [(a if a == RESERVE else N[a], N[b]) for _, a, b in last.moved],
-                             "captured": last.captured, "on_iris": last.on_iris}
-    return kw
 
 
 def records(game: Game) -> Counter:

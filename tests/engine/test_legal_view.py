@@ -21,7 +21,7 @@ from engine.pieces import PIECES
 from engine.randplay import random_setup
 from engine.state import EMPTY
 
-from .helpers import WHITE, mv, new_game, position
+from tests.support.engine_helpers import WHITE, mv, new_game, position
 
 
 def states(mode: str, seeds, every: int = 5, max_actions: int = 160):

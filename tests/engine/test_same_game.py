@@ -17,8 +17,8 @@ from engine.actions import Gravity, Move, Reflect, Reinforce, Resurrect, Swap, T
 from engine.game import Game
 from engine.randplay import random_game
 
-from .helpers import mv, position, reflect, reinforce, swap
-from .te_helpers import build, gravity
+from tests.support.engine_helpers import mv, position, reflect, reinforce, swap
+from tests.support.third_eye_helpers import build, gravity
 
 # --- rulings, by hand --------------------------------------------------------------------------
 

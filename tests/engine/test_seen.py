@@ -22,7 +22,7 @@ from engine.seen import BOARD, CAPTURED, SeenMismatch, could_have_moved, seen_bo
 from engine.state import RESERVE
 from engine.views import knows, view
 
-from .helpers import S, mv, new_game
+from tests.support.engine_helpers import S, mv, new_game
 
 
 def _games(mode: str, count: int, seed: int):

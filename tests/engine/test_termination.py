@@ -10,7 +10,7 @@ from engine.game import ABANDONMENT, RESIGNATION, TERMINATIONS
 from engine.record import ReplayError, load_record, replay, to_record
 from host.cli import main
 
-from .helpers import record
+from tests.support.engine_helpers import record
 
 TURNS = [("white", [{"type": "move", "from": "w58", "to": "w51"}]),
          ("black", [{"type": "move", "from": "b58", "to": "b51"}])]

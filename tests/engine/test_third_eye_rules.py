@@ -1,7 +1,7 @@
 """Third Eye Mode: one test per Third Eye statement of the rulebook, and the spec's Third Eye rulings.
 
 Each docstring quotes the rulebook sentence (or the spec ruling, marked
-"spec") that the test shows.  Positions come from ``te_helpers.build``; every
+"spec") that the test shows.  Positions come from ``tests/support/third_eye_helpers.build``; every
 action goes through ``Game.push``, so only legal actions are played.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from engine.actions import Gravity, Pass, Reflect, Resurrect, Swap, Time
 from engine.errors import IllegalError
 from engine.record import ReplayError, load_record, replay, to_record
-from tests.engine.te_helpers import (
+from tests.support.third_eye_helpers import (
     BLACK,
     WHITE,
     N,

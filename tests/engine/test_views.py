@@ -7,7 +7,7 @@ import pytest
 from engine.randplay import random_game
 from engine.views import action_seen_by, knows, view
 
-from .helpers import (
+from tests.support.engine_helpers import (
     S,
     WHITE_LINEUP,
     mv,

@@ -8,8 +8,6 @@ their towers change nothing but a Classic Time's outcome, which the rival's hidd
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -19,11 +17,9 @@ from engine.board import other
 from engine.game import Game
 from engine.state import BOTH
 
-from .helpers import WHITE, S
-from .test_from_position import position_of
+from tests.support.positions import position_of, random_positions
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from positions import random_positions  # noqa: E402
+from tests.support.engine_helpers import WHITE, S
 
 SETS = {"white": ("time", "peripheral"), "black": ("time", "peripheral")}
 

@@ -21,7 +21,7 @@ import ast
 import re
 
 import pytest
-from quin_sim import ROOT
+from tests.support.quin_sim import ROOT
 
 CIRCUITPYTHON = "9.2.9"
 

@@ -4,7 +4,7 @@ import sys
 import types
 
 import pytest
-from quin_sim import ROOT, BufferPort, FakeHardware, SimBoard
+from tests.support.quin_sim import ROOT, BufferPort, FakeHardware, SimBoard
 
 import quin_firmware
 from host.board import protocol as p

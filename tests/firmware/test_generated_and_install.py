@@ -1,7 +1,7 @@
 """Generated files are current; `quin firmware install` puts the firmware on a drive."""
 
 import pytest
-from quin_sim import ROOT
+from tests.support.quin_sim import ROOT
 
 from host.board import hardware_files as hf
 from host.cli import main

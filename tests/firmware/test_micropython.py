@@ -9,7 +9,7 @@ expected values are the random data itself, never the codec's own output.
 import json
 import random
 
-import mpy
+from tests.support import mpy
 import pytest
 
 from host.board import protocol as p

@@ -3,18 +3,15 @@ MemoryError on /dev/zero), and an error quotes at most a short prefix of a bad v
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from engine.errors import QUOTE_LIMIT, bounded, quoted
 from host.commands.files import MAX_RECORD, MAX_TRACE
-from tests.engine.helpers import record
-from tests.engine.test_cli import LEGAL_TURNS
+from tests.support.engine_helpers import LEGAL_TURNS, record
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from quin_cmd import QUIN  # noqa: E402
+from tests.support.quin_cmd import QUIN
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG = 1_000_000

@@ -5,15 +5,13 @@ that cannot start leaves no store behind and names the calibration it looked for
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from host.commands.engine_cmds import result_text
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from quin_cmd import QUIN  # noqa: E402
+from tests.support.quin_cmd import QUIN
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "examples" / "classic-game.json"

@@ -14,6 +14,7 @@ from host.board.simboard import SimulatedBoard
 from host.compose import Service
 from host.store import Store
 from host.compose import create_app
+from tests.support.waiting import waiter
 
 
 class LitBoard(SimulatedBoard):
@@ -33,11 +34,7 @@ class LitBoard(SimulatedBoard):
         self.shown.append(dict(leds))
 
 
-def until(predicate, what, timeout=10):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
+until = waiter(timeout=10, every=0.02)
 
 
 def test_a_hardware_board_is_read_refereed_and_lit_by_one_thread_with_no_ticker(tmp_path):

@@ -39,7 +39,6 @@ import json
 import logging
 import random
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
@@ -57,8 +56,7 @@ from host.web.seats import HEADER as SEAT_HEADER
 from host.web.sim import HEADER as BOARD_HEADER
 from host.web.sim import board_key
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from webplay import Driver  # noqa: E402
+from tests.support.webplay import Driver
 
 N = SPACE_NAMES
 

@@ -5,9 +5,7 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -16,79 +14,10 @@ from engine.board import BLACK, SPACE_NAMES, WHITE, parse_space
 from engine.game import Game
 from engine.randplay import random_setup
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from quin_cmd import QUIN  # noqa: E402
-from webtools import SSE, get_json, post_json  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def quin(*args, timeout=30):
-    return subprocess.run([*QUIN, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
-
-
-class Serve:
-    """A `quin serve` subprocess on 127.0.0.1 at a free port."""
-
-    def __init__(self, data_dir, *extra):
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen(
-            [*QUIN, "serve", "--host", "127.0.0.1", "--port", "0",
-             "--data-dir", str(data_dir), "--no-qr", "--show-links", *extra],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        self.lines = []
-        self.urls = {}
-        self.rows = {}  # every "name: text" row it printed
-        deadline = time.monotonic() + 20
-        # Read the whole banner, through its last line: what a later read gets is only what the
-        # server printed after it (a half-read banner stays in this file's buffer, which
-        # `communicate()` would skip, and arrives in one piece or several as the machine is busy).
-        while not (self.lines and self.lines[-1].startswith("Stop with Ctrl-C")):
-            assert time.monotonic() < deadline, f"quin serve printed no URLs: {self.lines}"
-            line = self.proc.stdout.readline()
-            assert line, f"quin serve exited: {self.proc.stderr.read()}"
-            self.lines.append(line.rstrip())
-            if ":" in line:
-                name, _, text = line.strip().partition(":")
-                self.rows[name.strip()] = text.strip()
-                if "http://" in text:
-                    self.urls[name.strip()] = text.strip()
-        self.ready_after = time.monotonic() - self.started
-        self.base = self.urls["status page"].rstrip("/")
-        self.tokens = {p: self.urls[f"{p} seat"].rsplit("/", 1)[1] for p in ("white", "black") if f"{p} seat" in self.urls}
-        # the virtual board's link carries its key: every board write sends it
-        board = self.urls.get("virtual board")
-        self.board = {"X-Board-Key": board.rsplit("/", 1)[1]} if board else {}
-
-    def state(self):
-        status, body = get_json(self.base + "/api/state")
-        assert status == 200
-        return body
-
-    def wait(self, predicate, what, timeout=10):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            state = self.state()
-            if predicate(state):
-                return state
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}: {self.state()['referee']}")
-
-    def kill(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+from tests.support.quin_cmd import QUIN
+from tests.support.served import ROOT, Serve, quin
+from tests.support.waiting import waiter
+from tests.support.webtools import SSE, get_json, post_json
 
 
 @pytest.fixture
@@ -332,11 +261,7 @@ def test_the_board_pump_feeds_the_referee_and_lights_the_leds(tmp_path):
     thread = threading.Thread(target=pump, args=(table, board, stop), daemon=True)
     thread.start()
 
-    def until(predicate, what, timeout=10):
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            assert time.monotonic() < deadline, f"timed out waiting for {what}"
-            time.sleep(0.02)
+    until = waiter(timeout=10, every=0.02)
 
     try:
         rng = random.Random(3)

@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.request
 
-from quin_cmd import QUIN  # this script's folder is first on its path
+from tests.support.quin_cmd import QUIN  # this script's folder is first on its path
 from zeroconf import AddressResolverIPv4, IPVersion, Zeroconf
 
 ROOT, DATA = sys.argv[1], sys.argv[2]

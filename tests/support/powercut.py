@@ -31,7 +31,6 @@ import io
 import random
 import sqlite3
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,9 +38,6 @@ from pathlib import Path
 import apsw
 
 SECTOR = 512
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 
 class PowerCut(Exception):
     """The power went: nothing more reaches a file."""
@@ -368,9 +364,9 @@ def _play_until_the_cut(folder: Path, vfs: CrashVFS, rng: random.Random, report:
     from engine.randplay import random_setup
     from host.store import DB_NAME, Store
     from host.session.table import Table
-    from host.web import create_app
+    from host.compose import create_app
     from host.web.sim import make_virtual_board
-    from webplay import Driver
+    from tests.support.webplay import Driver
 
     recorder = Recorder()
     store = table = None

@@ -1,5 +1,5 @@
 """Helpers for the referee tests: a referee on a simulated board with a manual clock, positions
-built by hand (``tests/engine/helpers.position`` for Classic, ``te_helpers.build`` for Third Eye,
+built by hand (``tests/support/engine_helpers.position`` for Classic, ``tests/support/third_eye_helpers.build`` for Third Eye,
 both Lights out of the way), and a search for game positions with a wanted property."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from engine.pieces import PIECES
 from engine.randplay import random_game
 from host.referee import Referee
 from host.board.simboard import SimulatedBoard
-from tests.engine.helpers import position
-from tests.engine.te_helpers import build
+from tests.support.engine_helpers import position
+from tests.support.third_eye_helpers import build
 
 # a piece's name as code writes it (artificial_light) or as a sentence does (artificial light)
 PIECE_WORD = re.compile(r"\b(" + "|".join(p.replace("_", "[_ ]") for p in sorted(PIECES, key=len, reverse=True))

@@ -18,15 +18,8 @@ from host.board.simboard import SimulatedBoard
 from host.compose import Service
 from host.remote.service import RemoteSeat
 from host.store import Store
-
-
-def wait_for(pred, timeout=20.0, what="a condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.support.page_hands import distances_to
+from tests.support.waiting import wait_for
 
 
 class Board:
@@ -184,7 +177,7 @@ def local_plays(ann, truth: Game, i: int, action) -> None:
 
 
 def rival_plays(ann, bob, i: int, action) -> None:
-    """The remote player's action ``i`` (``bob``: tests/host/remote/player.py's ``RemotePlayer``),
+    """The remote player's action ``i`` (``bob``: tests/support/player.py's ``RemotePlayer``),
     sent once its turn came; the board's session applies it and its person carries out the plan."""
     bs = bob.wait(lambda s: s["view"] and count(s["view"]) == i and s["legal"] is not None)
     status, ans = bob.post("action", {"seq": bs["seq"], "action": action.to_record()})
@@ -193,3 +186,51 @@ def rival_plays(ann, bob, i: int, action) -> None:
     wait_for(lambda: applied(ann) > i, what=f"the board to have action {i}")
     follow_the_board(ann)
 
+
+def plain_move(legal, occupied_names):
+    """A legal move of a tower to an empty space (no flash), first in the hub's order."""
+    for a in legal:
+        if a["type"] == "move" and a["to"] not in occupied_names:
+            return a
+    raise AssertionError("no plain move")
+
+
+def start(ann, bob, seeds=(1, 2)):
+    """Both lineups in (seeded), the game started and the board set."""
+    ann.set_up(seeds[0])
+    bob.post("setup", {"setup": random_setup(random.Random(seeds[1]), bob.side).to_record()})
+    wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+    ann.place_start()
+    wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+
+
+def towards(legal, view, side):
+    """A plain move bringing one of ``side``'s towers nearest the rival's (the two sides meet)."""
+    rivals = [t["space"] for t in view["board"] if t["owner"] != side]
+    occupied = {t["space"] for t in view["board"]}
+    dist = distances_to(rivals)
+    moves = [a for a in legal if a["type"] == "move" and a["to"] not in occupied]
+    return min(moves, key=lambda a: (dist.get(a["to"], 99), a["from"], a["to"]))
+
+
+def a_flash(legal, view, side):
+    rivals = {t["space"] for t in view["board"] if t["owner"] != side}
+    return next((a for a in legal if a["type"] == "move" and a["to"] in rivals), None)
+
+
+def carry_out_flash(ann, a):
+    """The local player flashes: both towers up, then the board as the referee says."""
+    ann.feed(ann.board.lift(a["from"]))
+    time.sleep(0.05)
+    ann.feed(ann.board.lift(a["to"]))
+    wait_for(lambda: ann.table.ref.public_status().get("flash") is not None or ann.table.game.to_move != ann.side,
+             what="the flash announced")
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        want = ann.table.ref.expected()
+        if want != ann.board.occupied:
+            ann.feed(ann.board.set(want))
+        if ann.table.ref.phase == "play" and ann.table.game.to_move != ann.side:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the flash was not taken: {ann.table.ref.public_status()}")

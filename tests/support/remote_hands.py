@@ -1,11 +1,11 @@
 """A remote game as people live it, judged from outside (issue 28, item 2): shared by
 ``bench/remote_soak.py`` and the suite's few games.
 
-- a real hub (``quin hub serve``) on a throwaway PostgreSQL (tests/host/hub/pg.py, hubproc.py);
+- a real hub (``quin hub serve``) on a throwaway PostgreSQL (tests/support/pg.py, hubproc.py);
 - one simulated board running the board's service in remote mode, started as a person does
   (``quin serve --board sim --remote new --hub URL``), as a process of its own;
 - the remote player, Bob, acting through the hub's HTTP API as the ``/play`` page does
-  (tests/host/remote/player.py: standard library only);
+  (tests/support/player.py: standard library only);
 - the board's person, Ann, with the independent hands model (``host.simulate``, written without
   reading the referee): her own actions with her hands on the virtual board's sensors
   (``/api/board/set``) and her words on her phone (the seat's HTTP API); Bob's actions carried out
@@ -40,9 +40,6 @@ import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-for _p in (ROOT, ROOT / "tests" / "host" / "hub", ROOT / "tests" / "host" / "remote"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
 
 from engine.actions import Move, Reflect, action_from_record  # noqa: E402
 from engine.board import PLAYERS, SPACE_NAMES, other  # noqa: E402
@@ -53,7 +50,7 @@ from engine.record import to_record  # noqa: E402
 from host.simulate import Hands  # noqa: E402
 from host.simulate.oracle import canonical  # noqa: E402
 from host.simulate.timing import PACES  # noqa: E402
-from player import RemotePlayer  # noqa: E402  (tests/host/remote/player.py)
+from tests.support.player import RemotePlayer  # noqa: E402  (tests/support/player.py)
 
 N = SPACE_NAMES
 LAG = 0.005  # an event this late stretches the hands' clock (see _run)
@@ -305,8 +302,8 @@ class Services:
     """A throwaway PostgreSQL cluster and one real hub on it, for a run of games."""
 
     def __init__(self, cluster=None):
-        from hubproc import HubProcess
-        from pg import Cluster
+        from tests.support.hubproc import HubProcess
+        from tests.support.pg import Cluster
 
         self.own = cluster is None  # a cluster of its own, closed with it (else the caller's)
         self.cluster = cluster or Cluster()

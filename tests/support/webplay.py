@@ -10,9 +10,12 @@ hand, so nothing sleeps.
 
 from __future__ import annotations
 
+import random
+
 from engine.actions import action_from_record, Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
-from engine.board import SPACE_NAMES, parse_space
+from engine.board import BLACK, SPACE_NAMES, WHITE, parse_space
 from engine.game import Game
+from engine.randplay import random_setup
 from host.web.sim import HEADER as BOARD_HEADER
 from host.web.sim import board_key
 
@@ -167,3 +170,27 @@ class Driver:
         # The referee may commit a forced pass by itself.
         while len(shadow.log) < len(game.log):
             shadow.push(game.log[len(shadow.log)][2])
+
+
+def make(tmp_path, **config):
+    """A table served by a Flask app in ``tmp_path``, on a manual clock: (app, its test client, the table)."""
+    from host.compose import create_app
+
+    conf = {"DATA_DIR": str(tmp_path), "TICK": 0, "MANUAL_CLOCK": True}
+    conf.update(config)
+    app = create_app(conf)
+    return app, app.test_client(), app.extensions["quin.table"]
+
+
+def setups(seed=1):
+    """Seeded random lineups: (White's, Black's)."""
+    rng = random.Random(seed)
+    return random_setup(rng, WHITE), random_setup(rng, BLACK)
+
+
+def started(web, seed=1):
+    """The game on ``web`` (what ``make`` returned) started with ``setups(seed)``: its Driver."""
+    app, client, table = web
+    driver = Driver(client, table)
+    driver.setup(*setups(seed))
+    return driver

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from quin_cmd import QUIN
-from quin_sim import TOWER, PtyBoard, SimBoard
+from tests.support.quin_cmd import QUIN
+from tests.support.quin_sim import TOWER, PtyBoard, SimBoard
 
 from engine.board import SPACE_IDS
 from host.board import calibration as calmod

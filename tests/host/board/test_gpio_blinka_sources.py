@@ -4,7 +4,7 @@ import sys
 import types
 
 import pytest
-from quin_sim import TOWER, FakeHardware, SimBoard
+from tests.support.quin_sim import TOWER, FakeHardware, SimBoard
 
 from engine.board import SPACE_IDS
 from host.board.calibration import Calibration, Level

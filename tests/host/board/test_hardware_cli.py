@@ -6,7 +6,7 @@ import sys
 import threading
 
 import pytest
-from quin_sim import TOWER, PtyBoard, SimBoard
+from tests.support.quin_sim import TOWER, PtyBoard, SimBoard
 
 from engine.board import SPACE_IDS
 from host.board import calibration as calmod

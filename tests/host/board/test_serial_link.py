@@ -3,7 +3,7 @@
 import time
 
 import pytest
-from quin_sim import BASELINE, TOWER, PtyBoard
+from tests.support.quin_sim import BASELINE, TOWER, PtyBoard
 
 from engine.board import SPACE_IDS
 from host.board import protocol as p

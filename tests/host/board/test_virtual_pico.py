@@ -14,29 +14,25 @@ import threading
 import time
 
 import pytest
-from webplay import Driver
+from tests.support.webplay import Driver
 
 from engine.board import PLAYERS, SPACE_IDS, SPACE_NAMES, SPACES
 from engine.randplay import random_game
 from host.board import calibration as calmod
-from host.system.config import calibration_file
 from host.board.calibration import Calibration, Level
 from host.board.channel_map import default_map
 from host.cli import main
 from host.commands.serve_cmds import pump
 from host.board.sources.serial_source import SerialLink, SerialSource
 from host.board.virtual_pico import Field, VirtualPico
+from host.system.config import calibration_file
 from host.compose import create_app
+from tests.support.waiting import waiter
 
 WAIT = 60.0  # generous: only ever reached when something is broken (2 cores shared by many)
 
 
-def wait_until(predicate, timeout=WAIT, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not reached in {timeout:g} s")
-        time.sleep(0.02)
+wait_until = waiter(timeout=WAIT, every=0.02)
 
 
 def calibration_for(field):
@@ -197,7 +193,7 @@ class PicoDriver(Driver):
         n = len(game.log)
         mover = game.to_move
         wait_until(lambda: len(game.log) > n or self.table.ref.private_status(mover).get("question")
-                   or self.table.ref.phase != "play", 20, "the referee to commit or ask")
+                   or self.table.ref.phase != "play", timeout=20, what="the referee to commit or ask")
 
     def setup(self, white, black) -> None:
         self.seat_post("white", "setup", white.to_record())

@@ -18,6 +18,7 @@ from engine.randplay import random_setup
 from host.board.calibration import Calibration, Level
 from host.board.channel_map import default_map
 from host.board.virtual_pico import Field
+from tests.support.waiting import waiter
 
 WAIT = 60.0
 CLI = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
@@ -57,11 +58,7 @@ def call(method, url, body=None, headers=None):
         return json.loads(r.read())
 
 
-def wait_until(predicate, what, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"{what} not reached in {timeout:g} s"
-        time.sleep(0.05)
+wait_until = waiter(timeout=WAIT, every=0.05)
 
 
 def calibration_for(field):

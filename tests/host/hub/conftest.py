@@ -1,13 +1,10 @@
 import itertools
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hubproc import HubProcess  # noqa: E402
-from pg import Cluster  # noqa: E402
+from tests.support.hubproc import HubProcess
+from tests.support.pg import Cluster
 
 _names = itertools.count()
 

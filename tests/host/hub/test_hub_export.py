@@ -7,8 +7,8 @@ import json
 import uuid
 import zipfile
 
-from client import request
-from hubproc import quin
+from tests.support.hub_client import request
+from tests.support.hubproc import quin
 
 from engine.randplay import random_game
 from engine.record import load_record, replay, to_record

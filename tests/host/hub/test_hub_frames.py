@@ -2,7 +2,7 @@
 frame before it; a stream starts, or resumes by Last-Event-ID after any gap and at any process, with
 what it lacks; a board that lost the record of a push numbers on after the hub's events.
 
-The frames are rebuilt here by the rules docs/hub.md states (test_hub_push.rebuild, written apart
+The frames are rebuilt here by the rules docs/hub.md states (tests/support/pushing_board.rebuild, written apart
 from the hub's code), never by host.hub.frames."""
 
 import json
@@ -10,9 +10,9 @@ import uuid
 
 import psycopg
 
-from client import SSE, request
-from hubproc import quin, wait_for
-from test_hub_push import Board, public_without_hub, rebuild, stored_events
+from tests.support.hub_client import SSE, request
+from tests.support.hubproc import quin, wait_for
+from tests.support.pushing_board import Board, public_without_hub, rebuild, stored_events
 
 from host.hub import frames
 

@@ -18,9 +18,9 @@ import psycopg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from client import SSE, request
-from hubproc import quin, wait_for
-from remote_client import create, start
+from tests.support.hub_client import SSE, request
+from tests.support.hubproc import quin, wait_for
+from tests.support.remote_client import create, start
 
 from engine.randplay import random_game, random_setup
 from engine.record import to_record

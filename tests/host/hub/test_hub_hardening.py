@@ -10,9 +10,9 @@ import uuid
 
 import psycopg
 
-from client import SSE, request
-from hubproc import quin, wait_for
-from remote_client import create
+from tests.support.hub_client import SSE, request
+from tests.support.hubproc import quin, wait_for
+from tests.support.remote_client import create
 
 from engine.randplay import random_game
 from engine.record import to_record

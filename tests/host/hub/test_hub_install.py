@@ -28,9 +28,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from client import request
-from hubproc import ROOT, wait_for
-from wall_tables import play, frame
+from tests.support.hub_client import request
+from tests.support.hubproc import ROOT, wait_for
+from tests.support.wall_tables import play, frame
 
 from tests.support.quin_cmd import QUIN
 

@@ -3,7 +3,7 @@ table key; no hub at that address; that address answers but is not a Quin hub (a
 status page (its ``hub`` line, published at once and alone) and by ``quin serve`` (one line a change);
 failed pushes are retried from half a second, doubling, to a minute, on an injected clock.
 
-Against a real hub on a throwaway PostgreSQL (tests/host/hub/pg.py, hubproc.py)."""
+Against a real hub on a throwaway PostgreSQL (tests/support/pg.py, hubproc.py)."""
 
 import json
 import logging
@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from hubproc import ROOT, quin, wait_for
+from tests.support.hubproc import ROOT, quin, wait_for
 
 from host.remote.push import Link, Pusher
 from host.compose import create_app
@@ -120,7 +120,7 @@ def test_a_wrong_path_answers_but_is_not_a_quin_hub(db, hubs, table_key, board):
 
 
 def test_a_hub_reached_later_is_said_reached_and_the_games_go(db, table_key, board):
-    from hubproc import HubProcess
+    from tests.support.hubproc import HubProcess
 
     port = free_port()
     board.push(f"http://127.0.0.1:{port}", table_key, backoff=(0.05, 0.2))

@@ -1,9 +1,10 @@
 """The hub's pages in a real Chromium: the wall follows a live board, a game page shows its moves,
 an archived game replays, the archive searches."""
 
-from hubproc import quin
+from tests.support.hubproc import quin
 from playwright.sync_api import expect
-from test_hub_push import Board, wait_for
+from tests.support.hubproc import wait_for
+from tests.support.pushing_board import Board
 
 
 def test_wall_game_page_replay_and_archive(db, hubs, browser, tmp_path):
@@ -100,7 +101,7 @@ def test_the_wall_draws_each_board_with_the_boards_geometry_its_last_move_and_fl
     happened, and the table's card flashes."""
     import uuid
 
-    from client import request
+    from tests.support.hub_client import request
 
     dsn, _ = db
     key = quin("hub", "add-table", "Table 3", "--db", dsn).stdout.strip()
@@ -162,7 +163,7 @@ def test_a_phone_at_a_hub_table_gives_a_player_code_and_hears_at_once_of_one_the
     """The seat page in Chromium at a board pushing to a real hub: the player code field shows
     (it does not where there is no hub), an unknown code is one line on the phone and nothing is
     kept, a known one is sent with the name."""
-    from webtools import running
+    from tests.support.webtools import running
 
     from host.remote.push import Pusher
     from host.compose import create_app

@@ -13,9 +13,9 @@ import socket
 
 import psycopg
 
-from client import request
-from hubproc import HubProcess, quin, wait_for
-from test_hub_push import Board
+from tests.support.hub_client import request
+from tests.support.hubproc import HubProcess, quin, wait_for
+from tests.support.pushing_board import Board
 
 from engine.board import BLACK, WHITE
 from engine.game import Game

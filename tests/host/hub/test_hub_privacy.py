@@ -9,25 +9,19 @@ that pushed the player's own seat stream instead of the public one is caught.
 """
 
 import itertools
-import sys
 import time
-from pathlib import Path
-
 
 import host.store
-from hubproc import HubProcess, wait_for
 from host.hub import schema
 from host.remote import push
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
-import test_stream_privacy as sp  # noqa: E402
+from tests.support import privacy_runs as sp
+from tests.support.hubproc import HubProcess, wait_for
 
 KEY = "qt_the-same-key-in-both-runs"
 
 
-
 class Hubbed:
-    """Runs of test_stream_privacy, each board pushing to a hub on a fresh database."""
+    """Runs of tests/support/privacy_runs.py (as test_stream_privacy plays them), each board pushing to a hub on a fresh database."""
 
     def __init__(self, cluster, monkeypatch, tmp_path):
         self.cluster, self.tmp = cluster, tmp_path

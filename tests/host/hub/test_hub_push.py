@@ -3,118 +3,17 @@ once it is over; an outbox in the board's store keeps what is not acknowledged; 
 waits for the hub; the status page says whether the hub is reached."""
 
 import json
-import random
 import socket
 import sys
-import time
-from pathlib import Path
 
 import psycopg
 import pytest
 
-from client import request
-from hubproc import HubProcess, quin, wait_for
-
-from engine.board import BLACK, WHITE
-from engine.game import Game
-from engine.randplay import random_setup
 from host.remote.push import Pusher
 from host.compose import create_app
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webplay import Driver  # noqa: E402
-
-
-
-class Board:
-    """A table served in this process (simulated board, manual clock) with a pusher and a public
-    stream listener beside it: what the public saw, frame by frame."""
-
-    def __init__(self, folder, url, key, seed=1, mode="classic"):
-        app = create_app({"DATA_DIR": str(folder), "TICK": 0, "MANUAL_CLOCK": True, "MODE": mode})
-        self.table = app.extensions["quin.table"]
-        self.public: list[dict] = []
-        sub = self.table.broker.stream("public")
-        opening = sub.attach(lambda f: self.public.extend(_data(f)), lambda: None)
-        self.public.extend(_data(opening))
-        self.pusher = Pusher(self.table, url, key, backoff=(0.05, 0.3)).start()
-        self.driver = Driver(app.test_client(), self.table)
-        self.rng = random.Random(seed)
-        self.mode = mode
-
-    def play(self, actions=None, setups=None):
-        """Play on (after the setups, the first time) for ``actions`` actions or to the end."""
-        rng = self.rng
-        if getattr(self, "shadow", None) is None:
-            setups = setups or {WHITE: random_setup(rng, WHITE), BLACK: random_setup(rng, BLACK)}
-            self.driver.setup(setups[WHITE], setups[BLACK])
-            self.shadow = Game(setups[WHITE], setups[BLACK], self.mode)
-        shadow = self.shadow
-        n = 0
-        while not shadow.is_over() and (actions is None or n < actions):
-            action = rng.choice(shadow.legal_actions())
-            shadow.push(action)
-            self.driver.play(action)
-            n += 1
-        return shadow
-
-    def drained(self):
-        return not self.pusher._frames and self.pusher.outbox.pending() == 0
-
-    def stop(self):
-        self.pusher.stop()
-
-
-def _data(frame: bytes) -> list[dict]:
-    return [json.loads(line[6:]) for line in frame.decode().split("\n") if line.startswith("data: ")]
-
-
-def public_without_hub(frames):
-    """The public frames as the hub should have them: the hub line dropped, repeats dropped."""
-    out = []
-    for f in frames:
-        f = {"state": {k: v for k, v in f["state"].items() if k != "hub"}, "notices": f["notices"]}
-        if not out or out[-1] != f:
-            out.append(f)
-    return out
-
-
-def stored_events(dsn, game_uuid):
-    """(seq, data) as the hub's table holds them: whole frames and patches."""
-    with psycopg.connect(dsn) as conn:
-        return conn.execute("SELECT e.seq, e.data FROM hub_events e JOIN hub_games g ON g.id = e.game_id "
-                            "WHERE g.uuid = %s ORDER BY seq", (game_uuid,)).fetchall()
-
-
-def rebuild(rows):
-    """The whole frames of stored events, each patch applied to the frame before it, by the rules
-    docs/hub.md states (written here again: the hub's own code is not the oracle)."""
-    out, frame = [], None
-    for seq, data in rows:
-        data = json.loads(data)
-        if "patch" in data:
-            frame = json.loads(json.dumps(frame))
-            for op in data["patch"]:
-                *keys, last = op[1]
-                parent = frame
-                for k in keys:
-                    parent = parent[k]
-                if op[0] == "set":
-                    parent[last] = op[2]
-                elif op[0] == "del":
-                    del parent[last]
-                else:
-                    assert op[0] == "add" and isinstance(parent[last], list)
-                    parent[last] += op[2]
-        else:
-            frame = data
-        out.append((seq, json.dumps(frame)))
-    return out
-
-
-def hub_events(dsn, game_uuid):
-    """(seq, the whole frame) of each event the hub holds of the game."""
-    return rebuild(stored_events(dsn, game_uuid))
+from tests.support.hub_client import request
+from tests.support.hubproc import HubProcess, quin, wait_for
+from tests.support.pushing_board import Board, hub_events, public_without_hub
 
 
 @pytest.fixture
@@ -228,7 +127,7 @@ def test_quin_serve_pushes_to_the_hub_and_says_so(db, hubs, table_key, tmp_path)
     """A real `quin serve --hub URL --table-key K` process."""
     import subprocess
 
-    from hubproc import ROOT
+    from tests.support.hubproc import ROOT
 
     hub = hubs()
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "QUIN_MDNS": "off"}
@@ -257,7 +156,7 @@ def test_quin_serve_pushes_to_the_hub_and_says_so(db, hubs, table_key, tmp_path)
 
 
 def test_postgres_restarted_the_outbox_drains_after_and_streams_go_on(db, cluster, hubs, table_key, tmp_path):
-    from client import SSE
+    from tests.support.hub_client import SSE
 
     dsn, _ = db
     hub = hubs()

@@ -7,9 +7,9 @@ import uuid
 
 import psycopg
 
-from client import SSE, request
-from hubproc import quin, wait_for
-from test_hub_push import rebuild
+from tests.support.hub_client import SSE, request
+from tests.support.hubproc import quin, wait_for
+from tests.support.pushing_board import rebuild
 
 from engine.randplay import random_game
 from engine.record import to_record

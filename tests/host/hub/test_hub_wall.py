@@ -3,9 +3,9 @@ Every table is on the one screen, the boards fill it as the layout allows, nothi
 its card or off the screen, and the words are large enough to read across a room."""
 
 import pytest
-from hubproc import ROOT
+from tests.support.hubproc import ROOT
 from playwright.sync_api import expect
-from wall_tables import tables
+from tests.support.wall_tables import tables
 
 SCREENS = [(1280, 720), (1920, 1080), (3840, 2160)]
 SHOTS = ROOT / "artifacts" / "hub-wall"

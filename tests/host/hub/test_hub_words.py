@@ -4,10 +4,10 @@ page fitting a laptop (1366x768) and a phone (390x844) without scrolling sideway
 violation on any page."""
 
 from axe_playwright_python.sync_playwright import Axe
-from client import request
-from hubproc import wait_for
+from tests.support.hub_client import request
+from tests.support.hubproc import wait_for
 from playwright.sync_api import expect
-from wall_tables import NAMES, play, tables
+from tests.support.wall_tables import NAMES, play, tables
 
 SCREENS = [(1366, 768), (390, 844)]
 RAW = ("third_eye", "first_sight", "light_captured", "? –", "– ?", "over:", "abandoned", "live")
@@ -138,7 +138,7 @@ def test_the_leaderboard_ranks_only_players_with_a_rated_game(db, hubs, browser)
     says there is no rated game yet; once one has a rated game, only they are listed, first."""
     import psycopg
 
-    from hubproc import quin
+    from tests.support.hubproc import quin
 
     dsn, _ = db
     for name in ("Ann", "Bob"):

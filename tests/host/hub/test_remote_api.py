@@ -8,9 +8,9 @@ import random
 import re
 import time
 
-from client import request
-from hubproc import quin
-from remote_client import SIDES, Seat, advance, create, flash_of, join, play, start
+from tests.support.hub_client import request
+from tests.support.hubproc import quin
+from tests.support.remote_client import SIDES, Seat, advance, create, flash_of, join, play, start
 
 from engine.randplay import random_setup
 

@@ -45,7 +45,6 @@ import json
 import os
 import random
 import re
-import sys
 import threading
 import time
 from pathlib import Path
@@ -53,7 +52,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT))
 
 from engine.actions import action_from_record  # noqa: E402
 from engine.record import load_record, replay, to_record  # noqa: E402

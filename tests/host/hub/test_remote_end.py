@@ -6,10 +6,10 @@ On a real hub (in this process, for its clock) and a real PostgreSQL."""
 import random
 
 import pytest
-from client import request
-from hubproc import quin
-from inproc import fast_hub
-from remote_client import Seat, create, start
+from tests.support.hub_client import request
+from tests.support.hubproc import quin
+from tests.support.inproc import fast_hub
+from tests.support.remote_client import Seat, create, start
 
 from engine.randplay import random_setup
 from engine.record import load_record, replay

@@ -6,8 +6,8 @@ the finished game is archived under the table ``remote``."""
 
 import random
 
-from client import request
-from remote_client import SIDES, play, start
+from tests.support.hub_client import request
+from tests.support.remote_client import SIDES, play, start
 
 from engine.randplay import random_setup
 

@@ -20,9 +20,9 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlparse
 
-import hubproc
+from tests.support import hubproc
 import pytest
-from page_hands import STEP, TO_FS, check_privacy, distances_to, lit, page_turn, seq_of, tap
+from tests.support.page_hands import STEP, TO_FS, check_privacy, distances_to, lit, page_turn, seq_of, tap
 from playwright.sync_api import expect
 
 from engine.randplay import random_setup
@@ -406,7 +406,7 @@ def test_join_by_code_and_link_and_the_hubs_refusals(remote_hub, db, browser):
         bob.fill("#join-code input[name=player]", "qp_00000000")
         bob.click("#join-go")
         expect(bob.locator("#join-code-error")).to_contain_text("player: the hub does not know qp_00000000")
-        from hubproc import quin
+        from tests.support.hubproc import quin
         known = quin("hub", "add-player", "Bob", "--db", db[0]).stdout.strip()
         bob.fill("#join-code input[name=player]", known)
         bob.click("#join-go")

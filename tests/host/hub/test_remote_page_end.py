@@ -1,15 +1,15 @@
 """The /play page in Chromium ends a game as a person would: "Resign…" asks once more before it
 resigns, and a rival away shows a countdown that, once the hub's (injected) clock says the time
 is up, offers "Claim the game" or "Keep waiting".  The hub runs in this process for its clock, on
-the tests' real PostgreSQL; the rival speaks the hub's API (tests/host/hub/remote_client.py)."""
+the tests' real PostgreSQL; the rival speaks the hub's API (tests/support/remote_client.py)."""
 
 import random
 from pathlib import Path
 
 import pytest
-from inproc import fast_hub
+from tests.support.inproc import fast_hub
 from playwright.sync_api import expect
-from remote_client import create, join
+from tests.support.remote_client import create, join
 
 from engine.randplay import random_setup
 

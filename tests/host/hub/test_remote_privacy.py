@@ -13,7 +13,7 @@ import random
 import time
 
 import pytest
-from remote_client import SIDES, play, start
+from tests.support.remote_client import SIDES, play, start
 
 from engine.actions import action_from_record
 from engine.game import Game

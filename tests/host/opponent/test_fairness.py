@@ -10,8 +10,6 @@ The oracle is the engine's replay and views; the opponent gets only the view.
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +22,7 @@ from engine.record import load_record, replay, to_record
 from engine.views import knows, view
 from host.opponent.search import choose
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from positions import random_positions  # noqa: E402
+from tests.support.positions import random_positions
 
 
 def _hidden_start_spaces(game: Game, me: str) -> list[int]:

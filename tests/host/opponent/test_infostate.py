@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,8 +21,7 @@ from engine.views import knows, view
 from host.opponent.infostate import BOARD, info_state
 from host.opponent.worlds import Sampler, build_game
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from positions import random_positions  # noqa: E402
+from tests.support.positions import random_positions
 
 S = parse_space
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,11 +21,10 @@ from host.opponent.driver import TableOpponent
 from host.board.simboard import SimulatedBoard
 from host.store import Store
 from host.session.table import Table
-from host.web import create_app
+from host.compose import create_app
 from host.web.events import Broker
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webplay import Driver  # noqa: E402
+from tests.support.webplay import Driver
 
 N = SPACE_NAMES
 

@@ -1,30 +1,26 @@
 """The referee, one behaviour at a time, on a simulated board with a manual clock.
 
-Positions are built by hand (``tests/engine/helpers.position`` for Classic,
-``te_helpers.build`` for Third Eye), so each test says exactly which towers stand
+Positions are built by hand (``tests/support/engine_helpers.position`` for Classic,
+``tests/support/third_eye_helpers.build`` for Third Eye), so each test says exactly which towers stand
 where; what the referee must make of a board is stated in the test, never asked of
 the referee.
 """
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from tests.support.refplay import Play, classic, gravity, mv, questions, reinforce, swap, third_eye, words
 
-from refplay import Play, classic, gravity, mv, questions, reinforce, swap, third_eye, words  # noqa: E402
-
-from engine.actions import PASS, Gravity, Move, Reflect, Reinforce, Resurrect, Swap, Time, action_from_record  # noqa: E402
-from engine.board import SPACE_NAMES as N, other, parse_space  # noqa: E402
-from engine.flash import CAPTURE, MUTUAL, SWAP  # noqa: E402
-from engine.game import Game  # noqa: E402
-from engine.randplay import random_game  # noqa: E402
-from engine.views import action_seen_by  # noqa: E402
-from host.referee import TRANSITIONS, InputError, Notice, Phase, Referee, Step, corrections  # noqa: E402
-from host.referee import states  # noqa: E402
-from host.referee.states import Asking, Event, Flashing, Playing, Question, TimeAnnounced, Timing  # noqa: E402
+from engine.actions import PASS, Gravity, Move, Reflect, Reinforce, Resurrect, Swap, Time, action_from_record
+from engine.board import SPACE_NAMES as N, other, parse_space
+from engine.flash import CAPTURE, MUTUAL, SWAP
+from engine.game import Game
+from engine.randplay import random_game
+from engine.views import action_seen_by
+from host.referee import TRANSITIONS, InputError, Notice, Phase, Referee, Step, corrections
+from host.referee import states
+from host.referee.states import Asking, Event, Flashing, Playing, Question, TimeAnnounced, Timing
 
 S = parse_space
 

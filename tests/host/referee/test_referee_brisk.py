@@ -2,18 +2,14 @@
 context, fast hands between turns.  Each test builds its position by hand and states what the
 board and the phones did, to the hundredth of a second."""
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from tests.support.refplay import Play, classic, gravity, heavy, mv, questions, quick_lift, refused, third_eye
 
-from refplay import Play, classic, gravity, heavy, mv, questions, quick_lift, refused, third_eye  # noqa: E402
-
-from engine.actions import Gravity, Reinforce, Resurrect, Swap, Time  # noqa: E402
-from engine.board import parse_space  # noqa: E402
-from host.referee import InputError  # noqa: E402
+from engine.actions import Gravity, Reinforce, Resurrect, Swap, Time
+from engine.board import parse_space
+from host.referee import InputError
 
 S = parse_space
 
@@ -169,7 +165,7 @@ def test_a_bump_on_a_declared_swaps_spaces_is_no_lift():
 
 def two_swaps():
     """Third Eye, Black to move: two Memory Swaps (b38 with b18, b59 with b19) and then b28-b27."""
-    from refplay import find_position
+    from tests.support.refplay import find_position
 
     def pred(g):
         if not g.third_eye or g.to_move != "black":

@@ -8,21 +8,17 @@ from what the referee expected (lift the rival's tower here, place it there) the
 screen, as the rival having moved out of turn.  The plan is the rival's turn until the board shows
 it carried out."""
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from tests.support.refplay import Play
 
-from refplay import Play  # noqa: E402
-
-from engine.actions import Move, Swap  # noqa: E402
-from engine.board import SPACE_NAMES as N, other, parse_space as S  # noqa: E402
-from engine.game import Game  # noqa: E402
-from engine.views import action_seen_by  # noqa: E402
-from host.opponent.driver import plan_of  # noqa: E402
-from host.referee import Phase  # noqa: E402
+from engine.actions import Move, Swap
+from engine.board import SPACE_NAMES as N, other, parse_space as S
+from engine.game import Game
+from engine.views import action_seen_by
+from host.opponent.driver import plan_of
+from host.referee import Phase
 
 SETS = {"white": ("time", "void"), "black": ("time", "void")}
 

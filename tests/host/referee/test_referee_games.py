@@ -4,26 +4,22 @@ record exactly, across noise levels and modes, leak nothing, and recover from fa
 A stuck referee is a failure; a wrong commit is a worse one; the bar is zero.
 """
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from tests.support.refplay import words
 
-from refplay import words  # noqa: E402
-
-from engine.actions import Move  # noqa: E402
-from engine.board import SPACE_NAMES as N, other  # noqa: E402
-from engine.flash import CAPTURE, FLASH_TABLE  # noqa: E402
-from engine.game import EMPTY, FlashEvent  # noqa: E402
-from engine.randplay import random_game  # noqa: E402
-from engine.record import to_record, turns_of  # noqa: E402
-from engine.views import action_seen_by  # noqa: E402
-from host.referee import Referee  # noqa: E402
-from host.simulate import LEVELS, Simulator, simulate  # noqa: E402
-from host.board.trace import TraceHeader  # noqa: E402
-from host.referee.traces import run_referee  # noqa: E402
+from engine.actions import Move
+from engine.board import SPACE_NAMES as N, other
+from engine.flash import CAPTURE, FLASH_TABLE
+from engine.game import EMPTY, FlashEvent
+from engine.randplay import random_game
+from engine.record import to_record, turns_of
+from engine.views import action_seen_by
+from host.referee import Referee
+from host.simulate import LEVELS, Simulator, simulate
+from host.board.trace import TraceHeader
+from host.referee.traces import run_referee
 
 # Game counts keep this file well under a minute on two cores; bench/referee_soak.py plays thousands.
 GAMES = {"classic": 25, "third_eye": 12}

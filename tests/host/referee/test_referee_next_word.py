@@ -5,19 +5,15 @@ tower still bounced, a question not passed over once the rival begins, a word th
 Each test builds its position by hand and states what the board and the phones did, to the 5 ms, on a
 manual clock; each fix is pinned on both sides."""
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from tests.support.refplay import Play, classic, gravity, heavy, mv, questions, quick_lift, refused, swap, third_eye
 
-from refplay import Play, classic, gravity, heavy, mv, questions, quick_lift, refused, swap, third_eye  # noqa: E402
-
-from engine.actions import Reinforce, Time  # noqa: E402
-from engine.board import parse_space  # noqa: E402
-from host.referee import InputError  # noqa: E402
-from host.referee import wording  # noqa: E402
+from engine.actions import Reinforce, Time
+from engine.board import parse_space
+from host.referee import InputError
+from host.referee import wording
 
 S = parse_space
 

@@ -11,22 +11,18 @@ world and every word, and compares the answers byte for byte.
 
 import json
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from tests.support.refplay import Play
 
-from refplay import Play  # noqa: E402
-
-from engine.actions import Move  # noqa: E402
-from engine.board import other  # noqa: E402
-from engine.game import Game  # noqa: E402
-from engine.pieces import make_setup  # noqa: E402
-from engine.randplay import random_game  # noqa: E402
-from engine.views import knows, view  # noqa: E402
-from host.referee import InputError  # noqa: E402
+from engine.actions import Move
+from engine.board import other
+from engine.game import Game
+from engine.pieces import make_setup
+from engine.randplay import random_game
+from engine.views import knows, view
+from host.referee import InputError
 
 PIECES = ["shadow", "time", "void", "peripheral", "light", "memory", "reflector", "artificial_light"]
 
@@ -137,7 +133,7 @@ def test_a_rival_naming_a_legal_and_an_illegal_move_of_the_mover_hears_the_same(
     """The issue's probe: Black names a White move legal only if the tower on w35 is a Shadow
     ("moves 1 to 7"), again and again (the queue counts included)."""
     from engine.board import parse_space as S
-    from tests.engine.helpers import position
+    from tests.support.engine_helpers import position
 
     def world(piece):
         return position({"w35": piece, "w18": "M", "b35": "s", "w11": "L", "b11": "l"}, "white")

@@ -7,22 +7,18 @@ truthful game, built apart with ``Game.from_position``: whatever the referee ann
 commits about a flash or a Classic Time must be the truth's, never the stand-in's.
 """
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
+from tests.support.refplay import Play
 
-from refplay import Play  # noqa: E402
-
-from engine.actions import Move, Resurrect, Swap, Time  # noqa: E402
-from engine.board import parse_space as S  # noqa: E402
-from engine.flash import CAPTURE, MUTUAL, SWAP  # noqa: E402
-from engine.game import Game  # noqa: E402
-from engine.views import action_seen_by  # noqa: E402
-from host.opponent.driver import plan_of  # noqa: E402
-from host.referee import Phase, Referee  # noqa: E402
+from engine.actions import Move, Resurrect, Swap, Time
+from engine.board import parse_space as S
+from engine.flash import CAPTURE, MUTUAL, SWAP
+from engine.game import Game
+from engine.views import action_seen_by
+from host.opponent.driver import plan_of
+from host.referee import Phase, Referee
 
 SETS = {"white": ("time", "void"), "black": ("time", "void")}
 LETTERS = {"L": "light", "S": "shadow", "P": "peripheral", "V": "void", "R": "reflector", "M": "memory",

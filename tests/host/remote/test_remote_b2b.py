@@ -13,9 +13,9 @@ import pytest
 from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
-from player import call
-from test_remote_table import Board, wait_for
-from test_remote_whole_game import applied, carry_out, count, follow_the_board
+from tests.support.player import call
+from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board
+from tests.support.waiting import wait_for
 
 OTHER = {"white": "black", "black": "white"}
 

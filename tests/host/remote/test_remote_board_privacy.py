@@ -15,9 +15,10 @@ import re
 import sqlite3
 import time
 
-from player import RemotePlayer
-from realhub import RealHub
-from test_remote_table import Board, wait_for
+from tests.support.player import RemotePlayer
+from tests.support.realhub import RealHub
+from tests.support.remote_board import Board
+from tests.support.waiting import wait_for
 
 from engine.actions import action_from_record
 from engine.game import Game
@@ -240,7 +241,7 @@ def script_with_reveals(white: Setup, blacks: list[Setup], seed: int) -> list[di
 
 
 def play_with_reveals(tmp_path, hub_url, white: Setup, black: Setup, moves: list[dict], caplog) -> dict:
-    from test_remote_whole_game import carry_out, follow_the_board
+    from tests.support.remote_board import carry_out, follow_the_board
 
     caplog.clear()
     truth = Game(white, black)
@@ -301,7 +302,7 @@ def hands_follow(ann):
     them; then nothing more until the board waits for White again (``follow_the_board``, which
     acts on what it sees at each poll, may lift a tower twice depending on when it looks: the board's
     blackbox and streams would then differ for the harness's timing, not for the identities)."""
-    from test_remote_whole_game import HOLD, N
+    from tests.support.remote_board import HOLD, N
 
     plan = ann.state()["opponent"]["plan"]
     for step in plan.get("steps", [plan]):

@@ -1,6 +1,6 @@
 """A whole remote game in each mode: a simulated board (the local player's phone and hands on the
-sensors, tests/host/remote/test_remote_whole_game.py's harness) against a remote player on the hub's
-/play page in real Chromium acting only by taps (tests/host/hub/page_hands.py), through two real
+sensors, tests/support/remote_board.py's harness) against a remote player on the hub's
+/play page in real Chromium acting only by taps (tests/support/page_hands.py), through two real
 hub processes on one PostgreSQL database: the board's link on one, the browser on the other.
 
 The test chose both lineups (the board's player sends White's from the phone path, the remote
@@ -30,12 +30,12 @@ import time
 import urllib.request
 
 import pytest
-from hubproc import HubProcess
-from page_hands import STEP, check_privacy, page_turn, rush_light, seq_of, settled
-from player import RemotePlayer
+from tests.support.hubproc import HubProcess
+from tests.support.page_hands import STEP, check_privacy, page_turn, rush_light, seq_of, settled
+from tests.support.player import RemotePlayer
 from playwright.sync_api import expect
-from test_remote_table import Board, wait_for
-from test_remote_whole_game import applied, carry_out, count, follow_the_board
+from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board
+from tests.support.waiting import wait_for
 
 from engine.actions import Move, Pass, action_from_record
 from engine.game import Game

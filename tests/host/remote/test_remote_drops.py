@@ -31,8 +31,8 @@ from engine.actions import Move
 from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
-from test_remote_table import Board, wait_for
-from test_remote_whole_game import applied, carry_out, count, follow_the_board
+from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board
+from tests.support.waiting import wait_for
 
 KINDS = ("board", "stream", "midplan", "unacked", "streamplan")
 
@@ -65,7 +65,7 @@ def bob_back(ann, bob):
 # game seed (random_game, Classic), drops seed: each pair gives every kind of drop at least once
 @pytest.mark.parametrize("seed,drops", [(65, 3), (87, 1)])
 def test_drops_and_resumes(tmp_path, realhub, seed, drops):
-    from player import RemotePlayer
+    from tests.support.player import RemotePlayer
 
     mode = "classic"
     played = random_game(seed, mode, max_actions=80)

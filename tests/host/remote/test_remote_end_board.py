@@ -3,7 +3,7 @@
 resigned"; the rival away shows a countdown on the seat and the status page, and once the hub's
 (injected) clock says two minutes have passed the seat offers "Claim the game" or "Keep waiting".
 
-The hub runs in this process (tests/host/hub/inproc.py) for its clock, on real PostgreSQL; the
+The hub runs in this process (tests/support/inproc.py) for its clock, on real PostgreSQL; the
 board is the simulated board under a real service and its web server; the rival speaks the hub's
 API (player.py)."""
 
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from player import RemotePlayer
+from tests.support.player import RemotePlayer
 from playwright.sync_api import expect
 
 from engine.randplay import random_setup
@@ -21,19 +21,11 @@ from host.board.simboard import SimulatedBoard
 from host.compose import Service
 from host.remote.service import RemoteSeat
 from host.store import Store
+from tests.support.waiting import wait_for
 
 SHOTS = Path("/tmp/shots/remoteend")
 WAIT = 20_000
 PHONE = {"width": 390, "height": 844}
-
-
-def wait_for(pred, timeout=20.0, what="a condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture
@@ -46,7 +38,7 @@ def table_at(hub, tmp_path, browser):
     """Ann's board (White) and Bob (Black, the API) playing; the seat and the status page open."""
     from tests.support.webtools import running
 
-    from host.web import create_app
+    from host.compose import create_app
 
     seat = RemoteSeat(tmp_path, "new", hub.url, name="Ann", side="white", backoff=(0.05, 0.3))
     board = SimulatedBoard((), clock=time.monotonic)

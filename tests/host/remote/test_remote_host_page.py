@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from player import RemotePlayer
+from tests.support.player import RemotePlayer
 from playwright.sync_api import expect
 
 from host.board.simboard import SimulatedBoard

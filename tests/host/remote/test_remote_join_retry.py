@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from player import RemotePlayer
+from tests.support.player import RemotePlayer
 
 from host.remote.link import open_game
 

@@ -9,8 +9,8 @@ import pytest
 
 from engine.randplay import random_setup
 from host.remote.link import NOT_REACHED, Link, LinkFile, RemoteError, normalize_code, open_game
-from player import RemotePlayer
-from remote_board import wait_for
+from tests.support.player import RemotePlayer
+from tests.support.waiting import wait_for
 
 
 def board_link(tmp_path, hub, remote="new", **kw):

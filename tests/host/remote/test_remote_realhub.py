@@ -5,9 +5,10 @@ import random
 
 from engine.randplay import random_setup
 from host.remote.link import Link, LinkFile, RemoteError, open_game
-from player import RemotePlayer
+from tests.support.player import RemotePlayer
 from engine.board import SPACE_IDS
-from test_remote_table import Board, plain_move, start, wait_for
+from tests.support.remote_board import Board, plain_move, start
+from tests.support.waiting import wait_for
 
 import pytest
 
@@ -74,7 +75,7 @@ def test_a_game_against_a_remote_player(tmp_path, realhub):
 def test_a_flash_by_the_board_asks_the_hub(tmp_path, realhub):
     """The local player's flash onto a tower they do not know: the referee waits for the hub's
     reveal, then commits the true outcome; both sides see the same result."""
-    from test_remote_table import a_flash, carry_out_flash, towards
+    from tests.support.remote_board import a_flash, carry_out_flash, towards
 
     ann = Board(tmp_path, realhub.url, side="white")
     bob = RemotePlayer(realhub.url)

@@ -4,7 +4,7 @@ modes through a real hub on PostgreSQL.
 
 This board's side is the service on the simulated board, its player's phone and hands
 (tests/support/remote_board.py); the rival is a scripted player on the hub's HTTP API
-(tests/host/remote/player.py).  The games are seeded random games of the engine, chosen so that
+(tests/support/player.py).  The games are seeded random games of the engine, chosen so that
 between them there are flashes and the Power of Time both ways, Memory Swaps, a game the rival ends
 and one the board's player ends.  Every state the board's broker publishes (what the status page,
 the virtual board and the board player's phone receive) is kept, with the referee's state and the
@@ -38,9 +38,10 @@ from engine.board import SPACE_IDS, other
 from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
-from player import RemotePlayer
-from webtools import with_quin_js
-from remote_board import Board, count, local_plays, rival_plays, wait_for
+from tests.support.player import RemotePlayer
+from tests.support.webtools import with_quin_js
+from tests.support.remote_board import Board, count, local_plays, rival_plays
+from tests.support.waiting import wait_for
 
 
 #: (mode, seed, the board's side, actions played): a random game, cut short or played to its end

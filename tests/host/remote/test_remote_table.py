@@ -2,34 +2,24 @@
 the local player's phone on one side, a scripted remote player speaking the hub's HTTP API on the
 other, through a hub speaking the protocol of docs/remote-play.md."""
 
-import random
 import time
 
 import pytest
 
 from engine.board import SPACE_IDS, SPACE_NAMES
-from engine.randplay import random_setup
 from host.board.simboard import SimulatedBoard
 from host.compose import Service
 from host.remote.service import RemoteSeat
 from host.store import Store
-from page_hands import distances_to
-from player import RemotePlayer
-from remote_board import Board, wait_for  # noqa: F401 - (tests/support) the other remote tests import them from here
-
-
-def plain_move(legal, occupied_names):
-    """A legal move of a tower to an empty space (no flash), first in the hub's order."""
-    for a in legal:
-        if a["type"] == "move" and a["to"] not in occupied_names:
-            return a
-    raise AssertionError("no plain move")
+from tests.support.player import RemotePlayer
+from tests.support.remote_board import Board, plain_move, start
+from tests.support.waiting import wait_for
 
 
 @pytest.fixture(params=["scripted hub", "real hub"])
 def game(request, tmp_path):
     """The board (Ann, White) and the remote player (Bob) on a hub: the protocol's document as a
-    small hub (tests/host/remote/scripthub.py), or a real `quin hub serve` on PostgreSQL."""
+    small hub (tests/support/scripthub.py), or a real `quin hub serve` on PostgreSQL."""
     if request.param == "scripted hub":
         hub = request.getfixturevalue("scripthub")
     else:
@@ -41,18 +31,6 @@ def game(request, tmp_path):
     yield ann, bob, hub
     bob.close()
     ann.stop()
-
-
-
-
-
-def start(ann, bob, seeds=(1, 2)):
-    """Both lineups in (seeded), the game started and the board set."""
-    ann.set_up(seeds[0])
-    bob.post("setup", {"setup": random_setup(random.Random(seeds[1]), bob.side).to_record()})
-    wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
-    ann.place_start()
-    wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
 
 
 def test_who_and_code_before_play(game):
@@ -149,38 +127,6 @@ def test_restart_resumes(game, tmp_path):
     finally:
         again.stop()
         ann.stop = lambda: None
-
-
-def towards(legal, view, side):
-    """A plain move bringing one of ``side``'s towers nearest the rival's (the two sides meet)."""
-    rivals = [t["space"] for t in view["board"] if t["owner"] != side]
-    occupied = {t["space"] for t in view["board"]}
-    dist = distances_to(rivals)
-    moves = [a for a in legal if a["type"] == "move" and a["to"] not in occupied]
-    return min(moves, key=lambda a: (dist.get(a["to"], 99), a["from"], a["to"]))
-
-
-def a_flash(legal, view, side):
-    rivals = {t["space"] for t in view["board"] if t["owner"] != side}
-    return next((a for a in legal if a["type"] == "move" and a["to"] in rivals), None)
-
-
-def carry_out_flash(ann, a):
-    """The local player flashes: both towers up, then the board as the referee says."""
-    ann.feed(ann.board.lift(a["from"]))
-    time.sleep(0.05)
-    ann.feed(ann.board.lift(a["to"]))
-    wait_for(lambda: ann.table.ref.public_status().get("flash") is not None or ann.table.game.to_move != ann.side,
-             what="the flash announced")
-    end = time.monotonic() + 20
-    while time.monotonic() < end:
-        want = ann.table.ref.expected()
-        if want != ann.board.occupied:
-            ann.feed(ann.board.set(want))
-        if ann.table.ref.phase == "play" and ann.table.game.to_move != ann.side:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"the flash was not taken: {ann.table.ref.public_status()}")
 
 
 def test_brisk_hands_after_a_plan_make_the_next_move(game):

@@ -18,9 +18,9 @@ from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
 from host.remote.link import LinkFile
-from player import RemotePlayer
-from remote_board import HOLD, N, applied, carry_out, count, follow_the_board, local_plays, rival_plays  # noqa: F401 - (tests/support) imported from here by the other remote tests
-from test_remote_table import Board, wait_for
+from tests.support.player import RemotePlayer
+from tests.support.remote_board import Board, applied, local_plays, rival_plays
+from tests.support.waiting import wait_for
 
 
 # one game per mode: Classic with Time, Swap and Reinforce; Third Eye with Gravity, Resurrect and Time

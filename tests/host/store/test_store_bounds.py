@@ -73,11 +73,7 @@ def test_inputs_and_black_box_filled_past_their_caps_stay_within_the_documented_
 def test_through_the_web_500_accepted_63kb_reinforcement_words_from_the_player_not_to_move(tmp_path):
     """The issue's case as a phone sends it: the same word again and again, each accepted (early words
     are kept for the player's turn), grew the store by 31.5 MB."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))  # test_web_api.py
-    from test_web_api import make, started
+    from tests.support.webplay import make, started
 
     web = make(tmp_path)
     started(web)

@@ -4,38 +4,15 @@
 import json
 import random
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
 
-from engine.randplay import random_game
 from host.cli import main
 from host.store import Store, readable_backups
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test_serve.py
-from test_serve import Serve, quin  # noqa: E402
-
-
-def stored_games(folder: Path, n: int = 3) -> list:
-    """``n`` finished or long games in a store in ``folder``; returns the engine games."""
-    store = Store(folder / "quin.sqlite3")
-    games = []
-    for seed in range(n):
-        source = random_game(seed, max_actions=40)
-        gid = store.new_game(source.mode, source.vision, source.first, {"white": f"w{seed}", "black": f"b{seed}"})
-        for p in ("white", "black"):
-            store.save_setup(gid, p, source.setups[p])
-        store.start_game(gid)
-        game = type(source)(source.setups["white"], source.setups["black"], source.mode, source.vision, source.first)
-        for _, _, action in source.log:
-            game.push(action)
-            store.commit_action(gid, game)
-        store.abandon(gid)
-        games.append(game)
-    store.close()
-    return games
+from tests.support.served import Serve, quin
+from tests.support.stores import stored_games
 
 
 def run(*argv, capsys):
@@ -84,7 +61,7 @@ def test_quin_serve_on_a_damaged_row_says_so_and_serves_the_rest(tmp_path):
     s = Serve(tmp_path)
     try:
         assert any("game(s) 2 are damaged in the store" in line for line in s.lines), s.lines
-        from webtools import get_json
+        from tests.support.webtools import get_json
 
         status, body = get_json(s.base + "/api/games")
         assert status == 200 and [g["damaged"] is not None for g in body["games"] if g["id"] <= 3] == [False, True, False]
@@ -190,7 +167,7 @@ def test_quin_serve_recovers_a_store_it_cannot_open_from_the_backup_by_itself(tm
     try:
         notes = [line for line in s.lines if "the game store was damaged" in line]
         assert len(notes) == 1 and "game(s) 1, 2 from the backup" in notes[0], s.lines
-        from webtools import get_json
+        from tests.support.webtools import get_json
 
         status, body = get_json(s.base + "/api/games")
         assert status == 200 and {g["id"] for g in body["games"]} >= {1, 2}

@@ -4,11 +4,8 @@ tears them, under real play through the web app, the table, the referee and the 
 each cut the store opens as `quin serve` opens it and holds every action a screen had shown as
 committed.  bench/powercut.py runs 1,000 cuts; the suite runs a seeded few."""
 
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-import powercut  # noqa: E402
+from tests.support import powercut
 
 
 def test_seeded_power_cuts_lose_no_action_a_screen_showed_as_committed(tmp_path):

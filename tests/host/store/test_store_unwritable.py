@@ -5,18 +5,14 @@ fails is told to the table, kept pending and written as soon as the store takes 
 import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test_serve.py
-from test_serve import ROOT  # noqa: E402
-from test_store_damage import stored_games  # noqa: E402
-
-from tests.support.quin_cmd import QUIN  # noqa: E402
-from tests.support.webtools import board_headers  # noqa: E402
+from tests.support.quin_cmd import QUIN
+from tests.support.served import ROOT
+from tests.support.stores import stored_games
+from tests.support.webtools import board_headers
 
 
 def read_only(*paths: Path) -> list[str]:
@@ -73,8 +69,7 @@ from host.session.table import RETRY_SAVE, Table  # noqa: E402
 from host.compose import create_app  # noqa: E402
 from host.web.events import Broker  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webplay import Driver  # noqa: E402
+from tests.support.webplay import Driver  # noqa: E402
 
 
 class Recorder(Broker):

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from host.cli import main
+from tests.support.setup_cmd import UNIT, setup, unit_settings
 
 ROOT = Path(__file__).resolve().parents[3]
-UNIT = "etc/systemd/system/quin.service"
 RULE = "etc/udev/rules.d/99-quin.rules"
 WANTS = "etc/systemd/system/multi-user.target.wants/quin.service"
 
@@ -27,19 +27,6 @@ def members(root, group):
         if name == group:
             return {u for u in users.split(",") if u}
     raise AssertionError(f"no group {group}")
-
-
-def unit_settings(text):
-    settings = {}
-    for line in text.splitlines():
-        if "=" in line and not line.startswith("#"):
-            key, _, value = line.partition("=")
-            settings.setdefault(key, []).append(value)
-    return settings
-
-
-def setup(root, *args):
-    return main(["setup", "--root", str(root), "--user", "ada", *args])
 
 
 def test_setup_writes_a_verified_hardened_unit_for_this_installation(make_root, systemd_tool, capsys):

@@ -6,8 +6,7 @@ undone by --undo.  Against a temporary root with a mount table of its own."""
 import subprocess
 
 from host.cli import main
-
-from test_setup import UNIT, setup, unit_settings  # noqa: E402 - pytest puts this folder on sys.path
+from tests.support.setup_cmd import UNIT, setup, unit_settings
 
 JOURNAL = "etc/systemd/journald.conf.d/quin.conf"
 DATA = "/home/ada/.local/share/quin"

@@ -3,26 +3,14 @@
 import json
 import logging
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
 from engine.board import BLACK, SPACE_NAMES, WHITE
-from engine.randplay import random_setup
 from engine.record import to_record
-from host.compose import create_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webplay import Driver  # noqa: E402
-from webtools import board_headers  # noqa: E402
-
-
-def make(tmp_path, **config):
-    conf = {"DATA_DIR": str(tmp_path), "TICK": 0, "MANUAL_CLOCK": True}
-    conf.update(config)
-    app = create_app(conf)
-    return app, app.test_client(), app.extensions["quin.table"]
+from tests.support.webplay import make, setups, started
+from tests.support.webtools import board_headers
 
 
 @pytest.fixture
@@ -33,18 +21,6 @@ def web(tmp_path):
 def seat_post(client, token, path, body, header=True):
     headers = {"X-Seat-Token": token} if header else {}
     return client.post(f"/api/seat/{token}/{path}", json=body, headers=headers)
-
-
-def setups(seed=1):
-    rng = random.Random(seed)
-    return random_setup(rng, WHITE), random_setup(rng, BLACK)
-
-
-def started(web, seed=1):
-    app, client, table = web
-    driver = Driver(client, table)
-    driver.setup(*setups(seed))
-    return driver
 
 
 # --- seats and tokens -------------------------------------------------------------------------

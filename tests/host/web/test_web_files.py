@@ -16,8 +16,7 @@ import pytest
 from host.compose import create_app
 from host.web.server import WebServer, _Trouble
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webtools import get_json, running  # noqa: E402
+from tests.support.webtools import get_json, running
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -245,7 +244,7 @@ def test_when_all_connections_are_taken_the_idlest_goes_not_the_newcomer(app):
 def test_a_page_that_stops_reading_is_let_go_and_the_others_get_every_frame(app):
     """Frames go straight to a socket with room, and queue behind one without: a reader that
     stopped falls queue_size frames behind and is disconnected; a reading one misses nothing."""
-    from webtools import SSE
+    from tests.support.webtools import SSE
 
     table = app.extensions["quin.table"]
     table.broker.queue_size = 3

@@ -21,8 +21,7 @@ from engine.randplay import random_setup
 from host.compose import create_app
 from host.web.sim import board_key
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webplay import Driver  # noqa: E402
+from tests.support.webplay import Driver
 
 EXAMPLES = int(os.environ.get("QUIN_FUZZ_EXAMPLES") or (120 if os.environ.get("CI") else 300))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
@@ -189,7 +188,7 @@ def test_raw_http_over_the_wire(served, line, headers, body):
 def served(tmp_path_factory):
     import io
 
-    from webtools import running
+    from tests.support.webtools import running
 
     errors = io.StringIO()
     handler = logging.StreamHandler(errors)

@@ -4,8 +4,6 @@ server does not answer to (DNS rebinding); the live stream answers 400 to a quer
 
 import json
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -15,13 +13,10 @@ from host.compose import create_app
 from host.web.guard import allowed_hosts, host_allowed
 from host.web.sim import board_key
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test_serve.py
-from webplay import Driver  # noqa: E402
-from webtools import SSE, board_headers, running  # noqa: E402
+from tests.support.webplay import Driver
+from tests.support.webtools import SSE, board_headers, running
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_serve import Serve  # noqa: E402
+from tests.support.served import Serve
 
 EVIL = "http://evil.example"
 

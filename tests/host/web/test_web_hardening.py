@@ -2,8 +2,6 @@
 
 import json
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -11,9 +9,8 @@ from engine.board import BLACK, WHITE
 from engine.randplay import random_setup
 from host.compose import create_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webplay import Driver  # noqa: E402
-from webtools import board_headers  # noqa: E402
+from tests.support.webplay import Driver
+from tests.support.webtools import board_headers
 
 HUGE = "9223372036854775808"  # one past SQLite's largest integer
 

@@ -11,8 +11,6 @@ viewer may not know can appear with its identity, in structure or in text.
 import json
 import random
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,8 +21,7 @@ from engine.randplay import random_setup
 from engine.views import knows
 from host.compose import create_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webplay import Driver  # noqa: E402
+from tests.support.webplay import Driver
 
 N = SPACE_NAMES
 SPACE_SET = set(SPACE_NAMES)

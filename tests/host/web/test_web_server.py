@@ -6,19 +6,15 @@ import json
 import signal
 import socket
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from host.compose import create_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # test_serve.py
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_serve import QUIN, ROOT, Serve  # noqa: E402
-from webtools import SSE, board_headers, get_json, post_json, running  # noqa: E402
+from tests.support.quin_cmd import QUIN
+from tests.support.served import ROOT, Serve
+from tests.support.webtools import SSE, board_headers, get_json, post_json, running
 
 
 @pytest.fixture

@@ -1,15 +1,12 @@
 """Live streams through the real server (waitress): current state, live events, resume, keep-alive, seats."""
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from host.compose import create_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
-from webtools import SSE, board_headers, get_json, post_json, running  # noqa: E402
+from tests.support.webtools import SSE, board_headers, get_json, post_json, running
 
 
 TABLES: dict = {}  # base URL -> its table (its board key)

@@ -10,10 +10,10 @@ _names = itertools.count()
 
 
 class RealHub:
-    """A real `quin hub serve` process on a fresh PostgreSQL database (tests/host/hub/hubproc.py)."""
+    """A real `quin hub serve` process on a fresh PostgreSQL database (tests/support/hubproc.py)."""
 
     def __init__(self, cluster):
-        from hubproc import HubProcess
+        from tests.support.hubproc import HubProcess
 
         name = f"remote_{os.getpid()}_{next(_names)}"
         self.dsn = cluster.new_database(name)

@@ -246,3 +246,18 @@ __all__ = [
     "reserve", "move_targets", "legal_of", "consistent", "WHITE_LINEUP", "BLACK_LINEUP",
     "NOT_REMOVABLE",
 ]
+
+
+def _move_record(a: str, b: str) -> dict:
+    return {"type": "move", "from": a, "to": b}
+
+
+# A legal game of four turns as a record's turns (its actions as a record writes them), which the
+# CLI's tests replay (tests/engine/test_cli.py, tests/host/test_cli_files.py).
+# White: w38 light, w58/w18 shadows; Black: b38 light, b39 time, b58/b18 shadows (the standard lineup above)
+LEGAL_TURNS = [
+    ("white", [_move_record("w58", "w51")]),
+    ("black", [_move_record("b58", "b51")]),
+    ("white", [_move_record("w51", "b51")]),  # w51, wi, bi, b51: Shadow flashes Shadow, swap
+    ("black", [{"type": "time", "at": "b39"}, _move_record("b38", "b37")]),  # Time fails against the Shadow
+]

@@ -10,7 +10,7 @@ import threading
 import time
 import urllib.parse
 
-from client import request
+from tests.support.hub_client import request
 
 
 class Stream:

@@ -8,9 +8,8 @@ decide what to do: it waits for what the public state says.
 
 from __future__ import annotations
 
-import time
-
-from webtools import get_json, post_json
+from tests.support.waiting import waiter
+from tests.support.webtools import get_json, post_json
 
 # White: clone Time, remove a Void.  The Shadow on w38 crosses the Iris; a Time tower on w28.
 WHITE = {"clone": "time", "removed": "void", "lineup": {
@@ -22,15 +21,7 @@ BLACK = {"clone": "void", "removed": "time", "lineup": {
     "b19": "reflector", "b29": "void", "b39": "light", "b49": "reflector", "b59": "memory"}}
 
 
-def wait_for(what: str, check, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.03)
+wait_for = waiter(timeout=10.0, every=0.03)  # the browser tests' wait
 
 
 class Hands:
@@ -66,22 +57,22 @@ class Hands:
     def start(self) -> None:
         status, body = post_json(f"{self.base}/api/board/set", {"start": True}, self.board)
         assert status == 200, body
-        wait_for("play to begin", lambda: (self.state()["referee"] or {}).get("phase") == "play")
+        wait_for(lambda: (self.state()["referee"] or {}).get("phase") == "play", "play to begin")
 
     def move(self, frm: str, to: str) -> None:
         n = self.actions()
         self.toggle(frm, to)
-        wait_for(f"{frm}-{to} to be committed", lambda: self.actions() > n)
+        wait_for(lambda: self.actions() > n, f"{frm}-{to} to be committed")
 
     def flash(self, frm: str, to: str) -> None:
         """Lift the attacker and the tower it flashes; wait for the flash to be announced."""
         self.toggle(frm, to)
-        wait_for(f"the flash on {to}", lambda: (self.state()["referee"] or {}).get("flash"))
+        wait_for(lambda: (self.state()["referee"] or {}).get("flash"), f"the flash on {to}")
 
     def finish(self, *spaces: str) -> None:
         n = self.actions()
         self.toggle(*spaces)
-        wait_for("the action to be committed", lambda: self.actions() > n)
+        wait_for(lambda: self.actions() > n, "the action to be committed")
 
 
 def to_first_flash(hands: Hands, on_time=None, rewind: bool = True) -> None:
@@ -100,7 +91,7 @@ def to_first_flash(hands: Hands, on_time=None, rewind: bool = True) -> None:
         return
     status, body = hands.declare("white", {"type": "time"})
     assert status == 200, body
-    wait_for("the Time announcement", lambda: (hands.state()["referee"] or {}).get("time"))
+    wait_for(lambda: (hands.state()["referee"] or {}).get("time"), "the Time announcement")
     if on_time:
         on_time()
     hands.finish("w28", "b17", "b18")  # 3. White's Time (from w28) rewinds b18-b17 ...
@@ -114,4 +105,4 @@ def to_the_end(hands: Hands) -> None:
     hands.move("b28", "b27")          # 6. another Void of Black's
     hands.flash("b38", "b39")         # 7. the Shadow flashes Black's Light
     hands.finish("b39")               # capture: White wins
-    wait_for("the result", lambda: hands.state()["phase"] == "over")
+    wait_for(lambda: hands.state()["phase"] == "over", "the result")

@@ -6,22 +6,15 @@ got whichever was imported last."""
 import os
 import re
 import subprocess
-import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT))
-from tests.support.quin_cmd import QUIN  # noqa: E402
+from tests.support.quin_cmd import QUIN
+from tests.support.waiting import waiter
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def wait_for(predicate, what, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+# The hub's tests' wait (tests/support/waiting.py): their conditions are mostly requests to the hub.
+wait_for = waiter(timeout=30, every=0.05)
 
 
 def quin(*args, check=True, **kw):

@@ -8,7 +8,7 @@ import random
 import uuid as uuidlib
 
 import psycopg
-from client import request
+from tests.support.hub_client import request
 
 from engine.game import Game
 from engine.record import to_record

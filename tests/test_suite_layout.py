@@ -1,0 +1,89 @@
+"""The suite's own layout (issue 32, item 2): a test module never imports another (what tests share is
+a helper in tests/support/), and every folder of tests is a package, so that two test files of one name
+in different folders are two modules (tests.host.web.test_x and tests.host.hub.test_x), not a clash.
+Read from the source with ``ast``: nothing is imported to check it."""
+
+import ast
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _is_test_module(name: str) -> bool:
+    return name.split(".")[-1].startswith("test_")
+
+
+def imported_test_modules(source: str) -> list[str]:
+    """Each import in ``source`` (at any depth, in a function too) that names a test module:
+    ``import test_x``, ``from test_x import ...``, ``from .test_x import ...``,
+    ``from tests.host import test_x``; as written, with the line."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names if any(
+                _is_test_module(part) for part in a.name.split("."))]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            parts = (node.module or "").split(".")
+            if any(_is_test_module(part) for part in parts if part):
+                found.append(f"line {node.lineno}: from {module} import ...")
+            else:
+                found += [f"line {node.lineno}: from {module} import {a.name}" for a in node.names
+                          if _is_test_module(a.name)]
+    return found
+
+
+def path_inserts(source: str) -> list[str]:
+    """Each ``sys.path.insert(...)`` or ``sys.path.append(...)`` call in ``source``, with its line."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("insert", "append", "extend")
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "path"
+                and isinstance(node.func.value.value, ast.Name) and node.func.value.value.id == "sys"):
+            found.append(f"line {node.lineno}: sys.path.{node.func.attr}")
+    return found
+
+
+def _suite_files(pattern: str) -> list[Path]:
+    return sorted(p for p in TESTS.rglob(pattern) if "__pycache__" not in p.parts)
+
+
+def test_the_checks_catch_each_way_of_reaching_another_test_module():
+    sources = {
+        "from test_remote_table import Board, wait_for": 1,
+        "import test_stream_privacy as sp": 1,
+        "from .test_from_position import position_of": 1,
+        "from tests.engine.test_cli import LEGAL_TURNS": 1,
+        "from tests.host.web import test_web_api": 1,
+        "def f():\n    from test_serve import Serve\n": 1,
+        "from tests.support.remote_board import Board, wait_for": 0,
+        "from .helpers import mv\nimport testing_tools\nfrom tests.support import webtools": 0,
+    }
+    for source, n in sources.items():
+        assert len(imported_test_modules(source)) == n, source
+    assert path_inserts("import sys\nsys.path.insert(0, 'tests/support')\nsys.path.append('x')") == [
+        "line 2: sys.path.insert", "line 3: sys.path.append"]
+    assert path_inserts("program = 'sys.path.insert(0, sys.argv[1])'") == []  # a child's program, as text
+
+
+def test_no_test_module_imports_another():
+    files = _suite_files("test_*.py")
+    assert len(files) > 100  # the suite was found
+    offences = [f"{p.relative_to(TESTS.parent)} {where}"
+                for p in files for where in imported_test_modules(p.read_text(encoding="utf-8"))]
+    assert not offences, "shared helpers go in tests/support/, not in a test module:\n" + "\n".join(offences)
+
+
+def test_no_test_module_or_conftest_puts_a_folder_on_the_path():
+    files = _suite_files("test_*.py") + _suite_files("conftest.py")
+    offences = [f"{p.relative_to(TESTS.parent)} {where}"
+                for p in files for where in path_inserts(p.read_text(encoding="utf-8"))]
+    assert not offences, "import helpers as tests.support.<module> instead:\n" + "\n".join(offences)
+
+
+def test_every_folder_of_tests_is_a_package():
+    folders = sorted({p.parent for p in _suite_files("*.py")})
+    assert TESTS in folders and TESTS / "support" in folders
+    missing = [str(f.relative_to(TESTS.parent)) for f in folders if not (f / "__init__.py").is_file()]
+    assert not missing, "without __init__.py a test file's name can clash with another's: " + ", ".join(missing)
