@@ -66,7 +66,8 @@ class World:
         with t.lock:
             seats = [t.state(p) for p in ("white", "black")]
             for s in seats:
-                s["seat"]["private"].pop("rejected", None)  # the mover is told why: by design
+                if s["seat"].get("private") is not None:  # none in a new game's setup (the host route's)
+                    s["seat"]["private"].pop("rejected", None)  # the mover is told why: by design
             with sqlite3.connect(self.db) as c:
                 rows = [c.execute(f"SELECT * FROM {name}").fetchall() for name in ("games", "seats", "actions", "meta")]
             return json.dumps([t.state(None), seats, t.tokens, t.host_key, sorted(t.board.occupied), rows],
