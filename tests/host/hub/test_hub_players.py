@@ -81,7 +81,10 @@ def test_names_show_live_codes_stay_private_and_the_finished_game_rates_both_pla
             assert events and not any("qp_" in d for (d,) in events)
             assert conn.execute("SELECT white, black, white_name FROM hub_games").fetchone() == (None, None, None)
         shadow = board.play()  # to the end: the final record brings the codes
-        wait_for(board.drained, "the record")
+        # (the record is queued on the pusher's next round, which may come after the outbox was
+        # first seen empty: waited for at the hub)
+        wait_for(lambda: board.drained() and request(hub.url + f"/api/games/{uuid}")[1].get("status") == "over",
+                 "the record")
         status, info = request(hub.url + f"/api/games/{uuid}")
         assert info["status"] == "over"
         # a rated player is shown by the hub's name for their code
