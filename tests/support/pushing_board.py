@@ -6,6 +6,7 @@ rules docs/hub.md states (the hub's own code is not the oracle)."""
 
 import json
 import random
+import sqlite3
 
 import psycopg
 
@@ -50,7 +51,17 @@ class Board:
         return shadow
 
     def drained(self):
-        return not self.pusher._frames and self.pusher.outbox.pending() == 0
+        """Nothing left to push: no frame waiting, the outbox empty, and a finished game's record
+        sent (it is queued on the pusher's next round, which may come after the outbox was first
+        seen empty; read from the board's store, as it stands)."""
+        if self.pusher._frames or self.pusher.outbox.pending():
+            return False
+        row = self.table.row
+        if row is None or self.table.store.game(row.id).status not in ("over", "abandoned"):
+            return True
+        with sqlite3.connect(self.table.store.path) as c:
+            return c.execute("SELECT COUNT(*) FROM hub_finals WHERE game_uuid = ? AND sent <> 0",
+                             (row.uuid,)).fetchone()[0] == 1
 
     def stop(self):
         self.pusher.stop()
