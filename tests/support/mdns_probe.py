@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.request
 
-from tests.support.quin_cmd import QUIN  # this script's folder is first on its path
+from tests.support.quin_cmd import QUIN  # the checkout is on its path (test_mdns.py sets PYTHONPATH)
 from zeroconf import AddressResolverIPv4, IPVersion, Zeroconf
 
 ROOT, DATA = sys.argv[1], sys.argv[2]

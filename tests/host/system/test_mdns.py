@@ -22,6 +22,8 @@ def in_own_network(tmp_path, *extra):
     unshare = shutil.which("unshare")
     assert unshare and shutil.which("ip"), "unshare (util-linux) and ip (iproute2) are needed: see tools/test.sh"
     env = {k: v for k, v in os.environ.items() if k != "QUIN_MDNS"}  # tests/conftest.py turns mDNS off
+    # the probe imports tests.support: the checkout on its path (a script's own folder is first there)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     done = subprocess.run([unshare, "--net", sys.executable, str(PROBE), str(ROOT), str(tmp_path / "data"), *extra],
                           capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
