@@ -74,6 +74,12 @@ class Debouncer:
             t = self.now  # a source's clock stepping back is treated as "no time passed"
         changed = occupied ^ self.raw
         late: set[int] = set()
+        held = frozenset()
+        if changed and self.pending:
+            # A reading that held its whole window up to this snapshot counts, even if no tick came
+            # at the very moment it was due (a busy Pi, snapshots sent only on change): the change at
+            # ``t`` ends it, it does not undo it.
+            held = self.advance(t)
         if changed:
             self.raw = occupied
             self.last_change = t
@@ -108,6 +114,8 @@ class Debouncer:
                 else:
                     pending.discard(s)
         flipped = self.advance(t)
+        if held:
+            flipped = flipped | held
         return flipped | late if late else flipped
 
     def advance(self, t: float) -> frozenset[int]:

@@ -755,32 +755,52 @@ class Referee:
         return last + self.multi_settle
 
     def _grew_after_done(self, c: Candidate, k: int) -> bool:
-        """Is ``c`` a Gravity grown past the mover's ``done``?  True when some of its flips began
-        after the done was said and, of the flips that began before it, a shorter allowed reading
-        is complete after which the rest is, in full or on its way to what they declared before it
-        began, the next player's action: the done ended the action there, and the lift it was said
-        during is the rival's (their Time, said before, pushing a Void of the mover's).  A done said
-        with the last Void in the hand, nothing of the rival's after it, keeps it.
+        """Is ``c`` an action grown past the word that said the mover's action over?
 
-        The shorter reading is one that could still grow and that ``c`` contains; ``c`` itself need
-        not be able to grow any further (soak seed 74176: White's Gravity pulled its last Void but
-        one, Black lifted White's other Void to push it with the Time said before, White's done
-        came 60 ms into that lift, and the Gravity pulling both Voids, which could grow no more,
-        was committed)."""
-        done = self._done_at
-        if done is None:
-            return False
-        flips = self.ev.flips
-        if all(f.began <= done + EPS for f in flips[:k]):
-            return False
-        kd = sum(1 for f in flips if f.began <= done + EPS)
-        for j in range(1, min(kd, k - 1) + 1):
-            for d in self.step.complete(self.ev, j):
-                if d is not c and d.touched < c.touched and could_grow(self.game, d) and self._allowed(d):
+        **The mover's done.**  True when ``c`` is a Gravity some of whose flips began after the done
+        was said and, of the flips that began before it, a shorter allowed reading is complete after
+        which the rest is, in full or on its way to what they declared before it began, the next
+        player's action: the done ended the action there, and the lift it was said during is the
+        rival's (their Time, said before, pushing a Void of the mover's).  A done said with the last
+        Void in the hand, nothing of the rival's after it, keeps it.  The shorter reading is one
+        that could still grow and that ``c`` contains; ``c`` itself need not be able to grow any
+        further (soak seed 74176: White's Gravity pulled its last Void but one, Black lifted White's
+        other Void to push it with the Time said before, White's done came 60 ms into that lift, and
+        the Gravity pulling both Voids, which could grow no more, was committed).
+
+        **The next player's word.**  The same when the next player said a word for their own turn
+        after a reading of the mover's was complete on the board: any turn-ending reading complete
+        before the word, after which the rest is that player's action in full or on its way to what
+        they declared, is the mover's action, and a reading using flips begun after the word is not
+        (soak seeds 300499, 300457: White's Time said 0.22 s after Black's Gravity landed, its push of
+        Black's b36 read as more of that Gravity; hasty seed 420013: White's w38-w35, Black's Time
+        pushing w35 to w37 at once, read as w38-w37)."""
+        for closed, by_done in ((self._done_at, True), (self._word_at(), False)):
+            if closed is None:
+                continue
+            flips = self.ev.flips
+            if all(f.began <= closed + EPS for f in flips[:k]):
+                continue
+            kd = sum(1 for f in flips if f.began <= closed + EPS)
+            for j in range(1, min(kd, k - 1) + 1):
+                for d in self.step.complete(self.ev, j):
+                    if d is c or not self._allowed(d):
+                        continue
+                    if by_done and not (d.touched < c.touched and could_grow(self.game, d)):
+                        continue
+                    if not by_done and not d.ends:
+                        continue
                     _, whole, declared = self._next_step(d, j)
                     if whole or declared:
                         return True
         return False
+
+    def _word_at(self) -> float | None:
+        """When the next player first said a word for their own turn during this step (None: not
+        yet).  They speak once they see the rival's action over ("Every word belongs to the turn
+        its speaker meant", docs/referee.md)."""
+        t0 = self._step_t0
+        return min((w.at for w in self.words[other(self.step.player)] if w.at >= t0), default=None)
 
     def _decide(self, now: float, out: list) -> bool:
         """Read the evidence once; True if an action was committed (then read again)."""
@@ -817,6 +837,7 @@ class Referee:
         ahead = [c for c in (pool if pool is not None else step.cands)
                  if moved <= c.touched and ev.could_be_under_way(c.effect.carries)
                  and not (c.emptied & now_full & touched) and not ((c.filled & touched) - now_full)]
+        whole_now = step.complete(ev, n)  # (readings of the whole evidence: not merely ahead)
         hurried: list[tuple[int, Candidate]] = []  # complete earlier, but touched again before they rested
         held: list[tuple] = []  # scores of readings that may still turn out right (a Gravity still open)
         for k in range(n, 0, -1):
@@ -835,6 +856,15 @@ class Referee:
                 score = (len(back - c.touched), not declared, -k)
                 if k < n and (any(d is not c and c.touched < d.touched for d in ahead)
                               or could_grow(self.game, c) and self._over(c, k, n) is None):
+                    if (declared and not self._next_step(c, k)[1]
+                            and not any(d is not c and c.touched < d.touched and d not in whole_now for d in ahead)
+                            and self._later(ev.flips[-1].at + self.multi_settle)):
+                        # The rest would be the next player's declared action, had they gone on (a
+                        # Time said before the mover began, its push looking like the Gravity's next
+                        # Void); the board has rested ``multi_settle`` with it unfinished: the longer
+                        # reading is the mover's, at the time it would be without the word, so that
+                        # neither the wait nor the reading tells anyone of the word.
+                        continue
                     held.append(score)
                     continue
                 if k < n and not declared and self.ev.disturbed_after(k, c.touched, self.quiet):

@@ -38,6 +38,24 @@ def test_a_placement_with_flicker_flips_once_50ms_after_it_holds():
     assert run(deb, flicker, 2.0) == [(1.09, A, True)]
 
 
+def test_a_reading_that_held_its_window_counts_though_no_tick_came_before_the_next_change():
+    """A tower steady on B for 60 ms, then lifted; the only reading after the placement is the lift's
+    own snapshot (no tick at 1.05, as on a busy Pi): the placement counts, then the lift."""
+    deb = Debouncer(initial=frozenset())
+    assert deb.feed(1.0, frozenset({B})) == frozenset()
+    assert deb.feed(1.06, frozenset()) == {B}  # held 60 ms: placed (the lift begins now)
+    assert deb.stable == {B} and B in deb.pending
+    assert deb.advance(1.21) == {B} and deb.stable == frozenset()
+
+
+def test_a_reading_that_ends_before_its_window_is_still_nothing():
+    """The other side: 45 ms on B, then empty, no tick between: never placed."""
+    deb = Debouncer(initial=frozenset())
+    deb.feed(1.0, frozenset({B}))
+    assert deb.feed(1.045, frozenset()) == frozenset()
+    assert deb.advance(2.0) == frozenset() and deb.stable == frozenset()
+
+
 @pytest.mark.parametrize("length", [0.02, 0.08, 0.14])
 def test_a_neighbour_bumped_off_its_magnet_for_under_150ms_is_never_seen(length):
     deb = Debouncer(initial=frozenset({A, B}))

@@ -71,6 +71,10 @@ SOAK_REGRESSIONS = [
     # pulling that Void too could grow no more, so the done was not checked against it (a wrong commit;
     # issue 31's soak)
     (74176, "third_eye", "high", "brisk"),
+    # White said "time" 0.22 s after Black's Gravity landed and pushed Black's tower on b36 with it:
+    # the push read as more of Black's Gravity (wrong commits; issue 31's 10,000-game soak)
+    (300499, "third_eye", "low", "brisk"),
+    (300457, "third_eye", "high", "brisk"),
     # Black lifted White's tower for a Time push 0.16 s after it touched down on w26, only 98 ms after
     # its last bounce: the lift read as more of the landing's flicker (no rest on w26 at all), White's
     # move committed to w27 (a wrong commit; the hasty pace)

@@ -402,6 +402,37 @@ def test_a_done_said_with_the_movers_own_last_void_in_the_hand_keeps_it_in_the_g
     assert not questions(play) and not refused(play)
 
 
+def test_the_next_players_word_after_the_gravity_landed_ends_it_before_their_push():
+    """Soak seeds 300499 and 300457: Black's Gravity landed; White said "time" 0.22 s later and pushed
+    one of Black's Voids with it.  The push was read as more of Black's Gravity (a wrong commit).
+    Here with colours turned: White's Gravity pulls w44 to w47; Black says "time" 0.2 s after it
+    landed, then lifts White's Void on w55 and pushes it to w56 with the Time tower on b29.  The word
+    said the Gravity was over (docs/referee.md, "Every word belongs to the turn its speaker meant")."""
+    play = Play(last_voids(), step=0.005)
+    play.move("w44", "w47", then=0.2)
+    play.say("black", {"type": "time"})
+    play.lift("w55", then=0.3)
+    play.place("w56", then=0.3)
+    play.lift("b29", then=0.6)
+    assert play.played() == [gravity("w57", {"w44": "w47"}), Time(S("b29"), S("w55"), S("w56"))]
+    assert not questions(play) and not refused(play)
+
+
+def test_a_word_the_next_player_said_before_the_gravity_began_does_not_end_it():
+    """The other side: Black says "time" before White has touched a tower (kept for Black's turn);
+    White's Gravity then pulls both Voids, w44 to w47 and w55 to w56.  Nothing of the Gravity was on
+    the board when the word came, so it ends nothing: one Gravity pulling both, once the board has
+    been still as long as it would be without the word (before, the push that Black's word made
+    possible was held open for ever: the board read as fitting nothing, which told of the word)."""
+    play = Play(last_voids(), step=0.005)
+    play.say("black", {"type": "time"})
+    play.wait(0.3)
+    play.move("w44", "w47", then=0.2)
+    play.move("w55", "w56", then=2.0)  # the Gravity's multi_settle (1.5 s) of stillness ends it
+    assert play.played() == [gravity("w57", {"w44": "w47", "w55": "w56"})]
+    assert not questions(play) and not refused(play)
+
+
 # --- soak: the next player's lift under 0.1 s after the rival's last landing bounce -----------------
 
 
