@@ -142,7 +142,7 @@ class TableOpponent:
     def _at(table) -> tuple | None:
         """The step the table is at, (game id, actions played); None outside a game in play."""
         game = table.game
-        if table.phase == "setup" or game is None or table.ref is None or game.is_over():
+        if table.phase == "setup" or game is None or table.board_phase is None or game.is_over():
             return None
         return (table.row.id, len(game.log))
 
@@ -156,7 +156,7 @@ class TableOpponent:
         at = self._at(table)
         thinking = plan is None and at is not None and (
             self._thinking == at  # deciding
-            or (table.game.to_move == self.side and table.ref.phase == "play")  # about to
+            or (table.game.to_move == self.side and table.board_phase == "play")  # about to
         )
         out = {"side": self.side, "level": self.level, "thinking": thinking}
         if plan is not None:
@@ -199,14 +199,14 @@ class TableOpponent:
                 setup = choose_setup(self.side, self.level, random.Random(f"{self.seed}:{row.id}"))
                 table.submit_setup(self.side, setup.to_record())
             return
-        game, ref = table.game, table.ref
-        if game is None or ref is None or game.is_over():
+        game, phase = table.game, table.board_phase
+        if game is None or phase is None or game.is_over():
             self._plan = None
             return
         key = (table.row.id, len(game.log))
         if self._key != key:
             self._key, self._plan, self._thinking = key, None, None
-        if game.to_move != self.side or ref.phase != "play":
+        if game.to_move != self.side or phase != "play":
             return
         if self._thinking is not None:
             return

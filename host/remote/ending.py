@@ -42,4 +42,4 @@ def end_remote(table, player: str, what: object) -> None:
             session.link.send_claim()
         else:
             session.link.send_resign()
-        table._publish({})
+        table.publish()

@@ -101,9 +101,7 @@ class RemoteMind:
         """Nothing: the rival's decisions arrive from the hub (the remote session hands them over)."""
 
     def _following(self, table) -> bool:
-        ref = table.ref
-        state = getattr(ref, "state", None)
-        return bool(self.plans) and getattr(state, "value", None) == "follow"
+        return bool(self.plans) and table.following
 
     def public_status(self, table) -> dict:
         out: dict = {"side": self.side, "remote": True, "who": self.who, "thinking": False}
@@ -113,7 +111,7 @@ class RemoteMind:
             out["plan"] = dict(self.plans[-1]) if len(self.plans) == 1 else {"steps": [dict(p) for p in self.plans]}
             out["text"] = f"{self.who}: " + "; then ".join(steps)
         elif (game is not None and table.phase == "playing" and game.to_move == self.side
-              and table.ref is not None and table.ref.phase == "play"):
+              and table.board_phase == "play"):
             out["thinking"] = True
             out["text"] = f"{self.who}: it is their turn"
         if self.waiting:

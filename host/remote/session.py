@@ -485,7 +485,7 @@ class RemotePlay:
                 log.exception("the hub's state could not be applied")
                 notices = []
             self.states += 1
-            table._publish(table._split(notices))
+            table.publish(notices)
 
     @property
     def mind(self):
@@ -519,7 +519,7 @@ class RemotePlay:
             session = table.session
             if isinstance(session, RemoteSession):
                 self.mind.waiting = self.link.paused()
-            table._publish({})
+            table.publish()
 
 
 def session_factory(seat) -> Callable:

@@ -162,6 +162,28 @@ class Table:
         return self.session.ref if self.session is not None else None
 
     @property
+    def board_phase(self) -> str | None:
+        """The referee's coarse phase (setup, sync, play, over; None with no game): what a mind at
+        the table may know of it."""
+        ref = self.ref
+        return ref.phase if ref is not None else None
+
+    @property
+    def following(self) -> bool:
+        """Is the board carrying out an action played elsewhere (remote play's rival)?"""
+        ref = self.ref
+        return ref is not None and ref.state.value == "follow"
+
+    @property
+    def session_factory(self):
+        """What makes this table's sessions (None: the table's own, one board; remote play sets its own)."""
+        return self._session_factory
+
+    @session_factory.setter
+    def session_factory(self, factory) -> None:
+        self._session_factory = factory
+
+    @property
     def unsaved(self) -> str | None:
         return self.session.unsaved if self.session is not None else None
 
@@ -230,7 +252,7 @@ class Table:
                     row = None
             if row is None:
                 self._new(mode, vision, first)
-            self._publish(self._split(notices))
+            self.publish(notices)
 
     def seat_taken_over(self) -> str | None:
         """Why opening the store's open game would take a person's seat from them, or None.
@@ -287,7 +309,7 @@ class Table:
         return list(session.ref.feed(Snapshot(self.clock(), self.occupied)))
 
     @staticmethod
-    def _check_settings(mode: object, vision: object, first: object) -> None:
+    def check_settings(mode: object, vision: object, first: object) -> None:
         if not isinstance(mode, str) or mode not in MODES:
             raise TableError(f"mode: expected 'classic' or 'third_eye', got {mode!r}")
         if not isinstance(vision, bool):
@@ -298,7 +320,7 @@ class Table:
     def _new(self, mode: str, vision: bool, first: str) -> None:
         """A new game in setup.  A seat is a phone's place at the table: it keeps its token from
         game to game (a phone on it is carried to the new game) until the host re-issues it."""
-        self._check_settings(mode, vision, first)
+        self.check_settings(mode, vision, first)
         held = self.seats.tokens
         tokens = {p: held.get(p) or new_token() for p in PLAYERS}
         game_id = self.store.new_game(mode, vision, first, tokens)
@@ -308,7 +330,7 @@ class Table:
 
     def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> int:
         """Abandon the open game (if unfinished) and start a new one in setup, with the same seats."""
-        self._check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
+        self.check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
         with self.lock:
             if self.session is not None:
                 self.session.ensure_saved()
@@ -403,7 +425,7 @@ class Table:
         session = self.session
         session.start()
         if self.occupied is not None:
-            self._route(session.ref.feed(Snapshot(self.clock(), self.occupied)))
+            self.publish(session.ref.feed(Snapshot(self.clock(), self.occupied)))
 
     # --- what the referee is fed -----------------------------------------------------------------
 
@@ -431,7 +453,7 @@ class Table:
                 return
             notices = self.ref.feed(snapshot) if self.ref is not None else []
             if notices or changed:
-                self._publish(self._split(notices))
+                self.publish(notices)
 
     def tick(self) -> None:
         with self.lock:
@@ -442,7 +464,7 @@ class Table:
                 return
             notices = self.ref.tick(self.clock())
             if notices:
-                self._publish(self._split(notices))
+                self.publish(notices)
 
     def _save_unsaved(self) -> None:
         """Write the held decision if the store takes it now; then publish it and carry on."""
@@ -454,7 +476,7 @@ class Table:
             # The board may have changed while the referee waited: it carries on from it as it stands.
             notices = self.ref.feed(Snapshot(self.clock(), self.occupied))
             if notices:
-                self._publish(self._split(notices))
+                self.publish(notices)
 
     def input(self, player: str, data: object) -> None:
         """A player's input to the referee; the referee's InputError propagates (a 400).
@@ -471,7 +493,7 @@ class Table:
                 self._log_input(player, data, False)
                 raise
             self._log_input(player, data, True)
-            self._publish(self._split(notices))
+            self.publish(notices)
 
     def _log_input(self, player: str, data: object, accepted: bool) -> None:
         """The input log is for diagnosis: a store that cannot keep it does not stop the game."""
@@ -499,7 +521,10 @@ class Table:
                 out["black"].append(item)
         return out
 
-    def _route(self, notices) -> None:
+    def publish(self, notices=()) -> None:
+        """Tell every screen: the referee's ``notices`` (each to its audience; public ones to all)
+        with every audience's state as it now stands.  The caller holds :attr:`lock`.  (Remote play
+        hands the rival's actions and the hub's news through here, as the board's own do.)"""
         self._publish(self._split(notices))
 
     def _publish(self, notices: dict[str, list]) -> None:

@@ -103,7 +103,7 @@ def host_new(key: str):
         said.append("the remote game is over: both seats are at this table again, each with its phone")
     try:
         with table.lock:
-            table._check_settings(mode, vision, first)
+            table.check_settings(mode, vision, first)
             freed = []
             if change:
                 from host.opponent.driver import TableOpponent
@@ -143,7 +143,7 @@ def _leave_remote(table) -> None:
         tokens = table.seats.tokens
         table.seats = Seats.of([])
         table.seats.set_tokens(tokens)
-        table._session_factory = None
+        table.session_factory = None
     if remote is not None:
         remote.link.forget()
         service.remote = None
@@ -246,6 +246,6 @@ def _remote_seat(table, service, hub: str, game: str, side: str, mode: str, name
         # this board's player keeps their phone: its seat's code carries over to the side they play
         if tokens.get(seat.local):
             table.seats.set_tokens({p: t for p, t in tokens.items()})
-        table._session_factory = kwargs["session_factory"]
+        table.session_factory = kwargs["session_factory"]
     seat.attach(service)
     return seat
