@@ -22,24 +22,25 @@ its signals, its mDNS name).
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Callable
 
+from host.clock import REAL, Clock
 from host.session.table import Table
 
 TICK = 0.05  # seconds between referee ticks (settle windows expire)
 STATUS_EVERY = 0.5  # seconds between looks at a hardware source's health
 
 
-def start_ticker(table, interval: float) -> threading.Event:
-    """Tick the referee every ``interval`` seconds (settle windows expire); returns a stop event.
+def start_ticker(table, interval: float, clock: Clock = REAL) -> threading.Event:
+    """Tick the referee every ``interval`` seconds of ``clock`` (settle windows expire); returns a
+    stop event.  On a fake clock it ticks as the test advances the clock.
 
     For a table with no hardware source (the simulated board, tests): a board loop ticks itself."""
     stop = threading.Event()
 
     def run():
-        while not stop.wait(interval):
+        while not clock.wait(stop, interval):
             try:
                 table.tick()
             except Exception:  # pragma: no cover - keep ticking; the error is the referee's to report
@@ -52,7 +53,7 @@ def start_ticker(table, interval: float) -> threading.Event:
 
 
 def pump(table, source, stop: threading.Event, status_every: float = STATUS_EVERY, *,
-         tick: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+         tick: float | None = None, clock: Clock = REAL) -> None:
     """The board loop: feed the table every snapshot the source yields; report the source's health;
     light its LEDs.  With ``tick``, it also ticks the referee every ``tick`` seconds, so a reading,
     the commit its settle window ends in, and the LEDs that follow all happen on this one thread."""
@@ -75,7 +76,7 @@ def pump(table, source, stop: threading.Event, status_every: float = STATUS_EVER
         except Exception as exc:  # a source failing must not stop the game: report it
             table.set_source_status({"ok": False, "message": str(exc)})
             until = clock() + 0.5
-            while not stop.wait(max(0.0, min(wait, until - clock()))) and clock() < until:
+            while not clock.wait(stop, max(0.0, min(wait, until - clock()))) and clock() < until:
                 ticking()
             continue
         status = getattr(source, "status", None)
@@ -117,23 +118,31 @@ class Service:
         referee_factory: Callable | None = None,
         seats=None,
         session_factory: Callable | None = None,
+        clock: Clock | None = None,
     ):
         """``seats`` and ``session_factory`` seat a remote game (``host.remote.service``): the
-        local player's phone seat, the rival's off-board seat, and the remote session."""
+        local player's phone seat, the rival's off-board seat, and the remote session.
+
+        ``clock`` (``host.clock``) is the service's one time source, passed down to the table and
+        its sessions, the board loop or ticker, the push to a hub, a remote game's link and the
+        practice opponent (``quin serve`` hands it to the web server too).  By default the
+        simulated board's clock when it is one (a test's ``FakeClock``), else the real clock."""
         from host.web.events import Broker
 
         self.store = store
         self.board = board  # the simulated board, or None
         self.source = source  # a hardware source (host.board.sources), or None
         self.broker = Broker(keepalive=keepalive)
-        clocks: dict = {}
-        if board is not None and manual_clock:
-            # The whole table on the test's clock: two runs of one game give the same bytes.
-            clocks = {"clock": board.clock, "wall": board.clock}
-        elif board is not None:
-            clocks = {"clock": board.clock}
+        board_clock = getattr(board, "clock", None)
+        if clock is None:
+            clock = board_clock if isinstance(board_clock, Clock) else REAL
+        self.clock = clock
+        # Records are stamped on the wall clock; with the test's clock (manual_clock, or one given),
+        # on its wall: two runs of one game give the same bytes.
+        wall = clock.wall if (manual_clock or clock is not board_clock) else REAL.wall
         self.table = Table(store, self.broker, board=board, settle=settle, opponent=opponent,
-                           referee_factory=referee_factory, seats=seats, session_factory=session_factory, **clocks)
+                           referee_factory=referee_factory, seats=seats, session_factory=session_factory,
+                           clock=clock, wall=wall)
         if board is not None:
             self.table.occupied = board.occupied
         self.app = None
@@ -177,17 +186,18 @@ class Service:
         """Push this table's games to a club's hub (ValueError for a bad URL or key)."""
         from host.remote.push import Pusher
 
-        self.pusher = Pusher(self.table, url, key).start()
+        self.pusher = Pusher(self.table, url, key, clock=self.clock).start()
         return self.pusher
 
     def start(self, tick: float = TICK) -> None:
         """Start driving the table: the board loop on a hardware source, else the ticker."""
         if self.source is not None:
             self._loop = threading.Thread(target=pump, args=(self.table, self.source, self._stop),
-                                          kwargs={"tick": tick}, name="quin-board", daemon=True)
+                                          kwargs={"tick": tick, "clock": self.clock}, name="quin-board",
+                                          daemon=True)
             self._loop.start()
         else:
-            self._ticker = start_ticker(self.table, tick)
+            self._ticker = start_ticker(self.table, tick, self.clock)
 
     def stop(self) -> None:
         """Stop in order: no more readings or ticks, the hub's pusher, every stream ended, the board

@@ -3,8 +3,8 @@
 Tests, the simulator and the web page's virtual board move towers on it:
 ``lift(space)``, ``place(space)``, ``toggle(space)``, ``set(occupied)``.  It has
 its own clock: by default a manual one that only moves when told
-(``advance(dt)``), so tests never sleep; ``SimulatedBoard(clock=time.monotonic)``
-runs in real time.  Every method is thread-safe (the web page's request threads
+(``advance(dt)``: a ``host.clock.FakeClock``), so tests never sleep;
+``SimulatedBoard(clock=host.clock.REAL)`` runs in real time.  Every method is thread-safe (the web page's request threads
 and the referee's reader may share one board).
 """
 
@@ -15,24 +15,11 @@ from typing import Callable, Iterable
 
 from engine.board import SPACES, parse_space
 from host.board.sensing import Snapshot
+from host.clock import FakeClock
 
 
-class ManualClock:
-    """A clock that moves only when advanced: ``clock()`` reads it."""
-
-    def __init__(self, start: float = 0.0):
-        self.now = float(start)
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, dt: float) -> float:
-        if dt < 0:
-            raise ValueError("time only moves forward")
-        with self._lock:
-            self.now += dt
-            return self.now
+class ManualClock(FakeClock):
+    """A clock that moves only when advanced (``host.clock.FakeClock``): ``clock()`` reads it."""
 
 
 def _space(space: int | str) -> int:
@@ -124,7 +111,7 @@ class SimulatedBoard:
 
     def advance(self, dt: float) -> float:
         """Move the manual clock forward (ValueError with a real clock)."""
-        if not isinstance(self.clock, ManualClock):
+        if not isinstance(self.clock, FakeClock):
             raise ValueError("this board runs on a real clock")
         return self.clock.advance(dt)
 
@@ -153,7 +140,7 @@ class SimulatedBoard:
         with self._cond:
             if self._closed:
                 return None
-            manual = isinstance(self.clock, ManualClock)
+            manual = isinstance(self.clock, FakeClock)
             if self.poll and not manual and not self._changed:
                 wait = self.period if timeout is None else min(self.period, timeout)
                 self._cond.wait(wait)  # a scan period, or less if the board changes

@@ -564,7 +564,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     try:
         server = WebServer(app, args.host, args.port, threads=args.threads, max_streams=args.max_streams,
                            streams_per_client=args.streams_per_client,
-                           connections_per_client=args.connections_per_client)
+                           connections_per_client=args.connections_per_client, clock=service.clock)
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     port = server.port

@@ -33,12 +33,11 @@ from __future__ import annotations
 import os
 import random
 import threading
-import time
-from typing import Callable
 
 from engine.actions import Gravity, Move, Pass, Reflect, Reinforce, Resurrect, Swap, Time
 from engine.board import PLAYERS, SPACE_NAMES
 from engine.views import action_seen_by, view
+from host.clock import Clock, clock_of
 
 from .lineup import choose_setup
 from .search import DEFAULT_LEVEL, MAX_LEVEL, choose
@@ -114,8 +113,10 @@ class TableOpponent:
         *,
         threaded: bool = True,
         min_think: float = 1.0,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock | None = None,
     ):
+        """``clock`` (``host.clock``) times ``min_think``; by default the table's own clock (the
+        service's one time source), read when the opponent steps."""
         if side not in PLAYERS:
             raise ValueError(f"side: expected 'white' or 'black', got {side!r}")
         if not 0 <= level <= MAX_LEVEL:
@@ -212,19 +213,20 @@ class TableOpponent:
             return
         self._thinking = key
         seen = view(game, self.side)  # the only thing the opponent gets
-        started = self.clock()
+        clock = clock_of(self.clock) if self.clock is not None else clock_of(table)
+        started = clock.now()
         if self.threaded:
-            threading.Thread(target=self._think, args=(table, key, seen, started), name="quin-opponent",
+            threading.Thread(target=self._think, args=(table, key, seen, started, clock), name="quin-opponent",
                              daemon=True).start()
         else:
             self._decided(table, key, choose(seen, self.level, self.seed), started)
             table.refresh()
 
-    def _think(self, table, key, seen, started) -> None:
+    def _think(self, table, key, seen, started, clock: Clock) -> None:
         action = choose(seen, self.level, self.seed)
-        wait = self.min_think - (self.clock() - started)
+        wait = self.min_think - (clock.now() - started)
         if wait > 0:
-            time.sleep(wait)
+            clock.sleep(wait)
         with table.lock:
             self._busy = True
             try:

@@ -30,12 +30,12 @@ import os
 import random
 import secrets
 import socket
-import time
 import threading
 import urllib.parse
 from pathlib import Path
 from typing import Callable
 
+from host.clock import REAL, Clock
 from host.hub.codes import parse_code
 from host.hub.codes import show_code as shown_code
 
@@ -213,7 +213,7 @@ def open_game(url: str, remote: str, *, side: str = "random", mode: str = "class
 JOIN_TRIES = (0.0, 0.5, 1.5)  # a join's attempts: wait before each (seconds)
 
 
-def join(url: str, code: str, who: dict, timeout: float = TIMEOUT, tries=JOIN_TRIES) -> dict:
+def join(url: str, code: str, who: dict, timeout: float = TIMEOUT, tries=JOIN_TRIES, clock: Clock = REAL) -> dict:
     """Join a game, sending the join again with the same ``request`` id when the answer is lost
     (the hub answers a retried join with the same seat: docs/remote-play.md, "A retried join");
     Unreached if no answer came after every try."""
@@ -221,7 +221,7 @@ def join(url: str, code: str, who: dict, timeout: float = TIMEOUT, tries=JOIN_TR
     lost: Unreached | None = None
     for wait in tries:
         if wait:
-            time.sleep(wait)
+            clock.sleep(wait)
         try:
             return request(url, "POST", f"/api/remote/{code}/join", body, timeout=timeout)
         except Unreached as exc:
@@ -234,7 +234,9 @@ class Link:
 
     def __init__(self, file: LinkFile, *, on_state: Callable[[dict], None] | None = None,
                  on_status: Callable[[], None] | None = None, backoff: tuple[float, float] = BACKOFF,
-                 silence: float = STREAM_SILENCE, timeout: float = TIMEOUT):
+                 silence: float = STREAM_SILENCE, timeout: float = TIMEOUT, clock: Clock = REAL):
+        """``clock`` (``host.clock``): the backoff's waits and when each state came; the service
+        that plays the game hands its own (``RemoteSeat.attach``)."""
         data = file.load()
         if data is None:
             raise RemoteError(f"{file.path.name}: no remote game to resume")
@@ -251,7 +253,8 @@ class Link:
         self.silence = silence
         self.timeout = timeout
         self.state: dict | None = None  # the newest state the hub sent
-        self.state_at = 0.0  # when it came (time.monotonic): an absence's countdown goes on from there
+        self.clock = clock
+        self.state_at = 0.0  # when it came (clock.now()): an absence's countdown goes on from there
         self.connected = False  # whether the stream is open now
         self.problem: str | None = None  # the last answer the hub refused with (one line)
         self.received = 0  # states received
@@ -260,6 +263,7 @@ class Link:
         self._lock = threading.RLock()
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._got_state = threading.Event()  # set by the first state the hub sends
         self._conn: http.client.HTTPConnection | None = None
         self._threads: list[threading.Thread] = []
         self._held_at: int | None = None  # ``received`` when the hub last answered 423: held until a newer state
@@ -289,6 +293,10 @@ class Link:
             return [dict(m) for m in self._outbox]
 
     # --- lifecycle -------------------------------------------------------------------------------
+
+    def wait_state(self, timeout: float) -> bool:
+        """Wait (on the link's clock) for the hub's first state; True once one came."""
+        return self.clock.wait(self._got_state, timeout) or self.state is not None
 
     def start(self) -> "Link":
         for target, name in ((self._read_stream, "quin-remote-stream"), (self._drain, "quin-remote-send")):
@@ -391,7 +399,7 @@ class Link:
         delay = 0.0
         held = False
         while not self._stop.is_set():
-            self._wake.wait(None if held else delay if delay else 1.0)
+            self.clock.wait(self._wake, None if held else delay if delay else 1.0)
             self._wake.clear()
             if self._stop.is_set():
                 return
@@ -452,7 +460,7 @@ class Link:
         delay = 0.0
         while not self._stop.is_set():
             if delay:
-                self._stop.wait(delay)
+                self.clock.wait(self._stop, delay)
                 if self._stop.is_set():
                     break
             try:
@@ -529,7 +537,7 @@ class Link:
     def _on_state(self, state: dict) -> None:
         with self._lock:
             self.state = state
-            self.state_at = time.monotonic()
+            self.state_at = self.clock.now()
             self.received += 1
             over = state.get("phase") == "over"
             if state.get("side") in ("white", "black") and state["side"] != self.side and not over:
@@ -538,6 +546,7 @@ class Link:
             if over != self.over:
                 self.over = over
                 self._save()
+        self._got_state.set()
         self._wake.set()  # the outbox may be settled, or the pause over
         if self.on_state:
             self.on_state(state)

@@ -32,10 +32,10 @@ import logging
 import random
 import sqlite3
 import threading
-import time
 import urllib.parse
 from collections import deque
 
+from host.clock import REAL, Clock
 from host.hub import frames
 from host.store.outbox import Outbox
 
@@ -127,10 +127,11 @@ class Pusher:
     AUDIENCE = "public"  # what the hub may see of a live game: the public stream, nothing else
 
     def __init__(self, table, url: str, key: str, backoff: tuple[float, float] = BACKOFF,
-                 wait=None, jitter=None):
+                 wait=None, jitter=None, clock: Clock = REAL):
         """``wait(seconds)`` sleeps between failed pushes and returns True if the pusher was stopped
-        meanwhile (default: the stop event's wait); ``jitter()`` the factor each wait is scaled by
-        (default 0.8 to 1.2 at random).  Tests pass their own: time on an injected clock."""
+        meanwhile (default: the stop event's wait on ``clock``); ``jitter()`` the factor each wait is
+        scaled by (default 0.8 to 1.2 at random).  ``clock`` (``host.clock``): the service's one time
+        source (``Service.push_to`` passes it).  Tests pass their own: time on an injected clock."""
         parts = urllib.parse.urlsplit(url.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"--hub: an http:// or https:// address is expected, not {url!r}")
@@ -151,7 +152,8 @@ class Pusher:
         self.reached: bool | None = None  # None: not tried yet
         self.problem: str | None = None
         self.link = Link.connecting(self.url)
-        self._wait = wait if wait is not None else self._stop.wait
+        self.clock = clock
+        self._wait = wait if wait is not None else (lambda seconds: clock.wait(self._stop, seconds))
         self._jitter = jitter if jitter is not None else (lambda: random.uniform(0.8, 1.2))
         self.pushes = 0
         self.latencies: deque[float] = deque(maxlen=10000)  # seconds per successful push (the bench reads them)
@@ -190,7 +192,7 @@ class Pusher:
     def _run(self) -> None:
         delay = 0.0
         while not self._stop.is_set():
-            self._wake.wait(delay if delay else 1.0)
+            self.clock.wait(self._wake, delay if delay else 1.0)
             self._wake.clear()
             if self._stop.is_set():
                 break
@@ -275,7 +277,7 @@ class Pusher:
         """None if the hub took it, else what the link is doing."""
         data = json.dumps(body, separators=(",", ":")).encode()
         self._answer = {}
-        started = time.monotonic()
+        started = self.clock.now()
         for attempt in (1, 2):  # a kept-alive connection the hub closed meanwhile: once more, afresh
             reused = self._conn is not None
             try:
@@ -305,7 +307,7 @@ class Pusher:
             return problem
         self._answer = answer
         self.pushes += 1
-        self.latencies.append(time.monotonic() - started)
+        self.latencies.append(self.clock.now() - started)
         return None
 
     def _refused_final(self, finals: list[str]) -> tuple[str, str] | None:

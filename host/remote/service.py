@@ -11,7 +11,6 @@ off-board seat with a :class:`~host.remote.mind.RemoteMind`) and the remote sess
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 
 from engine.board import other
@@ -73,15 +72,14 @@ class RemoteSeat:
         play = self.play = RemotePlay(table, self)
         self.link.on_state = play.on_state
         self.link.on_status = play.on_status
+        self.link.clock = service.clock  # the service's one time source (host.clock)
         self.link.start()
         row = store.open_game()
         key = store.meta(META)
         if row is not None and key != f"{self.link.code}:{row.id}":
             log.warning("game %s is set aside: this board plays remote game %s", row.id, self.link.shown)
             store.abandon(row.id)
-        end = time.monotonic() + wait
-        while self.link.state is None and time.monotonic() < end:
-            time.sleep(0.02)
+        self.link.wait_state(wait)
         # a joining board learns the game's terms from the hub's state (sent from the start); the
         # command line's --mode is only a new game's
         state = self.link.state or {}

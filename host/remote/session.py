@@ -27,7 +27,6 @@ import json
 import logging
 import math
 import threading
-import time
 from typing import Callable
 
 from engine.actions import action_from_record
@@ -82,7 +81,7 @@ def ending_status(session) -> dict:
     abandon = hub.get("abandon")
     if abandon and not abandon.get("claimable"):
         # the hub sends no state as the seconds go by: a page opened later counts from now
-        gone = time.monotonic() - session.link.state_at
+        gone = session.link.clock.now() - session.link.state_at
         abandon = dict(abandon, left=max(0, math.ceil(abandon["left"] - gone)))
     return {"abandon": abandon, "resigning": "resign" in pending, "claiming": "claim" in pending}
 
@@ -131,7 +130,7 @@ class HubOracle:
             answer = s.link.reveal(body)
         except (HubAnswer, Unreached) as exc:
             log.warning("the hub could not answer a reveal now: %s", exc)
-            time.sleep(ASK_AGAIN)
+            s.link.clock.sleep(ASK_AGAIN)
             with self._lock:
                 self._asking.discard(key)
             return

@@ -33,7 +33,6 @@ import re
 import secrets
 import sqlite3
 import threading
-import time
 from typing import Callable
 
 from engine.board import PLAYERS, WHITE
@@ -41,6 +40,7 @@ from engine.errors import QuinError
 from engine.flash import MODES
 from engine.pieces import Setup
 from host.board.sensing import Snapshot
+from host.clock import REAL
 from host.store import GameRow, Store, StoreError, StoreWriteError
 
 from . import projections
@@ -115,8 +115,8 @@ class Table:
         referee_factory: Callable | None = None,
         board=None,
         settle: float = 0.25,
-        clock: Callable[[], float] = time.monotonic,
-        wall: Callable[[], float] = time.time,
+        clock: Callable[[], float] = REAL,
+        wall: Callable[[], float] = REAL.wall,
         opponent=None,
         seats: Seats | None = None,
         session_factory: Callable | None = None,

@@ -13,6 +13,8 @@ import threading
 import time
 from pathlib import Path
 
+from host.clock import REAL, Clock
+
 from .schema import connect_readonly
 
 BACKUPS = 5  # backups kept in <data dir>/backups
@@ -20,14 +22,14 @@ BACKUPS = 5  # backups kept in <data dir>/backups
 log = logging.getLogger("quin.store")
 
 
-def backup(conn, lock: threading.RLock, path: Path) -> Path | None:
+def backup(conn, lock: threading.RLock, path: Path, clock: Clock = REAL) -> Path | None:
     """Copy the store at ``path`` (its connection ``conn``, under ``lock``) into ``backups/``; keep
     the newest :data:`BACKUPS`.  Never fails the caller: a backup that cannot be made is logged in
     one line."""
     folder = path.parent / "backups"
     # one reading of the clock for the whole name: read twice, a second could tick between the two and
     # the newest backup would sort before the others of that second (and be pruned, or not be salvaged from)
-    now = time.time_ns()
+    now = clock.wall_ns()
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now // 10**9))
     target = folder / f"quin-{stamp}-{now % 10**9:09d}.sqlite3"
     try:

@@ -27,9 +27,10 @@ import errno
 import fcntl
 import json
 import os
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from host.clock import REAL
 
 LOCK_NAME = "quin.lock"
 
@@ -70,7 +71,7 @@ class FolderLock:
     def __init__(self, folder: Path, fd: int):
         self.folder = folder
         self._fd = fd
-        self.record = RunRecord(os.getpid(), None, None, str(folder), time.time())
+        self.record = RunRecord(os.getpid(), None, None, str(folder), REAL.wall())
         self._write()
 
     def publish(self, host: str, port: int, opponent: str | None = None, board: str | None = None) -> RunRecord:

@@ -19,12 +19,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 from pathlib import Path
 
 from engine.board import WHITE
 from engine.game import Game
 from engine.pieces import Setup
+from host.clock import REAL, Clock
 
 from . import backups, check, schema
 from .backups import latest_backup_hint
@@ -45,16 +45,18 @@ class Store(Reader):
     """The game store.  Thread-safe: one connection, one lock."""
 
     def __init__(self, path: str | Path, blackbox_limit: int = BLACKBOX_LIMIT, readonly: bool = False,
-                 connector=None):
+                 connector=None, clock: Clock = REAL):
         """Open (or create) the store.  StoreError in one line if the file is not a usable store.
 
         ``readonly``: for commands that only read (no file is created or changed).
         ``notices`` lists what the caller should tell the user (an empty file started afresh).
         ``connector(path)``: a connection like :func:`connect`'s (the power-cut test's file layer).
+        ``clock`` (``host.clock``): its ``wall()`` stamps the rows and names the backups.
         A file SQLite cannot read raises StoreError with ``where == "the file"``; one it cannot
         write, StoreWriteError.
         """
         self.path = Path(path)
+        self.clock = clock
         self.blackbox_limit = blackbox_limit
         self.readonly = readonly
         self.notices: list[str] = []
@@ -104,7 +106,7 @@ class Store(Reader):
         """None if a durable write goes through now, else what cannot be written and why (one line)."""
         try:
             with self._tx() as c:
-                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('written', ?)", (repr(time.time()),))
+                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('written', ?)", (repr(self.clock.wall()),))
         except StoreWriteError as exc:
             return exc.where
         except sqlite3.Error as exc:
@@ -143,7 +145,7 @@ class Store(Reader):
 
     def new_game(self, mode: str, vision: bool, first: str, seats: dict[str, str]) -> int:
         """A game waiting for both setups, with its two seat tokens."""
-        now = time.time()
+        now = self.clock.wall()
         with self._tx() as c:
             cur = c.execute(
                 "INSERT INTO games(created, mode, vision, first, status, uuid) VALUES (?, ?, ?, ?, 'setup', ?)",
@@ -177,7 +179,7 @@ class Store(Reader):
         with self._tx() as c:
             cur = c.execute(
                 "UPDATE games SET status = 'abandoned', finished = ? WHERE id = ? AND status IN ('setup', 'playing')",
-                (time.time(), game_id),
+                (self.clock.wall(), game_id),
             )
         if cur.rowcount:
             self.backup()
@@ -188,7 +190,7 @@ class Store(Reader):
         with self._tx() as c:
             c.execute(
                 "INSERT OR REPLACE INTO seats(game_id, player, token, issued) VALUES (?, ?, ?, ?)",
-                (game_id, player, token, time.time()),
+                (game_id, player, token, self.clock.wall()),
             )
 
     # --- actions: durable before they are announced -------------------------------------------
@@ -201,7 +203,7 @@ class Store(Reader):
         beyond the common prefix are replaced, so the store always equals
         ``game.log`` when this returns.
         """
-        now = time.time()
+        now = self.clock.wall()
         log = game.log
         with self._tx() as c:
             have = c.execute("SELECT COUNT(*) FROM actions WHERE game_id = ?", (game_id,)).fetchone()[0]
@@ -250,12 +252,12 @@ class Store(Reader):
         last = self._last_input.get(key)
         with self._tx(durable=False) as c:
             if last is not None and last[1:] == (text, int(accepted)):
-                cur = c.execute("UPDATE inputs SET repeats = repeats + 1, at = ? WHERE id = ?", (time.time(), last[0]))
+                cur = c.execute("UPDATE inputs SET repeats = repeats + 1, at = ? WHERE id = ?", (self.clock.wall(), last[0]))
                 if cur.rowcount:
                     return
             cur = c.execute(
                 "INSERT INTO inputs(game_id, player, data, accepted, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, player, text, int(accepted), time.time()),
+                (game_id, player, text, int(accepted), self.clock.wall()),
             )
             c.execute("DELETE FROM inputs WHERE id <= ?", (cur.lastrowid - INPUTS_LIMIT,))
             self._last_input[key] = (cur.lastrowid, text, int(accepted))
@@ -290,4 +292,4 @@ class Store(Reader):
         """
         if self.readonly:
             return None
-        return backups.backup(self._conn, self._lock, self.path)
+        return backups.backup(self._conn, self._lock, self.path, self.clock)

@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from host.clock import REAL
+
 from .backups import readable_backups
 from .errors import StoreError
 from .games import Store
@@ -97,7 +99,7 @@ def salvage(path: str | Path) -> Salvage:
         if bk is not None:
             bk.close()
         dst.close()
-    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S', time.localtime(REAL.wall()))}")
     os.replace(path, aside)
     for suffix in ("-wal", "-shm"):
         side = Path(f"{path}{suffix}")

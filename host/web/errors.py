@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import time
 import traceback
 
 from flask import jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from engine.errors import bounded
+from host.clock import REAL
 
 log = logging.getLogger("quin.web")
 
@@ -23,7 +23,7 @@ class _OncePerMinute(logging.Filter):
 
     EVERY = 60.0
 
-    def __init__(self, clock=time.monotonic):
+    def __init__(self, clock=REAL):
         super().__init__()
         self.clock = clock
         self.seen: dict[str, tuple[float, int]] = {}

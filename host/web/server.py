@@ -54,13 +54,13 @@ import resource
 import socket
 import sys
 import threading
-import time
 from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
 from tornado import httputil, netutil
 from tornado.httpserver import HTTPServer
-from tornado.ioloop import PeriodicCallback
 from tornado.iostream import IOStream
+
+from host.clock import REAL, Clock
 
 from .errors import MAX_BODY, too_large
 
@@ -158,7 +158,7 @@ class _Trouble:
     the next line.  Never a traceback: under a flood a traceback a connection writes megabytes a second.
     """
 
-    def __init__(self, every: float = TROUBLE_EVERY, clock=time.monotonic):
+    def __init__(self, every: float = TROUBLE_EVERY, clock: Clock = REAL):
         self.every = every
         self.clock = clock
         self.counts: dict[str, int] = {}
@@ -289,7 +289,9 @@ class _Acceptor:
             if self.sock.fileno() >= 0:
                 self.loop.add_reader(self.sock.fileno(), self.ready)
 
-        self.loop.call_later(seconds, resume)
+        # the machine's time, whatever the server's clock: a socket that stays readable must never hold the
+        # loop, and a test's fake clock that nobody moves must never stop the server accepting
+        REAL.call_later(self.loop, seconds, resume)
 
     def close(self) -> None:
         if not self.paused:
@@ -315,8 +317,13 @@ class WebServer:
         streams_per_client: int = STREAMS_PER_CLIENT,
         connections_per_client: int = CONNECTIONS_PER_CLIENT,
         max_connections: int | None = None,
+        clock: Clock = REAL,
     ):
+        """``clock`` (``host.clock``): keep-alives and the trouble counter read it (``quin serve``
+        passes its service's one time source; a test may pass a ``FakeClock`` and move it).  The
+        acceptor's pause and the shutdown's grace guard the machine and stay on its time."""
         self.app = app
+        self.clock = clock
         self.table = app.extensions["quin.table"]
         self.broker = self.table.broker
         self.host = host
@@ -330,7 +337,7 @@ class WebServer:
         self.connections: dict[str, int] = {}
         self.open_connections = 0
         self.idle: dict[_CountedStream, None] = {}  # connections with nothing under way, idle longest first
-        self.trouble = _Trouble()
+        self.trouble = _Trouble(clock=clock)
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="quin-web")
         _quiet_tornado()
         # SO_REUSEADDR (Tornado sets it): a restart binds at once, even with connections in TIME_WAIT.
@@ -362,29 +369,39 @@ class WebServer:
             max_body_size=DISCARD_LIMIT,
         )
         acceptors = [_Acceptor(self, server, sock) for sock in self.sockets]
-        keepalive = PeriodicCallback(self._keepalive, max(50, min(1000, self.broker.keepalive * 1000 / 3)))
-        keepalive.start()
-        trouble = PeriodicCallback(self._flush_trouble, 5000)  # what was counted is said within the minute
-        trouble.start()
+        keepalive = asyncio.ensure_future(self._every(max(0.05, min(1.0, self.broker.keepalive / 3)), self._keepalive))
+        trouble = asyncio.ensure_future(self._every(5.0, self._flush_trouble))  # what was counted is said within the minute
         self._ready.set()
         try:
             await self._stop.wait()
         finally:
-            keepalive.stop()
-            trouble.stop()
+            keepalive.cancel()
+            trouble.cancel()
             for acceptor in acceptors:  # no new connections
                 acceptor.close()
             for stream in list(self.streams):
                 stream.end(close=True)
-            deadline = time.monotonic() + 0.5  # requests under way finish (a game change is kept whole)
-            while self.inflight and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+            # requests under way finish (a game change is kept whole), within half a second of the
+            # machine's time: a test's fake clock that nobody moves must never hold a shutdown
+            deadline = REAL.now() + 0.5
+            while self.inflight and REAL.now() < deadline:
+                await REAL.asleep(0.01)
             self.executor.shutdown(wait=False, cancel_futures=True)
             try:
                 await asyncio.wait_for(server.close_all_connections(), 0.3)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - stopping regardless
                 pass
             self._flush_trouble(final=True)
+
+    async def _every(self, seconds: float, fn) -> None:
+        """Call ``fn`` every ``seconds`` of the server's clock until cancelled (a failure is counted
+        as trouble, and the timer goes on)."""
+        while True:
+            await self.clock.asleep(seconds)
+            try:
+                fn()
+            except Exception as exc:  # noqa: BLE001 - a timer must outlive one bad call
+                self.trouble.note(f"a timer failed: {type(exc).__name__}: {exc}")
 
     def _flush_trouble(self, final: bool = False) -> None:
         self.trouble.flush(final)
@@ -531,7 +548,7 @@ class WebServer:
                 stream.write(frame, chunk)
 
     def _keepalive(self) -> None:
-        now = time.monotonic()
+        now = self.clock.now()
         for stream in list(self.streams):
             if now - stream.last_write >= self.broker.keepalive:
                 stream.write(b": keep-alive\n\n")
@@ -737,7 +754,7 @@ class _Stream:
         self.audience = audience
         self.subscription = None
         self.unflushed = 0
-        self.last_write = time.monotonic()
+        self.last_write = self.server.clock.now()
         self.ended = False
 
     @classmethod
@@ -803,7 +820,7 @@ class _Stream:
         if self.unflushed >= self.server.broker.queue_size:
             self.end(close=True)  # too far behind: its browser resumes with Last-Event-ID
             return
-        self.last_write = time.monotonic()
+        self.last_write = self.server.clock.now()
         stream = getattr(self.conn, "stream", None)
         if getattr(self.conn, "_chunking_output", None) is True and stream is not None and not stream.closed():
             chunk = framed if framed is not None else b"%x\r\n%s\r\n" % (len(data), data)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 
 from flask import Blueprint, jsonify, render_template, request
 
@@ -55,8 +54,9 @@ def _writer():
 def make_virtual_board(manual: bool = False):
     """The simulated board (host.board.simboard) on the real clock, or (tests) on a manual one."""
     from host.board.simboard import SimulatedBoard
+    from host.clock import REAL
 
-    return SimulatedBoard() if manual else SimulatedBoard(clock=time.monotonic)
+    return SimulatedBoard() if manual else SimulatedBoard(clock=REAL)
 
 
 def _board():

@@ -10,12 +10,12 @@ rebinding.  The server's own board page, through its link, still moves towers.
 import http.server
 import json
 import threading
-import time
 
 import pytest
 
 from host.compose import create_app
 from host.web.sim import board_key
+from tests.support.waiting import wait_for
 from tests.support.webtools import running
 
 from tests.support.browsing import CHROMIUM
@@ -96,10 +96,7 @@ def occupied(table) -> list:
 
 
 def wait(what, check, timeout=10):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
+    wait_for(check, what, timeout, every=0.05)
 
 
 # The attacker's origin: another name and port (cross-site), or the same address on another port

@@ -11,6 +11,7 @@ from engine.board import BLACK, WHITE
 from engine.randplay import random_setup
 from host.board.leds import COLOURS
 from host.board.simboard import SimulatedBoard
+from host.clock import FakeClock
 from host.compose import Service
 from host.store import Store
 from host.compose import create_app
@@ -71,10 +72,10 @@ def test_a_source_that_fails_is_reported_and_the_referee_still_ticks(tmp_path):
 
     class Broken:
         def read(self, timeout=None):
-            time.sleep(0.01)
             raise OSError("the board is unplugged")
 
-    service = Service(Store(tmp_path / "q.sqlite3"), source=Broken())
+    clock = FakeClock()  # the service's one clock: the loop waits on it, and ticks as the test moves it
+    service = Service(Store(tmp_path / "q.sqlite3"), source=Broken(), clock=clock)
     service.open()
     ticks = []
     real_tick = service.table.tick
@@ -82,7 +83,13 @@ def test_a_source_that_fails_is_reported_and_the_referee_still_ticks(tmp_path):
     service.start(tick=0.02)
     try:
         until(lambda: service.table.source_status == {"ok": False, "message": "the board is unplugged"}, "the report")
-        until(lambda: len(ticks) >= 5, "ticks while the source fails")
+
+        def moved():  # a tick's worth of time each time the board loop waits on the clock
+            if clock.waiting():
+                clock.advance(0.02)
+            return len(ticks) >= 5
+
+        until(moved, "ticks while the source fails")
     finally:
         service.stop()
 

@@ -135,6 +135,7 @@ def test_killed_at_random_moments_every_announced_action_survives(serve_factory)
             for space in (move.frm, move.to):
                 post_json(s.base + "/api/board/toggle", {"space": SPACE_NAMES[space]}, s.board)
             shadow.push(move)
+            # a real `quin serve` process is killed at a random moment of its real time: that is the test
             time.sleep(rng.uniform(0.0, 0.4))
         s.kill()
         listener.join(10)

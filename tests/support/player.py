@@ -70,6 +70,7 @@ class RemotePlayer:
                 self._listen()
             except OSError:
                 pass
+            # a browser's EventSource waits a moment before it reconnects to the real server: so does this
             time.sleep(0.05)
 
     def _listen(self):

@@ -152,6 +152,7 @@ class FakeHardware:
 
     def sleep_us(self, n):
         if self.realtime:
+            # the simulated firmware's real-time mode: it runs at the board's pace on purpose
             time.sleep(n / 1e6)
         else:
             self.now_us += n
@@ -250,6 +251,7 @@ class PtyBoard:
     def _run(self):
         while not self._stop.is_set():
             if self.paused:
+                # the firmware is paused (a board unplugged): it idles on the machine's time, as the Pico would
                 time.sleep(0.01)
                 continue
             with self._lock:
@@ -269,6 +271,7 @@ class PtyBoard:
             return
         del self._garbage[:written]
         if self._garbage:
+            # the serial port has no room: wait for the reader as a UART would
             time.sleep(0.001)
 
     def unplug(self):

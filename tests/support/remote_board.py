@@ -57,6 +57,7 @@ class Board:
 
     def move(self, frm, to):
         self.feed(self.board.lift(frm))
+        # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
         time.sleep(0.08)
         self.feed(self.board.place(to))
 
@@ -100,6 +101,7 @@ def follow_the_board(ann, timeout=30.0):
                         ann.feed(ann.board.lift(s))
                         taken.add(s)
                         lifted = True
+                        # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
                         time.sleep(0.03)
             if lifted:
                 time.sleep(HOLD)  # a tower is held up a moment, not flicked
@@ -112,6 +114,7 @@ def follow_the_board(ann, timeout=30.0):
                 ann.feed(ann.board.set(want))
         elif state == "over" or (state == "play" and status.get("instructions") == []):
             return
+        # real time: the referee, on the real clock, settles the board between looks
         time.sleep(0.05)
     ref = ann.table.ref
     cur = ref.current
@@ -133,6 +136,7 @@ def carry_out(ann, truth: Game, action):
         return
     if effect.flash is not None:
         ann.feed(ann.board.lift(action.frm))
+        # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
         time.sleep(0.05)
         ann.feed(ann.board.lift(action.to))
         wait_for(lambda: ann.table.ref.public_status().get("flash") is not None
@@ -147,11 +151,13 @@ def carry_out(ann, truth: Game, action):
     for a in sorted(effect.touched, key=lambda s: (s != first, s)):
         if a in ann.board.occupied:
             ann.feed(ann.board.lift(a))
+            # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
             time.sleep(0.03)
-    time.sleep(HOLD)
+    time.sleep(HOLD)  # a tower is held up a moment, not flicked (real time, as above)
     for b in sorted(effect.touched):
         if b in want and b not in ann.board.occupied:
             ann.feed(ann.board.place(b))
+            # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
             time.sleep(0.03)
     if want != ann.board.occupied:
         ann.feed(ann.board.set(want))
@@ -221,6 +227,7 @@ def a_flash(legal, view, side):
 def carry_out_flash(ann, a):
     """The local player flashes: both towers up, then the board as the referee says."""
     ann.feed(ann.board.lift(a["from"]))
+    # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
     time.sleep(0.05)
     ann.feed(ann.board.lift(a["to"]))
     wait_for(lambda: ann.table.ref.public_status().get("flash") is not None or ann.table.game.to_move != ann.side,
@@ -232,5 +239,6 @@ def carry_out_flash(ann, a):
             ann.feed(ann.board.set(want))
         if ann.table.ref.phase == "play" and ann.table.game.to_move != ann.side:
             return
+        # real time: the referee, on the real clock, settles the board between looks
         time.sleep(0.05)
     raise AssertionError(f"the flash was not taken: {ann.table.ref.public_status()}")

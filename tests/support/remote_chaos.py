@@ -62,6 +62,7 @@ def call(base: str, method: str, path: str, body=None, token: str | None = None,
         except ValueError:
             value = raw
         if resp.status == 429 and retry_429:
+            # the hub's Retry-After asks a real client for a real wait
             time.sleep(min(2.0, float(resp.headers.get("Retry-After") or 1)))
             continue
         return Answer(resp.status, value, resp.headers)

@@ -171,6 +171,7 @@ class EventStream:
                 pass
             finally:
                 conn.close()
+            # a browser's EventSource waits a moment before it reconnects to the real hub: so does this
             time.sleep(0.05)
 
     def latest(self) -> dict | None:
@@ -421,6 +422,7 @@ def play(services: Services, seed: int, mode: str, pace: str, noise: str, local:
             return result
         _run(board, bob, hands, plan, schedule, local, pace, rng, result)
         # the end: the hub's game against the game intended
+        # the hub's archive of the game is written after its last state is sent, with no event a client can wait on
         time.sleep(0.5)
         logged = services.logged_actions(board.code)
         _judge(played, logged, result)
@@ -490,6 +492,7 @@ def _run(board, bob, hands, plan, schedule, local, pace, rng, result):
             attend()
             if now >= due:
                 break
+            # the schedule's hands act at set moments of the machine's time (the referee and hub are real)
             time.sleep(min(0.005, due - now))
         lag = time.monotonic() - due
         late.append(lag)
@@ -531,6 +534,7 @@ def _finish(board, bob, plan, local, pace, rng, posted, attend, result) -> None:
     end = time.monotonic() + STUCK
     while time.monotonic() < end and hub_count(bob) < n:
         attend()
+        # the board's hands are attended between looks at the real hub (no event spans both)
         time.sleep(0.02)
     if hub_count(bob) < n:
         _stuck(result, hub_count(bob), "the board to send the last action", board, bob, plan)
@@ -563,6 +567,7 @@ def _bob_plays(bob, plan, index, posted, pace, rng, result, board, attend) -> fl
     if state is None:
         _stuck(result, index, "Bob's turn at the hub (the board did not send Ann's action)", board, bob, plan)
         return None
+    # Bob's thinking time on the real hub: the pace under test
     time.sleep(rng.uniform(*BOB_THINK[pace]))
     sent = time.monotonic()
     status, ans = bob.post("action", {"seq": state["seq"], "action": plan[index].action.to_record()})

@@ -64,13 +64,16 @@ class Serve:
         return body
 
     def wait(self, predicate, what, timeout=10):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        from tests.support.waiting import wait_for
+
+        def ready():
             state = self.state()
-            if predicate(state):
-                return state
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}: {self.state()['referee']}")
+            return state if predicate(state) else None
+
+        try:
+            return wait_for(ready, what, timeout, every=0.05)
+        except AssertionError:
+            raise AssertionError(f"timed out waiting for {what}: {self.state()['referee']}") from None
 
     def kill(self):
         self.proc.send_signal(signal.SIGKILL)

@@ -19,7 +19,7 @@ def wait_for(pred, what: str = "a condition", timeout: float = 20.0, every: floa
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what} ({timeout:g} s)")
-        time.sleep(every)
+        time.sleep(every)  # the one poll: the condition lives on another thread or process, with no event of ours
 
 
 def waiter(timeout: float, every: float = 0.01):

@@ -32,6 +32,7 @@ def with_quin_js(browser, js: str, arg):
 def running(app, threads: int = 24, **options):
     """Serve ``app`` on 127.0.0.1 at a free port with quin's own server; yields the base URL."""
     server = WebServer(app, "127.0.0.1", 0, threads=threads, **options).start_in_thread()
+    app.extensions["quin.server"] = server  # a test waits on what the server counts (its connections)
     try:
         yield f"http://127.0.0.1:{server.port}"
     finally:
@@ -82,6 +83,18 @@ class SSE:
                 data.append(value)
             elif key in ("id", "event", "retry"):
                 fields[key] = value
+
+    def comment(self) -> str | None:
+        """The next comment line (a keep-alive), skipping nothing else: None if an event or the end
+        comes first."""
+        raw = self.response.readline()
+        while raw in (b"\n", b"\r\n"):
+            raw = self.response.readline()
+        line = raw.decode().rstrip("\n")
+        if not line.startswith(":"):
+            return None
+        self.comments.append(line[1:].strip())
+        return line[1:].strip()
 
     def close(self) -> None:
         self.conn.close()

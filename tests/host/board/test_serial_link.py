@@ -146,6 +146,7 @@ def test_silence_for_a_second_is_a_fault(rig):
     board, link, source = rig
     source.read(WAIT)
     board.paused = True
+    # the paused board's silence is what is tested: it must last on the machine's clock the link reads
     time.sleep(0.05)
     while source.read(0.2) is not None:
         pass  # drain what was in flight

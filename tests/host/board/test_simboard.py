@@ -75,6 +75,7 @@ def test_a_real_time_reader_wakes_when_another_thread_changes_the_board():
     got = []
     reader = threading.Thread(target=lambda: got.append(board.read(5)))
     reader.start()
+    # the reader must be blocked in read() before the toggle: a real-clock board's wait has no event to show it
     time.sleep(0.05)
     board.toggle("w19")
     reader.join(5)

@@ -186,6 +186,7 @@ class PicoDriver(Driver):
 
     def wait(self, seconds: float) -> None:
         if seconds < 1:  # a hand that stays still a moment after lifting or placing
+            # the hand stays still on a real MicroPython firmware, which keeps the machine's time
             time.sleep(seconds)
             return
         # waiting for the referee: until it commits or asks the mover something

@@ -80,6 +80,7 @@ def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
         # one thing at a time, in the same order in both runs (which lineup reaches the hub first
         # is otherwise a race, and shows in the states)
         wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        # the hub's presence states come on its own real clock: a settled moment before recording, the same in both runs
         time.sleep(0.5)
         # recorded from here: before, how many states say who is present yet comes with the clock
         ann.seat.link.record_raw = True
@@ -254,6 +255,7 @@ def play_with_reveals(tmp_path, hub_url, white: Setup, black: Setup, moves: list
         bob.join(ann.seat.link.code)
         bob.listen()
         wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        # the hub's presence states come on its own real clock: a settled moment before recording, the same in both runs
         time.sleep(0.5)
         ann.seat.link.record_raw = True
         for audience in frames:
@@ -309,8 +311,9 @@ def hands_follow(ann):
         for s in step.get("lift", []):
             if s in {N[x] for x in ann.board.occupied}:
                 ann.feed(ann.board.lift(s))
+                # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
                 time.sleep(0.03)
-    time.sleep(HOLD)
+    time.sleep(HOLD)  # a tower is held up a moment, not flicked (real time, as above)
     wait_for(lambda: getattr(ann.table.ref.state, "value", "") == "follow", what="the plan followed")
     want = ann.table.ref.expected()
     if want != ann.board.occupied:

@@ -147,6 +147,7 @@ def test_drops_and_resumes(tmp_path, realhub, seed, drops):
                     lift = [s for st in plan.get("steps", [plan]) for s in st.get("lift", [])]
                     if lift:
                         ann.feed(ann.board.lift(lift[0]))
+                        # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
                         time.sleep(0.1)
                     ann = restart(ann, realhub.url, mode, played.first)
                     wait_for(lambda: ann.table.ref is not None and applied(ann) > i, what="the board back")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.player import RemotePlayer
+from tests.support.waiting import wait_for
 from playwright.sync_api import expect
 
 from host.board.simboard import SimulatedBoard
@@ -73,9 +74,7 @@ def test_the_host_page_starts_a_remote_game_and_the_friend_joins_it(hub, served)
     bob.join(code)
     bob.listen()
     try:
-        deadline = time.monotonic() + 20
-        while (table.session.hub or {}).get("names", {}).get("black") != "Bob" and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: (table.session.hub or {}).get("names", {}).get("black") == "Bob", "the hub to say Bob joined")
         page.reload()
         expect(page.locator('[data-remote="black"]')).to_contain_text(f"Bob, playing from afar (remote game {code})")
         page.screenshot(path=str(SHOTS / "host-remote-started.png"))

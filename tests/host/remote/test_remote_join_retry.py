@@ -5,10 +5,10 @@ request id and gets the same seat, and the hub took one join, not two."""
 
 import socket
 import threading
-import time
 
 import pytest
 from tests.support.player import RemotePlayer
+from tests.support.waiting import wait_for
 
 from host.remote.link import open_game
 
@@ -83,9 +83,7 @@ def test_a_join_whose_answer_is_lost_gets_the_same_seat_on_the_retry(hub):
         proxy.close()
     assert proxy.seen == 2  # the lost one and the retry
     assert opened["side"] == "black" and opened["token"].startswith("qs_")
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not (bob.states and bob.states[-1]["names"]["black"] == "Ann"):
-        time.sleep(0.05)
+    wait_for(lambda: bob.states and bob.states[-1]["names"]["black"] == "Ann", "Bob to hear Ann joined")
     state = bob.states[-1]
     assert state["names"] == {"white": "Bob", "black": "Ann"} and state["phase"] == "setup"
     assert state["seq"] == 1  # one join: the retry was answered, not applied again
@@ -93,9 +91,7 @@ def test_a_join_whose_answer_is_lost_gets_the_same_seat_on_the_retry(hub):
     ann = RemotePlayer(hub.url, "Ann")
     ann.code, ann.side, ann.token = bob.code, "black", opened["token"]
     ann.listen()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not ann.states:
-        time.sleep(0.05)
+    wait_for(lambda: ann.states, "Ann's first state")
     assert ann.states and ann.states[-1]["side"] == "black"
     ann.close()
     bob.close()

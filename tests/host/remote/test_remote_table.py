@@ -146,11 +146,13 @@ def test_brisk_hands_after_a_plan_make_the_next_move(game):
     publish = ann.table.broker.publish
     ann.table.broker.publish = lambda states, notices: (said.extend(notices.get(ann.side, [])), publish(states, notices))[1]
     ann.feed(ann.board.lift(b["from"]))
+    # a lift held a real moment: the referee reads a real-clock board beside a real hub
     time.sleep(0.1)
     ann.feed(ann.board.place(b["to"]))
     after = ann.table.ref.game  # the position after the rival's move: the board's player's turn
     nxt = plain_move([x.to_record() for x in after.legal_actions()], {SPACE_NAMES[x] for x in after.occupied()})
     ann.feed(ann.board.lift(nxt["from"]))  # at once
+    # a lift held a real moment: the referee reads a real-clock board beside a real hub
     time.sleep(0.15)
     ann.feed(ann.board.place(nxt["to"]))
     seen = bob.wait(lambda s: s["view"] and sum(len(t["actions"]) for t in s["view"]["history"]) == 3)

@@ -83,6 +83,7 @@ def test_a_whole_game(tmp_path, realhub, mode, seed):
         assert ann.state()["remote"]["code"] == ann.seat.link.shown and ann.table.row.id != row.id
         # (the hub's stream keeps the side it was opened for: the remote player opens it again)
         bob.close()
+        # the hub must see the stream close before it is opened again; no event of the hub's says it did
         time.sleep(0.2)
         bob.listen()
         bs = bob.wait(lambda s: s["phase"] == "setup" and s["side"] == "white")

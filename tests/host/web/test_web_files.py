@@ -16,6 +16,7 @@ import pytest
 from host.compose import create_app
 from host.web.server import WebServer, _Trouble
 
+from tests.support.waiting import wait_for
 from tests.support.webtools import get_json, running
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -68,8 +69,9 @@ def test_idle_connections_from_one_address_are_capped_and_others_are_served(app)
     """Issue 18: 1,100 idle connections from one address made GET /api/state time out for everyone."""
     with running(app, connections_per_client=5) as base:
         port = int(base.rsplit(":", 1)[1])
+        server = app.extensions["quin.server"]
         held = idle(port, 5)
-        time.sleep(0.2)
+        wait_for(lambda: server.connections.get("127.0.0.1") == 5, "the server to count the five")
         extra = idle(port, 3)
         for s in extra:
             status, body = answer(s)
@@ -78,7 +80,7 @@ def test_idle_connections_from_one_address_are_capped_and_others_are_served(app)
         assert all(served(s) for s in held)
         assert state_from(port, "127.0.0.2") == 200  # another device is served at once
         held.pop().close()  # one of the five goes: one more may come
-        time.sleep(0.2)
+        wait_for(lambda: server.connections.get("127.0.0.1") == 4, "the server to see one go")
         assert state_from(port, "127.0.0.1") == 200
         for s in held + extra:
             s.close()
@@ -97,13 +99,15 @@ def test_connections_are_capped_in_all(app):
     """Every connection busy (a request under way, none idle to close): a newcomer gets a 503."""
     with running(app, max_connections=4) as base:
         server_port = int(base.rsplit(":", 1)[1])
+        server = app.extensions["quin.server"]
         held = [*busy(server_port, 2, "127.0.0.2"), *busy(server_port, 2, "127.0.0.3")]
-        time.sleep(0.2)
+        wait_for(lambda: server.open_connections == 4, "the server to count the four")
         s = idle(server_port, 1, "127.0.0.4")[0]
         status, body = answer(s)
         assert status == 503 and "the server has 4 connections open, its limit" in body["error"]
         held.pop().close()
-        time.sleep(0.2)
+        wait_for(lambda: server.open_connections == 3 and not server.connections.get("127.0.0.4"),
+                 "the server to see one go, and the newcomer it refused")
         assert state_from(server_port, "127.0.0.4") == 200
         for s in held:
             s.close()
@@ -176,13 +180,14 @@ def test_out_of_files_sheds_without_spinning_or_flooding_the_log(tmp_path):
         socks, refused = [], 0
         for _ in range(400):
             socks.append(socket.create_connection(("127.0.0.1", port), timeout=10))
-        time.sleep(1.0)
-        cpu_before = _cpu(proc.pid)
-        time.sleep(1.0)
-        busy = _cpu(proc.pid) - cpu_before
         poll = select.poll()
         for s in socks:
             poll.register(s, select.POLLIN)
+        # the flood taken in: more than a hundred have been answered (a 503 each, below)
+        wait_for(lambda: len(poll.poll(0)) > 100, "the server to answer the flood", 20)
+        cpu_before = _cpu(proc.pid)
+        time.sleep(1.0)  # CPU used over a second of the machine's time: only a real second measures that
+        busy = _cpu(proc.pid) - cpu_before
         answered = {fd for fd, _ in poll.poll(0)}
         for s in socks:
             if s.fileno() in answered:
@@ -192,14 +197,21 @@ def test_out_of_files_sheds_without_spinning_or_flooding_the_log(tmp_path):
         assert busy < 0.5, busy  # seconds of CPU in a second: not spinning on the listening socket
         for s in socks:
             s.close()
-        time.sleep(0.5)
-        assert get_json(f"http://127.0.0.1:{port}/api/state")[0] == 200
+        # served again once they go (a connection that still finds no file handle is told so)
+        wait_for(lambda: _state_or_503(port) == 200, "the server to serve again", 10)
     finally:
         proc.stdin.write("\n")
         proc.stdin.flush()
         _, err = proc.communicate(timeout=20)
     assert "Traceback" not in err and len(err) < 1000, err[:2000]
     assert "out of file handles" in err
+
+
+def _state_or_503(port: int) -> int:
+    try:
+        return get_json(f"http://127.0.0.1:{port}/api/state")[0]
+    except (OSError, ValueError):
+        return 0
 
 
 def _cpu(pid: int) -> float:
@@ -217,12 +229,13 @@ def test_when_all_connections_are_taken_the_idlest_goes_not_the_newcomer(app):
         live = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.9", 0))
         live.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert live.recv(4096).startswith(b"HTTP/1.1 200")
+        server = app.extensions["quin.server"]
         guests = []
         for address in ("127.0.0.2", "127.0.0.3"):  # five idle ones, the oldest first
             for _ in range(3 if address == "127.0.0.2" else 2):
                 guests.append(idle(port, 1, address)[0])
-                time.sleep(0.05)
-        time.sleep(0.2)
+                # each taken before the next comes: which is idlest is the order the server took them
+                wait_for(lambda: server.open_connections == 1 + len(guests), "the server to take the guest")
         phones = []
         for _ in range(3):  # three newcomers that stay: each closes one idle guest, oldest first
             phone = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.4", 0))
@@ -256,10 +269,7 @@ def test_a_page_that_stops_reading_is_let_go_and_the_others_get_every_frame(app)
         stuck.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         reader = SSE(base, "/events")
         ids = [int(reader.next()["id"])]
-        deadline = time.monotonic() + 10
-        while table.broker.clients() < 2:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        wait_for(lambda: table.broker.clients() >= 2, "both pages to be streamed to", 10)
         n = 0
         while table.broker.clients() > 1:  # big frames, until the stuck page's socket is full
             assert n < 400, "a page that stopped reading was never let go"
@@ -269,7 +279,6 @@ def test_a_page_that_stops_reading_is_let_go_and_the_others_get_every_frame(app)
             event = reader.next()
             assert event["data"]["state"] == blob
             ids.append(int(event["id"]))
-            time.sleep(0.01)
         assert n > 3 and ids == list(range(ids[0], ids[0] + len(ids)))  # every frame, whole, in order
         stuck.close()
         reader.close()

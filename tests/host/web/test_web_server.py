@@ -14,6 +14,7 @@ from host.compose import create_app
 
 from tests.support.quin_cmd import QUIN
 from tests.support.served import ROOT, Serve
+from tests.support.waiting import wait_for
 from tests.support.webtools import SSE, board_headers, get_json, post_json, running
 
 
@@ -54,10 +55,7 @@ def test_open_streams_do_not_starve_requests(app):
                 s.close()
         # The clients vanished: the server answers at once, and forgets them.
         assert get_json(base + "/api/state")[0] == 200
-        deadline = time.monotonic() + 5
-        while app.extensions["quin.table"].broker.clients() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert app.extensions["quin.table"].broker.clients() == 0
+        wait_for(lambda: app.extensions["quin.table"].broker.clients() == 0, "the server to forget them", 5)
 
 
 def refused(base: str) -> dict:

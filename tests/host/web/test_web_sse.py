@@ -1,7 +1,5 @@
 """Live streams through the real server (waitress): current state, live events, resume, keep-alive, seats."""
 
-import time
-
 import pytest
 
 from host.compose import create_app
@@ -57,19 +55,27 @@ def test_reconnect_with_last_event_id_receives_exactly_what_was_missed(served):
     again.close()
 
 
-def test_keep_alive_comments_on_an_idle_stream(served):
-    base, _ = served
-    s = SSE(base, "/events")
-    s.next()
-    toggle(base, "b11")  # the next event only arrives after the idle keep-alive has gone out
-    s.close()
-    s = SSE(base, "/events")
-    s.next()
-    time.sleep(0.8)
-    toggle(base, "b13")
-    assert s.next()["data"]["state"]["board"]["occupied"] == ["b11", "b13"]
-    assert "keep-alive" in s.comments
-    s.close()
+def test_keep_alive_comments_on_an_idle_stream(tmp_path):
+    """The server's keep-alives run on the service's one clock (here the test's FakeClock): a stream
+    idle for the keep-alive's time gets a comment, and the next event after it."""
+    app = create_app({"DATA_DIR": str(tmp_path), "TICK": 0, "KEEPALIVE": 0.3, "MANUAL_CLOCK": True})
+    clock = app.extensions["quin.service"].clock
+    with running(app, clock=clock) as base:
+        TABLES[base] = app.extensions["quin.table"]
+        try:
+            s = SSE(base, "/events")
+            s.next()
+            clock.advance(0.2)  # not idle long enough: nothing is written
+            toggle(base, "b11")
+            assert s.next()["data"]["state"]["board"]["occupied"] == ["b11"]
+            assert s.comments == []
+            clock.advance(0.8)  # idle for more than the keep-alive's 0.3 s
+            assert s.comment() == "keep-alive"
+            toggle(base, "b13")
+            assert s.next()["data"]["state"]["board"]["occupied"] == ["b11", "b13"]
+            s.close()
+        finally:
+            del TABLES[base]
 
 
 def test_seat_streams_need_a_valid_token_and_carry_the_seat(served):
