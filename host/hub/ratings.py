@@ -2,7 +2,8 @@
 
 A player is known to the hub by the code the hub issued (``quin hub add-player NAME``); a finished
 game names its players by code (``final.players``), so a rating follows the person whichever
-table they sit at.  A draw is a tie; a game with an unknown or missing code is not rated.
+table they sit at.  A draw is a tie; a game with an unknown or missing code is not rated.  The
+players' rows are read and written by the hub's store (host/hub/store/players.py).
 """
 
 from __future__ import annotations

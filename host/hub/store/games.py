@@ -260,30 +260,16 @@ async def index(conn, table=None, mode=None, status=None, result=None, player=No
     finished at ``since`` or later, finished ``before`` (times: seconds).  Each (uuid, table, status,
     last seq, mode, created, finished, result, white's name, black's name, white rated, black rated)."""
     where, params = ["TRUE"], []
-    if table:
-        where.append("t.name = %s")
-        params.append(table)
-    if mode:
-        where.append("g.mode = %s")
-        params.append(mode)
-    if status:
-        where.append("g.status = %s")
-        params.append(status)
-    if result:
-        where.append("g.result->>'winner' = %s")
-        params.append(result)
-    if player:
-        where.append("(COALESCE(pw.name, g.white_name) ILIKE %s OR COALESCE(pb.name, g.black_name) ILIKE %s)")
-        params += [f"%{_like(player)}%"] * 2
-    if day is not None:
-        where.append("g.finished >= %s AND g.finished < %s")
-        params += [day, day + 86400]
-    if since is not None:
-        where.append("g.finished >= %s")
-        params.append(since)
-    if before is not None:
-        where.append("g.finished < %s")
-        params.append(before)
+    for given, clause, values in (
+            (table, "t.name = %s", [table]), (mode, "g.mode = %s", [mode]), (status, "g.status = %s", [status]),
+            (result, "g.result->>'winner' = %s", [result]),
+            (player, "(COALESCE(pw.name, g.white_name) ILIKE %s OR COALESCE(pb.name, g.black_name) ILIKE %s)",
+             [f"%{_like(player or '')}%"] * 2),
+            (day is not None, "g.finished >= %s AND g.finished < %s", [day, (day or 0) + 86400]),
+            (since is not None, "g.finished >= %s", [since]), (before is not None, "g.finished < %s", [before])):
+        if given:
+            where.append(clause)
+            params += values
     return await (await conn.execute(
         "SELECT g.uuid, t.name, g.status, g.last_seq, g.mode, g.created, g.finished, g.result, "
         "COALESCE(pw.name, g.white_name), COALESCE(pb.name, g.black_name), g.white IS NOT NULL, "
