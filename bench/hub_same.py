@@ -8,12 +8,15 @@ each checkout (``--base``: a git revision, exported to a temporary folder; the o
 checkout), each on a fresh database of a throwaway PostgreSQL cluster: random legal actions from
 seeded generators, composed Void Gravity and several-Artificial-Light reinforcements checked with
 ``check``, both sides asking ``reveal`` before every flash and Classic Time in every other game (the
-other, one side only), a game resigned (and the resignation sent again, an action after it), stale
-reveals, rematches.  Compared, byte for byte: every answer, both streams' final states, the
+other, one side only), a game of two rated players resigned (and the resignation sent again, an
+action after it), stale
+reveals, rematches; and a board's pushes (a live game frame by frame, a push sent again and one
+that differs, finished games of rated players, the same record twice), the index's filters, the
+export and a player code's check.  Compared, byte for byte: every answer, both streams' final states, the
 archive's read formats (index, each game, its events and record), the leaderboard, and the
 database (pg_dump, each table's rows sorted).  What is random by nature is replaced by its order of
 first appearance in each run before the comparison (game codes, seat tokens and their hashes,
-uuids, the remote table's key hash, clock times); a JSON object keyed by token hashes (a game's
+player codes, uuids, the tables' key hashes, clock times); a JSON object keyed by token hashes (a game's
 ``away``) has its keys sorted, and so do the rows (PostgreSQL orders JSONB keys and pg_dump's
 sorted rows by the hashes, which differ from run to run).  Presence rows (this run's process and
 expiry) are left out.
@@ -34,22 +37,69 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.randplay import random_setup  # noqa: E402
+from engine.randplay import random_game, random_setup  # noqa: E402
+from engine.record import to_record  # noqa: E402
 from tests.support.hub_client import request  # noqa: E402  (the tests' small client)
 from tests.support.pg import Cluster  # noqa: E402  (the tests' throwaway cluster)
-from tests.support.remote_client import SIDES, play, start  # noqa: E402
+from tests.support.remote_client import SIDES, create, join, play, start  # noqa: E402
 
 QUIN = [sys.executable, "-c", "import sys; from host.cli import main; sys.exit(main())"]
 GAMES = [("classic", 11, "play"), ("classic", 12, "resign"), ("third_eye", 13, "play"), ("classic", 14, "play"),
          ("third_eye", 15, "play"), ("classic", 16, "play"), ("third_eye", 17, "play")]
 
 
-def scenario(url: str, games: int) -> list:
-    """Every answer and final state of the scripted games, then the archive's read formats."""
+def boards(url: str, key: str, players: list[str]) -> list:
+    """A board's pushes: a live game frame by frame (its first push makes the game, the next go the
+    one-statement way), a push sent again and one that differs, finished games with the players'
+    codes (rated, and the same record again: not), then the index's filters, the export and a
+    player code's check."""
+    log: list = []
+    live = "00000000-0000-4000-8000-000000000001"
+    for seq in range(1, 6):
+        frame = {"state": {"phase": "play", "mode": "classic", "turn": seq}, "notices": []}
+        body = {"games": [{"uuid": live, "events": [{"seq": seq, "data": frame}]}], "board": live}
+        log.append(["push", seq, request(url + "/api/push", "POST", body, key=key)])
+    log.append(["push again", request(url + "/api/push", "POST", body, key=key)])
+    body["games"][0]["events"][0]["data"]["notices"] = ["another"]
+    log.append(["push other", request(url + "/api/push", "POST", body, key=key)])
+    for n in range(4):
+        game = random_game(300 + n % 3, max_actions=2000)
+        r = game.result
+        final = {"status": "over", "record": to_record(game), "result": r.to_json(), "created": 1767225600.0 + n * 86400,
+                 "finished": 1767229200.0 + n * 86400, "mode": game.mode,
+                 "players": {"white": {"name": "Ann", "code": players[n % 2]},
+                             "black": {"name": "Bob", "code": players[(n + 1) % 2]}}}
+        event = {"seq": 1, "data": {"state": {"phase": "over", "mode": game.mode}, "notices": []}}
+        body = {"games": [{"uuid": f"00000000-0000-4000-8000-00000000010{n}", "events": [event], "final": final}]}
+        log.append(["final", n, request(url + "/api/push", "POST", body, key=key)])
+    for query in ("table=Table%201", "player=an", "status=over", "result=white", "mode=classic",
+                  "date=2026-01-02", "from=2026-01-02&to=2026-01-03", "date=2026-13-01", "player=%25"):
+        log.append(["index", query, request(url + "/api/games?" + query)])
+    log.append(["export", request(url + "/api/export?from=2026-01-01")])
+    log.append(["code", request(url + f"/api/players/{players[0]}", key=key)])
+    log.append(["code", request(url + "/api/players/qp_00000000", key=key)])
+    return log
+
+
+def scenario(url: str, games: int, key: str, players: list[str]) -> list:
+    """Every answer and final state of the scripted games, a board's pushes, then the archive's
+    read formats."""
     log: list = []
     for n, (mode, seed, how) in enumerate(GAMES[:games]):
         rng = random.Random(seed)
-        seats, streams = start(url, mode, random_setup(rng, "white").to_record(), random_setup(rng, "black").to_record())
+        setups = random_setup(rng, "white").to_record(), random_setup(rng, "black").to_record()
+        if how == "resign":  # between two rated players: the resignation rates them
+            seats = {"white": create(url, mode=mode, side="white", player=players[0])}
+            seats["black"] = join(url, seats["white"].code, player=players[1])
+            streams = {s: seats[s].stream() for s in SIDES}
+            for s in SIDES:
+                streams[s].wait(lambda x: x["present"]["white"] and x["present"]["black"], "both present")
+            for s, setup in zip(SIDES, setups):
+                log.append([n, "setup", *seats[s].post("setup", {"setup": setup})])
+            for s in SIDES:
+                streams[s].wait(lambda x: x["phase"] == "playing", "play")
+        else:
+            seats, streams = start(url, mode, *setups)
         if how == "resign":
             seq = streams["white"].last["seq"]
             for _ in range(9):
@@ -71,6 +121,7 @@ def scenario(url: str, games: int) -> list:
             log.append([n, "final state", s, streams[s].wait(lambda x, q=seq: x["seq"] >= q and x["phase"] == "over")])
             streams[s].close()
         log.append([n, "rematch", *seats["white"].post("rematch"), *seats["black"].post("rematch")])
+    log += boards(url, key, players)
     status, index = request(url + "/api/games")
     log.append(["index", status, index])
     for g in index["games"]:
@@ -86,13 +137,16 @@ def run(tree: Path, games: int) -> tuple[str, str, dict]:
     cluster = Cluster()
     try:
         dsn = cluster.new_database("same")
-        subprocess.run([*QUIN, "hub", "add-table", "Table 1", "--db", dsn], env=env, capture_output=True, check=True)
+        key = subprocess.run([*QUIN, "hub", "add-table", "Table 1", "--db", dsn], env=env, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        players = [subprocess.run([*QUIN, "hub", "add-player", name, "--db", dsn], env=env, capture_output=True,
+                                  text=True, check=True).stdout.strip() for name in ("Ann", "Bob")]
         hub = subprocess.Popen([*QUIN, "hub", "serve", "--db", dsn, "--port", "0", "--remote-rate", "10000",
                                 "--join-rate", "1000"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                text=True)
         try:
             url = "http://127.0.0.1:" + re.search(r":(\d+)/", hub.stdout.readline()).group(1)
-            log = scenario(url, games)
+            log = scenario(url, games, key, players)
         finally:
             hub.terminate()
             hub.wait(10)
@@ -125,6 +179,8 @@ def normalise(text: str) -> str:
     text = re.sub(r"remote:[0-9a-f]{32}", named("remotekey"), text)
     text = re.sub(r"\b[0-9a-f]{64}\b", named("hash"), text)
     text = re.sub(r"qs_[A-Za-z0-9_-]{32}", named("token"), text)
+    text = re.sub(r"qp_[0-9a-f]{8}", named("player"), text)
+    text = re.sub(r"qt_[A-Za-z0-9_-]{32}", named("tablekey"), text)
     text = re.sub(r"\b1[6-9]\d{8}(\.\d+)?\b", "<time>", text)
     text = re.sub(r"\b[0-9A-Z]{3}-[0-9A-Z]{3}\b", named("code"), text)
     text = re.sub(r"\b[0-9A-Z]{6}\b", named("code6"), text)

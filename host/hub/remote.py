@@ -10,7 +10,11 @@ check, everything validated before anything is written) that ends with
 ``pg_notify('quin_remote', '<id>:<seq>')``; every process LISTENs and sends each of its streams the
 new state of its side, and also re-reads its games every ``poll`` seconds (a notification lost while
 its listening connection was down, a presence that lapsed).  A side's state is built only from
-``engine.views.view(game, side)``, the side's own legal actions, and public facts.
+``engine.views.view(game, side)``, the side's own legal actions, and public facts; what a reveal
+or an action makes public is the engine's to say too (``Game.board_effect``,
+``engine.views.made_public``), and so are the hints for composed actions
+(``engine.words.composable``): nothing here reads a tower's identity.  Every statement is the hub's
+store's (:mod:`host.hub.store.remote`); the transactions are decided here.
 
 Presence: the process holding a side's stream keeps a row in ``remote_presence`` renewed every
 ``renew`` seconds; a row not renewed for ``lapse`` seconds is away (a process that died).  A joined
@@ -633,8 +637,8 @@ class Remote:
     async def _change(self, code: str, token: str):
         """A change of the game by the token's seat: a :class:`_Change` holding the game's row locked
         in one transaction (committed when the block ends, rolled back if it raises), and this
-        process's lock of the game once taken (``hold``), released when everything is done.  The
-        game in memory that ``record`` changed is kept at the new seq only once committed."""
+        process's lock of the game once taken (``_hold``), released when everything is done.  The
+        game in memory that ``_record`` changed is kept at the new seq only once committed."""
         change = _Change()
         try:
             async with self.hub.pool.connection() as conn:
