@@ -497,7 +497,7 @@ def main() -> int:
 
     import psycopg
 
-    from host.hub import schema
+    from host.hub.store import schema
 
     ctx = mp.get_context("fork")
     cluster = Cluster()

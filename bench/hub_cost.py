@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import hub as bench  # bench/hub.py: PreGame, HubProc, the cluster, CPU readers
 
-from host.hub import frames, schema
+from host.hub import frames
+from host.hub.store import schema
 
 
 def events_of(games: int, seed: int = 1) -> list[list[dict]]:

@@ -5,12 +5,16 @@ holds their own identities, towers revealed to them (flashes, a failed Time,
 Powers declared openly, a Resurrection), and the public history, in which a
 rival's action shows only what the board showed.  The public view holds
 only public facts.  In Vision Mode every identity is public.
+:func:`made_public` says which identities an action would make public (what
+the public view shows after it and not before), for a referee far away that
+announces them with the action or before it (remote play on the hub).
 """
 
 from __future__ import annotations
 
 from .actions import Action, Gravity, Reflect, Reinforce, Swap
 from .board import PLAYERS, SPACE_NAMES, other
+from .errors import IllegalError
 from .game import Game
 from .state import BOTH, CAPTURED, INDEX, RESERVE
 
@@ -47,6 +51,29 @@ def action_seen_by(game: Game, action: Action, actor: str, viewer: str | None) -
         public = len(action.placements) > 1
         return {"type": "reinforce", "to": {N[s]: (p if public else None) for s, p in action.placements}}
     return record  # moves, resurrections, Time and passes are public
+
+
+def made_public(game: Game, action: Action) -> dict[str, str]:
+    """The identities the legal ``action`` makes public: {space: piece} of each tower the public
+    may not know now and may know after it, by the space it stands on now (a tower on the board),
+    else the one it stands on after (several Artificial Lights reinforced at once); a tower off
+    the board both before and after is left out.  In the order of the game's
+    towers.  The game is left as it was (IllegalError if the action is not legal)."""
+    if not game.is_legal(action):
+        raise IllegalError(f"{action} {game.why_illegal(action)}")
+    before = [knows(game, None, t) for t in game.towers]
+    loc = list(game.state.loc)
+    game.push(action, trusted=True)  # checked: pop gives back this state's legal actions too
+    try:
+        out = {}
+        for t in game.towers:
+            if not before[t] and knows(game, None, t):
+                space = loc[t] if loc[t] >= 0 else game.state.loc[t]
+                if space >= 0:
+                    out[N[space]] = game.piece[t]
+        return out
+    finally:
+        game.pop()
 
 
 def view(game: Game, viewer: str | None = None) -> dict:

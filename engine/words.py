@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .actions import Move, Reflect, Reinforce, Resurrect, Swap, Time
-from .board import GATEWAYS, SPACE_NAMES, SPACES, other
+from .board import GATEWAYS, GRAVITY_NEIGHBORS, IRIS, SPACE_NAMES, SPACES, other
 from .game import Game
-from .pieces import TIME
+from .pieces import TIME, VOID
 from .state import EMPTY
 
 N = SPACE_NAMES
@@ -82,6 +82,27 @@ def destinations(game: Game) -> dict[int, tuple[int, ...]]:
     return {frm: tuple(to) for frm, to in out.items()}
 
 
+def composable(game: Game) -> tuple[dict[int, tuple[int, ...]], tuple[int, ...]]:
+    """What a list of the legal actions leaves for the mover to compose, where it would be too long:
+    (Void Gravity's anchors: each of the mover's Voids off the Iris, when they have two such Voids
+    or more in Third Eye, -> the empty spaces around it, in the order of the mover's towers; the
+    mover's empty Gateways, where several Artificial Lights may come in at once), spaces in
+    increasing order.  An anchor is offered even when the other Voids are frozen this turn (a
+    Memory Swap): whether a composed action is legal is :meth:`Game.why_illegal`'s to say."""
+    st = game.state
+    me = st.to_move
+    gravity: dict[int, tuple[int, ...]] = {}
+    if game.third_eye:
+        voids = [t for t in game.towers_of(me) if game.piece[t] == VOID and st.loc[t] >= 0 and st.loc[t] not in IRIS]
+        if len(voids) >= 2:
+            for t in voids:
+                spots = tuple(sorted(s for s in GRAVITY_NEIGHBORS[st.loc[t]] if st.board[s] == EMPTY))
+                if spots:
+                    gravity[st.loc[t]] = spots
+    gateways = tuple(sorted(g for g in GATEWAYS[me] if st.board[g] == EMPTY))
+    return gravity, gateways
+
+
 def time_forecast(game: Game) -> TimeForecast | None:
     """What the Power of Time will do if used now (the same whichever Time tower is used), or None
     if no Time tower of the mover's may use it."""
@@ -141,4 +162,5 @@ def why_not(game: Game, word: str, pieces: tuple[str, ...] = (), piece: str | No
     return "swap is not possible: no Memory of yours can swap now"
 
 
-__all__ = ["Declarations", "TimeForecast", "declarations", "destinations", "fits", "time_forecast", "why_not"]
+__all__ = ["Declarations", "TimeForecast", "composable", "declarations", "destinations", "fits", "time_forecast",
+           "why_not"]

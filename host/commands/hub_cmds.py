@@ -85,7 +85,7 @@ def _connect(dsn: str | None):
 
 
 def cmd_init(args) -> int:
-    from host.hub import schema
+    from host.hub.store import schema
 
     with _connect(args.db) as conn:
         schema.ensure(conn)
@@ -94,7 +94,7 @@ def cmd_init(args) -> int:
 
 
 def cmd_add_table(args) -> int:
-    from host.hub import schema
+    from host.hub.store import schema
 
     with _connect(args.db) as conn:
         try:
@@ -107,7 +107,8 @@ def cmd_add_table(args) -> int:
 
 
 def cmd_add_player(args) -> int:
-    from host.hub import ratings, schema
+    from host.hub import ratings
+    from host.hub.store import schema
 
     with _connect(args.db) as conn:
         schema.ensure(conn)

@@ -1,6 +1,8 @@
 """The Quin hub (issue 20): every board of a club live on one screen, every game archived.
 
-- :mod:`host.hub.schema`: the PostgreSQL schema (tables, games, public events, players, ratings).
+- :mod:`host.hub.store`: the hub's own store, every PostgreSQL statement of the hub by what it
+  does (the schema: tables, games, public events, players, ratings, remote games); the routes
+  call it.
 - :mod:`host.hub.server`: ``quin hub serve``, the spectators' pages, streams and read formats, and
   the boards' push endpoint; several processes may serve one database (LISTEN/NOTIFY wakes them).
 - :mod:`host.hub.remote`: remote play (docs/remote-play.md): two players far apart, the true game

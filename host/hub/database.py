@@ -25,6 +25,8 @@ import time
 import psycopg
 import psycopg_pool
 
+from .store import schema
+
 log = logging.getLogger("quin.hub")
 
 ANSWER = "the hub's database is not reached: retry later"
@@ -115,7 +117,7 @@ class Health:
             conn = await asyncio.wait_for(psycopg.AsyncConnection.connect(
                 self.dsn, autocommit=True, connect_timeout=max(1, int(PROBE_WAIT))), PROBE_WAIT)
             async with conn:
-                await asyncio.wait_for(conn.execute("SELECT 1"), PROBE_WAIT)
+                await asyncio.wait_for(schema.ping(conn), PROBE_WAIT)
         except (psycopg.Error, OSError, asyncio.TimeoutError) as err:
             if not quiet:
                 self.lost(first_line(err if exc is None or isinstance(exc, psycopg_pool.PoolTimeout) else exc))

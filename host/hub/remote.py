@@ -10,7 +10,11 @@ check, everything validated before anything is written) that ends with
 ``pg_notify('quin_remote', '<id>:<seq>')``; every process LISTENs and sends each of its streams the
 new state of its side, and also re-reads its games every ``poll`` seconds (a notification lost while
 its listening connection was down, a presence that lapsed).  A side's state is built only from
-``engine.views.view(game, side)``, the side's own legal actions, and public facts.
+``engine.views.view(game, side)``, the side's own legal actions, and public facts; what a reveal
+or an action makes public is the engine's to say too (``Game.board_effect``,
+``engine.views.made_public``), and so are the hints for composed actions
+(``engine.words.composable``): nothing here reads a tower's identity.  Every statement is the hub's
+store's (:mod:`host.hub.store.remote`); the transactions are decided here.
 
 Presence: the process holding a side's stream keeps a row in ``remote_presence`` renewed every
 ``renew`` seconds; a row not renewed for ``lapse`` seconds is away (a process that died).  A joined
@@ -26,23 +30,26 @@ import random
 import secrets
 import time
 import uuid as uuidlib
+from contextlib import asynccontextmanager
 
 import psycopg
-from psycopg.types.json import Jsonb
 
-from engine.actions import Gravity, Move, Reflect, Reinforce, Time, action_from_record
-from engine.board import GATEWAYS, GRAVITY_NEIGHBORS, IRIS, PLAYERS, SPACE_NAMES, other
+from engine.actions import Gravity, Reinforce, Time, action_from_record
+from engine.board import PLAYERS, SPACE_NAMES, other
 from engine.errors import InvalidError
 from engine.game import ABANDONMENT, RESIGNATION, Game
-from engine.pieces import VOID, Setup
+from engine.pieces import Setup
 from engine.record import to_record
-from engine.state import BOTH, EMPTY
-from engine.views import action_seen_by, view
+from engine.views import action_seen_by, made_public, view
+from engine.words import composable
 
-from . import frames, schema, validate
+from . import frames, validate
 from .base import STREAM_RETRY, Base, Limiter, _quiet
 from .codes import ALPHABET, new_code, parse_code, show_code
-from .schema import (
+from .store import games as stored
+from .store import players
+from .store import remote as store
+from .store.schema import (
     hash_key as hash_token,  # a seat token is kept as a table key is: its SHA-256
 )
 
@@ -134,13 +141,11 @@ def _action(value, field: str = "action"):
 
 # --- the game's row -----------------------------------------------------------------------------
 
-ROW = ("id, code, mode, vision, first, seq, round, phase, seats, setups, reveal, rematch, archive, started, away")
-
 
 class Row:
-    # in the order of ROW (the row's values are read by position)
-    __slots__ = ("id", "code", "mode", "vision", "first", "seq", "round", "phase", "seats", "setups",  # noqa: RUF023
-                 "reveal", "rematch", "archive", "started", "away")
+    """A game's row as the store reads it (host/hub/store/remote.py: its values by position)."""
+
+    __slots__ = store.COLUMNS
 
     def __init__(self, values):
         for k, v in zip(self.__slots__, values):
@@ -196,44 +201,12 @@ def abandon_part(row: Row, present: set[str], now: float, after: float) -> dict 
     return {"side": side, "left": int(-(-left // 1)), "after": int(-(-after // 1)), "claimable": left <= 0}
 
 
-def revealed_by(game: Game, known_before: list[int], loc_before: list[int]) -> dict:
-    """The identities the last action made public: {space: piece}, each tower by where it stood
-    before the action (on the board), else where it is now."""
-    out = {}
-    st = game.state
-    for t in game.towers:
-        if known_before[t] != BOTH and st.known[t] == BOTH:
-            space = loc_before[t] if loc_before[t] >= 0 else st.loc[t]
-            if space >= 0:
-                out[N[space]] = game.piece[t]
-    return out
-
-
-def _is_flash(game: Game, action) -> tuple[int, int] | None:
-    """(from, to) of a move or reflection onto a rival tower, else None."""
-    if type(action) not in (Move, Reflect):
-        return None
-    t = game.state.board[action.to]
-    if t == EMPTY or game.owner[t] == game.to_move:
-        return None
-    return action.frm, action.to
-
-
 def composed_hints(game: Game) -> tuple[dict, list]:
-    """What ``legal`` leaves out, for the mover to compose and ``check``: Void Gravity's anchors
-    (own Voids off the Iris) and the empty spaces around each; the empty own Gateways."""
-    st = game.state
-    me = st.to_move
-    gravity = {}
-    if game.third_eye:
-        voids = [t for t in game.towers_of(me) if game.piece[t] == VOID and st.loc[t] >= 0 and st.loc[t] not in IRIS]
-        if len(voids) >= 2:
-            for t in voids:
-                spots = [N[s] for s in GRAVITY_NEIGHBORS[st.loc[t]] if st.board[s] == EMPTY]
-                if spots:
-                    gravity[N[st.loc[t]]] = sorted(spots)
-    gateways = sorted(N[g] for g in GATEWAYS[me] if st.board[g] == EMPTY)
-    return gravity, gateways
+    """What ``legal`` leaves out, for the mover to compose and ``check`` (the engine's
+    ``words.composable``), by space names: Void Gravity's anchors and the empty spaces around each;
+    the empty own Gateways."""
+    anchors, gateways = composable(game)
+    return {N[a]: sorted(N[s] for s in spots) for a, spots in anchors.items()}, sorted(N[g] for g in gateways)
 
 
 def listed(action) -> bool:
@@ -244,6 +217,16 @@ def listed(action) -> bool:
 
 
 # --- the hub's remote games -----------------------------------------------------------------------
+
+
+class _Change:
+    """One change of a game under way (Remote._change): its connection in a transaction, the game's
+    row locked, the seat's side, this process's lock of the game once held, the game once changed."""
+
+    __slots__ = ("conn", "game", "held", "row", "side")
+
+    def __init__(self):
+        self.conn = self.row = self.side = self.held = self.game = None
 
 
 class Remote:
@@ -333,14 +316,7 @@ class Remote:
                 continue
             try:
                 async with self.hub.pool.connection() as conn:
-                    # an upsert, not an update: a row that went missing (a leave racing an arrive, a
-                    # cleanup) comes back within one renewal while the stream is open
-                    await conn.execute(
-                        "INSERT INTO remote_presence(game_id, seat, holder, expires) "
-                        "SELECT h.g, h.s, %s, now() + make_interval(secs => %s) "
-                        "FROM unnest(%s::bigint[], %s::text[]) AS h(g, s) JOIN remote_games r ON r.id = h.g "
-                        "ON CONFLICT (game_id, seat, holder) DO UPDATE SET expires = EXCLUDED.expires",
-                        (self.holder, self.lapse, [g for g, _ in held], [s for _, s in held]))
+                    await store.renew(conn, self.holder, self.lapse, held)
             except (psycopg.Error, OSError) as exc:
                 self.hub.db.said(exc, "remote presence not renewed")
 
@@ -364,14 +340,9 @@ class Remote:
         self.subs.setdefault(sub.game_id, set()).add(sub)
         async with self._presence_lock(sub.game_id, sub.seat):
             async with self.hub.pool.connection() as conn:
-                await conn.execute(
-                    "INSERT INTO remote_presence(game_id, seat, holder, expires) VALUES (%s, %s, %s, "
-                    "now() + make_interval(secs => %s)) ON CONFLICT (game_id, seat, holder) DO UPDATE SET "
-                    "expires = EXCLUDED.expires", (sub.game_id, sub.seat, self.holder, self.lapse))
-                await conn.execute("UPDATE remote_games SET away = away - %s WHERE id = %s AND away ? %s",
-                                   (sub.seat, sub.game_id, sub.seat))
+                await store.arrive(conn, sub.game_id, sub.seat, self.holder, self.lapse)
                 if first:
-                    await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
+                    await store.notify(conn, sub.game_id, "presence")
 
     async def leave(self, sub) -> None:
         subs = self.subs.get(sub.game_id, set())
@@ -385,10 +356,9 @@ class Remote:
                 if self._holds(sub.game_id, sub.seat):
                     return  # a new stream of the seat arrived meanwhile: it stays present
                 async with self.hub.pool.connection() as conn:
-                    await conn.execute("DELETE FROM remote_presence WHERE game_id = %s AND seat = %s AND holder = %s",
-                                       (sub.game_id, sub.seat, self.holder))
+                    await store.leave(conn, sub.game_id, sub.seat, self.holder)
                     await self._mark_away(conn, sub.game_id, sub.seat)
-                    await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{sub.game_id}:presence"))
+                    await store.notify(conn, sub.game_id, "presence")
         except (psycopg.Error, OSError) as exc:  # the row lapses by itself
             self.hub.db.said(exc, "remote presence not cleared")
 
@@ -401,20 +371,16 @@ class Remote:
             return
         try:
             async with self.hub.pool.connection(timeout=2) as conn:
-                await conn.execute("DELETE FROM remote_presence WHERE holder = %s", (self.holder,))
+                await store.leave_all(conn, self.holder)
                 for game_id, seat in held_seats:
                     await self._mark_away(conn, game_id, seat)
-                await conn.execute("SELECT pg_notify(%s, g::text || ':presence') FROM unnest(%s::bigint[]) AS g",
-                                   (schema.REMOTE_CHANNEL, held))
+                await store.notify_presence(conn, held)
         except (psycopg.Error, OSError) as exc:
             log.warning("remote presence not cleared (it lapses): %s", exc)
 
     async def _mark_away(self, conn, game_id: int, seat: str) -> None:
         """The seat is away from now, unless a stream of it is open (on any process) or it was already."""
-        await conn.execute(
-            "UPDATE remote_games SET away = away || jsonb_build_object(%s::text, %s::float8) WHERE id = %s "
-            "AND NOT away ? %s AND NOT EXISTS (SELECT 1 FROM remote_presence WHERE game_id = %s AND seat = %s "
-            "AND expires > now())", (seat, self.clock(), game_id, seat, game_id, seat))
+        await store.mark_away(conn, game_id, seat, self.clock())
 
     # --- the game in memory -------------------------------------------------------------------
 
@@ -433,10 +399,7 @@ class Remote:
                         row.mode, row.vision, row.first)
             after = -1
         self.games.pop(row.id, None)
-        rows = await (await conn.execute(
-            "SELECT kind, request FROM remote_log WHERE game_id = %s AND round = %s AND kind IN ('action', 'end') "
-            "AND seq > %s AND seq <= %s ORDER BY seq", (row.id, row.round, after, row.seq))).fetchall()
-        for kind, request in rows:
+        for kind, request in await store.moves(conn, row.id, row.round, after, row.seq):
             if kind == "end":  # a resignation, an abandoned game claimed: no move
                 game.end(request["reason"], request["winner"])
             else:
@@ -447,15 +410,12 @@ class Remote:
     # --- states -------------------------------------------------------------------------------
 
     async def read(self, conn, game_id: int) -> tuple[Row, set[str], dict | None]:
-        r = await (await conn.execute(
-            f"SELECT {ROW}, ARRAY(SELECT DISTINCT seat FROM remote_presence p WHERE p.game_id = g.id AND "
-            "p.expires > now()), (SELECT json_build_object('side', side, 'request', request, 'revealed', revealed) "
-            "FROM remote_log l WHERE l.game_id = g.id AND l.round = g.round AND l.kind = 'action' "
-            "ORDER BY seq DESC LIMIT 1) FROM remote_games g WHERE id = %s", (game_id,))).fetchone()
+        r = await store.read_game(conn, game_id)
         if r is None:
             return None, set(), None
-        row = Row(r[:15])
-        return row, row.present(r[15]), r[16]
+        n = len(store.COLUMNS)
+        row = Row(r[:n])
+        return row, row.present(r[n]), r[n + 1]
 
     async def state(self, game_id: int, seat: str, mover_later: bool = False) -> dict | None:
         """The state of the seat (a token's hash) as its side sees it now (None: no such seat; with
@@ -562,13 +522,10 @@ class Remote:
 
     # --- changes --------------------------------------------------------------------------------
 
-    async def _notify(self, conn, row_id: int, seq: int) -> None:
-        await conn.execute("SELECT pg_notify(%s, %s)", (schema.REMOTE_CHANNEL, f"{row_id}:{seq}"))
-
     async def _locked(self, conn, code: str, token: str | None) -> tuple[Row, str | None]:
         """The game's row, locked for this transaction, and the token's side (401 if a token was
         given that is not a seat of this game)."""
-        r = await (await conn.execute(f"SELECT {ROW} FROM remote_games WHERE code = %s FOR UPDATE", (code,))).fetchone()
+        r = await store.lock_game(conn, code)
         if r is None:
             raise Refused(404, f"code: no game {show_code(code)}")
         row = Row(r)
@@ -580,15 +537,12 @@ class Remote:
         return row, side
 
     async def _present(self, conn, row: Row) -> set[str]:
-        rows = await (await conn.execute("SELECT DISTINCT seat FROM remote_presence WHERE game_id = %s AND "
-                                         "expires > now()", (row.id,))).fetchall()
-        return row.present([r[0] for r in rows])
+        return row.present(await store.present_seats(conn, row.id))
 
     async def _known_player(self, conn, code: str | None) -> None:
         if code is None:
             return
-        row = await (await conn.execute("SELECT 1 FROM hub_players WHERE code = %s", (code,))).fetchone()
-        if row is None:
+        if await players.name_of(conn, code) is None:
             raise Refused(400, f"player: the hub does not know {code}: check it, or ask the hub's admin")
 
     async def create(self, body: dict) -> dict:
@@ -616,15 +570,10 @@ class Remote:
             for _ in range(20):
                 code = new_code()
                 async with conn.transaction():
-                    r = await (await conn.execute(
-                        "INSERT INTO remote_games(code, mode, vision, first, seats, away) VALUES (%s, %s, %s, %s, %s, %s) "
-                        "ON CONFLICT (code) DO NOTHING RETURNING id",
-                        (code, mode, vision, first, Jsonb(seats), Jsonb(away)))).fetchone()
-                    if r is None:
+                    game_id = await store.create_game(conn, code, mode, vision, first, seats, away, hash_token(token))
+                    if game_id is None:
                         continue
-                    await conn.execute("INSERT INTO remote_tokens(token_hash, game_id) VALUES (%s, %s)",
-                                       (hash_token(token), r[0]))
-                    await self._notify(conn, r[0], 0)
+                    await store.notify(conn, game_id, 0)
                 return {"code": show_code(code), "side": side, "token": token}
         raise Refused(503, "code: no free game code was found; try again")
 
@@ -648,11 +597,8 @@ class Remote:
                 side = free[0]
                 seats = dict(row.seats, **{side: {"token": hash_token(token), "name": name, "kind": kind,
                                                   "player": player}})
-                await conn.execute("INSERT INTO remote_tokens(token_hash, game_id) VALUES (%s, %s)",
-                                   (hash_token(token), row.id))
-                await conn.execute("UPDATE remote_games SET seats = %s, phase = 'setup', seq = seq + 1, away = away || %s "
-                                   "WHERE id = %s", (Jsonb(seats), Jsonb({hash_token(token): self.clock()}), row.id))
-                await self._notify(conn, row.id, row.seq + 1)
+                await store.join_seat(conn, row.id, hash_token(token), seats, {hash_token(token): self.clock()})
+                await store.notify(conn, row.id, row.seq + 1)
         return {"code": show_code(code), "side": side, "token": token}
 
     async def setup(self, code: str, token: str, body: dict) -> dict:
@@ -674,75 +620,98 @@ class Remote:
                     game = Game(Setup.from_record("white", setups["white"]), Setup.from_record("black", setups["black"]),
                                 row.mode, row.vision, row.first)
                     archive = await self._archive_start(conn, row, game)
-                await conn.execute("UPDATE remote_games SET setups = %s, phase = %s, started = %s, archive = %s, "
-                                   "seq = seq + 1 WHERE id = %s", (Jsonb(setups), phase, started, archive, row.id))
-                await self._notify(conn, row.id, row.seq + 1)
+                await store.keep_setups(conn, row.id, setups, phase, started, archive)
+                await store.notify(conn, row.id, row.seq + 1)
         return {"ok": True}
 
     async def _retry(self, conn, row: Row, side: str, seq: int, kind: str, request: dict) -> dict:
         """The answer to a request at a stale ``seq``: the same answer if it is what was done then."""
         if seq > row.seq:
             raise Refused(409, f"seq: {seq} is ahead of the game (it is at {row.seq})")
-        r = await (await conn.execute("SELECT side, kind, request, answer FROM remote_log WHERE game_id = %s AND "
-                                      "seq = %s", (row.id, seq + 1))).fetchone()
+        r = await store.logged(conn, row.id, seq + 1)
         if r is not None and r[0] == side and r[1] == kind and r[2] == request:
             return r[3]
         raise Refused(409, f"seq: {seq} is stale: the game is at {row.seq}; another change came first")
 
-    async def _playable(self, conn, row: Row, side: str) -> Game:
+    @asynccontextmanager
+    async def _change(self, code: str, token: str):
+        """A change of the game by the token's seat: a :class:`_Change` holding the game's row locked
+        in one transaction (committed when the block ends, rolled back if it raises), and this
+        process's lock of the game once taken (``_hold``), released when everything is done.  The
+        game in memory that ``_record`` changed is kept at the new seq only once committed."""
+        change = _Change()
+        try:
+            async with self.hub.pool.connection() as conn:
+                async with conn.transaction():
+                    change.conn = conn
+                    change.row, change.side = await self._locked(conn, code, token)
+                    yield change
+            if change.game is not None:  # committed
+                self.games[change.row.id] = (change.row.round, change.row.seq + 1, change.game)
+        finally:
+            if change.held is not None:
+                change.held.release()
+
+    async def _hold(self, change: _Change) -> None:
+        """This process's lock of the game, held until the change is committed (or given up)."""
+        change.held = self.lock(change.row.id)
+        await change.held.acquire()
+
+    async def _playable(self, change: _Change) -> Game:
+        """The game, this process's lock of it held, if the seat's side may play now (409, 423 if not)."""
+        row, side = change.row, change.side
+        await self._hold(change)
         if row.phase != "playing":
             raise Refused(409, f"phase: the game is {row.phase}, not being played")
-        paused = paused_line(row, await self._present(conn, row))
+        paused = paused_line(row, await self._present(change.conn, row))
         if paused:
             raise Refused(423, f"paused: {paused}")
-        game = await self.game_at(conn, row)
+        game = await self.game_at(change.conn, row)
         if game.to_move != side:
             raise Refused(409, f"turn: it is {game.to_move}'s turn (turn {game.turn})")
         return game
+
+    async def _record(self, change: _Change, kind: str, request: dict, answer: dict, game: Game, *,
+                      reveal: dict | None, phase: str, revealed: dict | None = None, before: dict | None = None,
+                      ended: bool = False) -> None:
+        """A change done to ``game`` (this process's, taken out of memory before it was changed) logged
+        with the answer given, the game's row moved on (its announced ``reveal`` and ``phase``), the
+        archive's frame after it when ``before`` (the public frame before it) is given, and every
+        process told; ``game`` is kept at the new seq once the transaction commits."""
+        row, conn = change.row, change.conn
+        await store.record_change(conn, row.id, row.seq + 1, row.round, change.side, kind, request, answer,
+                                  revealed or {}, reveal, phase)
+        if before is not None:
+            await self._archive_event(conn, row, game, before, phase == "over", ended=ended)
+        await store.notify(conn, row.id, row.seq + 1)
+        change.game = game
 
     async def act(self, code: str, token: str, body: dict) -> dict:
         seq = _seq(body)
         action = _action(body.get("action"))
         request = action.to_record()
-        held = None  # this process's lock of the game, held until the change is committed
-        try:
-            async with self.hub.pool.connection() as conn:
-                async with conn.transaction():
-                    row, side = await self._locked(conn, code, token)
-                    if seq != row.seq:
-                        return await self._retry(conn, row, side, seq, "action", request)
-                    held = self.lock(row.id)
-                    await held.acquire()
-                    game = await self._playable(conn, row, side)
-                    bound = row.reveal if row.reveal and row.reveal["side"] == side else None
-                    if bound is not None and request not in bound["actions"]:
-                        named = ", ".join(str(action_from_record(a)) for a in bound["actions"])
-                        raise Refused(409, f"action: the announced reveal binds this turn to {named}")
-                    why = game.why_illegal(action)
-                    if why:
-                        raise Refused(400, f"action: {action} {why}")
-                    # valid: from here on the game in memory is changed, and forgotten unless committed
-                    before = self._public_frame(row, game)
-                    known, loc = list(game.state.known), list(game.state.loc)
-                    self.games.pop(row.id, None)
-                    game.push(action)
-                    revealed = revealed_by(game, known, loc)
-                    answer = {"seq": row.seq + 1}
-                    over = game.is_over()
-                    await conn.execute(
-                        "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer, revealed) VALUES "
-                        "(%s, %s, %s, %s, 'action', %s, %s, %s)",
-                        (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer), Jsonb(revealed)))
-                    await conn.execute(
-                        "UPDATE remote_games SET seq = seq + 1, reveal = CASE WHEN %s THEN NULL ELSE reveal END, "
-                        "phase = %s WHERE id = %s", (bound is not None, "over" if over else "playing", row.id))
-                    await self._archive_event(conn, row, game, before, over)
-                    await self._notify(conn, row.id, row.seq + 1)
-            self.games[row.id] = (row.round, row.seq + 1, game)  # committed
-            return answer
-        finally:
-            if held is not None:
-                held.release()
+        async with self._change(code, token) as change:
+            row, side = change.row, change.side
+            if seq != row.seq:
+                return await self._retry(change.conn, row, side, seq, "action", request)
+            game = await self._playable(change)
+            bound = row.reveal if row.reveal and row.reveal["side"] == side else None
+            if bound is not None and request not in bound["actions"]:
+                named = ", ".join(str(action_from_record(a)) for a in bound["actions"])
+                raise Refused(409, f"action: the announced reveal binds this turn to {named}")
+            why = game.why_illegal(action)
+            if why:
+                raise Refused(400, f"action: {action} {why}")
+            # valid: from here on the game in memory is changed, and forgotten unless committed
+            before = self._public_frame(row, game)
+            revealed = made_public(game, action)
+            self.games.pop(row.id, None)
+            game.push(action)
+            answer = {"seq": row.seq + 1}
+            await self._record(change, "action", request, answer, game, revealed=revealed, before=before,
+                               reveal=None if bound is not None else row.reveal,
+                               phase="over" if game.is_over() else "playing")
+        return answer
 
     async def resign(self, code: str, token: str, body: dict) -> dict:
         """The token's side resigns: the rival wins.  Answered while the game is paused too (it
@@ -754,45 +723,29 @@ class Remote:
         return await self._end(code, token, ABANDONMENT)
 
     async def _end(self, code: str, token: str, reason: str) -> dict:
-        held = None
-        try:
-            async with self.hub.pool.connection() as conn:
-                async with conn.transaction():
-                    row, side = await self._locked(conn, code, token)
-                    winner = other(side) if reason == RESIGNATION else side
-                    if row.phase == "over":
-                        r = await (await conn.execute(
-                            "SELECT side, answer FROM remote_log WHERE game_id = %s AND round = %s AND kind = 'end' "
-                            "AND request = %s", (row.id, row.round, Jsonb({"reason": reason, "winner": winner})))).fetchone()
-                        if r is not None and r[0] == side:
-                            return r[1]  # sent again after a lost answer
-                    if row.phase != "playing":
-                        what = "resign" if reason == RESIGNATION else "claim"
-                        raise Refused(409, f"phase: the game is {row.phase}: only a game being played can be ended "
-                                           f"({what})")
-                    if reason == ABANDONMENT:
-                        self._claimable(row, side, await self._present(conn, row))
-                    held = self.lock(row.id)
-                    await held.acquire()
-                    game = await self.game_at(conn, row)
-                    before = self._public_frame(row, game)
-                    self.games.pop(row.id, None)
-                    game.end(reason, winner)
-                    answer = {"seq": row.seq + 1, "result": game.result.to_json()}
-                    await conn.execute(
-                        "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer) VALUES "
-                        "(%s, %s, %s, %s, 'end', %s, %s)",
-                        (row.id, row.seq + 1, row.round, side, Jsonb({"reason": reason, "winner": winner}),
-                         Jsonb(answer)))
-                    await conn.execute("UPDATE remote_games SET seq = seq + 1, reveal = NULL, phase = 'over' "
-                                       "WHERE id = %s", (row.id,))
-                    await self._archive_event(conn, row, game, before, True, ended=True)
-                    await self._notify(conn, row.id, row.seq + 1)
-            self.games[row.id] = (row.round, row.seq + 1, game)
-            return answer
-        finally:
-            if held is not None:
-                held.release()
+        async with self._change(code, token) as change:
+            row, side = change.row, change.side
+            winner = other(side) if reason == RESIGNATION else side
+            request = {"reason": reason, "winner": winner}
+            if row.phase == "over":
+                r = await store.logged_end(change.conn, row.id, row.round, request)
+                if r is not None and r[0] == side:
+                    return r[1]  # sent again after a lost answer
+            if row.phase != "playing":
+                what = "resign" if reason == RESIGNATION else "claim"
+                raise Refused(409, f"phase: the game is {row.phase}: only a game being played can be ended "
+                                   f"({what})")
+            if reason == ABANDONMENT:
+                self._claimable(row, side, await self._present(change.conn, row))
+            await self._hold(change)
+            game = await self.game_at(change.conn, row)
+            before = self._public_frame(row, game)
+            self.games.pop(row.id, None)
+            game.end(reason, winner)
+            answer = {"seq": row.seq + 1, "result": game.result.to_json()}
+            await self._record(change, "end", request, answer, game, before=before, ended=True, reveal=None,
+                               phase="over")
+        return answer
 
     def _claimable(self, row: Row, side: str, present: set[str]) -> None:
         """Refused (409) unless the rival has been away for the set time (and this side is not)."""
@@ -810,7 +763,7 @@ class Remote:
         action = _action(body.get("action"))
         async with self.hub.pool.connection() as conn:
             async with conn.transaction():
-                r = await (await conn.execute(f"SELECT {ROW} FROM remote_games WHERE code = %s", (code,))).fetchone()
+                r = await store.game_by_code(conn, code)
                 if r is None:
                     raise Refused(404, f"code: no game {show_code(code)}")
                 row = Row(r)
@@ -843,78 +796,56 @@ class Remote:
             if type(actions[0]) is not Time:
                 raise Refused(400, "time: a Time action is expected")
             request = {"time": actions[0].to_record()}
-        held = None
-        try:
-            async with self.hub.pool.connection() as conn:
-                async with conn.transaction():
-                    row, side = await self._locked(conn, code, token)
-                    if seq != row.seq:
-                        return await self._retry(conn, row, side, seq, "reveal", request)
-                    held = self.lock(row.id)
-                    await held.acquire()
-                    game = await self._playable(conn, row, side)
-                    if row.reveal:
-                        named = ", ".join(str(action_from_record(a)) for a in row.reveal["actions"])
-                        raise Refused(409, f"reveal: a reveal is announced already: the next action is {named}")
-                    for i, a in enumerate(actions):
-                        why = game.why_illegal(a)
-                        if why:
-                            field = f"flash[{i}]" if "flash" in request else "time"
-                            raise Refused(400, f"{field}: {a} {why}")
-                    if "flash" in request:
-                        answer, public = self._flash_answer(game, actions)
-                    else:
-                        answer, public = self._time_answer(game, actions[0])
-                    answer = {"seq": row.seq + 1, **answer}
-                    if "time" in request:
-                        # Classic Time's outcome is the rewind of the rival's last action, whichever Time
-                        # tower goes: with two Time towers (the clone) the player may still take either
-                        actions = [a for a in game.legal_actions() if type(a) is Time] or actions
-                    pending = {"side": side, "actions": [a.to_record() for a in actions], "public": public}
-                    self.games.pop(row.id, None)  # at row.seq + 1 once committed (a reveal moves no tower)
-                    await conn.execute(
-                        "INSERT INTO remote_log(game_id, seq, round, side, kind, request, answer) VALUES "
-                        "(%s, %s, %s, %s, 'reveal', %s, %s)",
-                        (row.id, row.seq + 1, row.round, side, Jsonb(request), Jsonb(answer)))
-                    await conn.execute("UPDATE remote_games SET seq = seq + 1, reveal = %s WHERE id = %s",
-                                       (Jsonb(pending), row.id))
-                    await self._notify(conn, row.id, row.seq + 1)
-            self.games[row.id] = (row.round, row.seq + 1, game)
-            return answer
-        finally:
-            if held is not None:
-                held.release()
+        async with self._change(code, token) as change:
+            row, side = change.row, change.side
+            if seq != row.seq:
+                return await self._retry(change.conn, row, side, seq, "reveal", request)
+            game = await self._playable(change)
+            if row.reveal:
+                named = ", ".join(str(action_from_record(a)) for a in row.reveal["actions"])
+                raise Refused(409, f"reveal: a reveal is announced already: the next action is {named}")
+            for i, a in enumerate(actions):
+                why = game.why_illegal(a)
+                if why:
+                    field = f"flash[{i}]" if "flash" in request else "time"
+                    raise Refused(400, f"{field}: {a} {why}")
+            if "flash" in request:
+                answer, public = self._flash_answer(game, actions)
+            else:
+                answer, public = self._time_answer(game, actions[0])
+            answer = {"seq": row.seq + 1, **answer}
+            if "time" in request:
+                # Classic Time's outcome is the rewind of the rival's last action, whichever Time
+                # tower goes: with two Time towers (the clone) the player may still take either
+                actions = [a for a in game.legal_actions() if type(a) is Time] or actions
+            pending = {"side": side, "actions": [a.to_record() for a in actions], "public": public}
+            self.games.pop(row.id, None)  # at row.seq + 1 once committed (a reveal moves no tower)
+            await self._record(change, "reveal", request, answer, game, reveal=pending, phase=row.phase)
+        return answer
 
     @staticmethod
     def _flash_answer(game: Game, actions) -> tuple[dict, dict]:
+        """The flash every candidate makes (the engine's ``board_effect``): both towers' identities."""
         where = None
         for i, a in enumerate(actions):
-            ft = _is_flash(game, a)
-            if ft is None:
+            flash = game.board_effect(a).flash
+            if flash is None:
                 raise Refused(400, f"flash[{i}]: {a} does not move a tower onto a rival tower")
-            if where is not None and ft != where:
-                raise Refused(400, f"flash[{i}]: every candidate moves the tower on {N[where[0]]} onto {N[where[1]]}")
-            where = ft
-        frm, to = where
-        st = game.state
-        pieces = {N[frm]: game.piece[st.board[frm]], N[to]: game.piece[st.board[to]]}
-        return {"pieces": pieces, "outcome": None}, {"flash": {"by": game.to_move, "from": N[frm], "to": N[to],
-                                                              "pieces": pieces}}
+            if where is not None and (flash.frm, flash.at) != (where.frm, where.at):
+                raise Refused(400, f"flash[{i}]: every candidate moves the tower on {N[where.frm]} onto {N[where.at]}")
+            where = flash
+        pieces = {N[where.frm]: where.attacker, N[where.at]: where.defender}
+        return {"pieces": pieces, "outcome": None}, {"flash": {"by": game.to_move, "from": N[where.frm],
+                                                              "to": N[where.at], "pieces": pieces}}
 
     @staticmethod
     def _time_answer(game: Game, action) -> tuple[dict, dict]:
+        """What the Power of Time will do (the engine's ``board_effect``) and the identities it makes
+        public (``made_public``) but the Time tower's own (public by its action): a failing Shadow."""
         if game.third_eye:
             raise Refused(400, "time: Third Eye Time pushes: nothing hidden to reveal")
-        known, loc = list(game.state.known), list(game.state.loc)
-        game.push(action)
-        try:
-            outcome = game.events[-1].outcome
-            pieces = {}
-            for t in game.towers:  # the failing Shadow (the Time tower itself is public by its action)
-                if known[t] != BOTH and game.state.known[t] == BOTH and loc[t] >= 0 and loc[t] != action.at:
-                    pieces[N[loc[t]]] = game.piece[t]
-        finally:
-            game.pop()
+        outcome = game.board_effect(action).time_outcome
+        pieces = {space: piece for space, piece in made_public(game, action).items() if space != N[action.at]}
         return {"pieces": pieces, "outcome": outcome}, {"time": {"by": game.to_move, "at": N[action.at],
                                                                  "outcome": outcome, "pieces": pieces,
                                                                  "action": action.to_record()}}
@@ -929,22 +860,17 @@ class Remote:
                     return {"ok": True}
                 asked = dict(row.rematch, **{side: True})
                 if all(asked.get(s) for s in PLAYERS):  # both: the next game, sides swapped, same tokens
-                    seats = {"white": row.seats["black"], "black": row.seats["white"]}
-                    await conn.execute(
-                        "UPDATE remote_games SET seats = %s, setups = '{}', reveal = NULL, rematch = '{}', "
-                        "phase = 'setup', round = round + 1, archive = NULL, started = NULL, seq = seq + 1 "
-                        "WHERE id = %s", (Jsonb(seats), row.id))
+                    await store.rematch(conn, row.id, {"white": row.seats["black"], "black": row.seats["white"]})
                 else:
-                    await conn.execute("UPDATE remote_games SET rematch = %s, seq = seq + 1 WHERE id = %s",
-                                       (Jsonb(asked), row.id))
-                await self._notify(conn, row.id, row.seq + 1)
+                    await store.ask_rematch(conn, row.id, asked)
+                await store.notify(conn, row.id, row.seq + 1)
         return {"ok": True}
 
     async def seat(self, code: str, token: str) -> tuple[int, str]:
         """A stream's game and seat (its token's hash: the side it plays changes with a rematch);
         Refused 404/401."""
         async with self.hub.pool.connection() as conn:
-            r = await (await conn.execute("SELECT id, seats FROM remote_games WHERE code = %s", (code,))).fetchone()
+            r = await store.seats_by_code(conn, code)
         if r is None:
             raise Refused(404, f"code: no game {show_code(code)}")
         digest = hash_token(token)
@@ -959,10 +885,7 @@ class Remote:
     async def _table_id(self, conn) -> int:
         if self._table is None:
             # a key nobody holds (not even its hash is a SHA-256 of anything sent)
-            await conn.execute("INSERT INTO hub_tables(name, key_hash) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
-                               (TABLE, "remote:" + secrets.token_hex(16)))
-            r = await (await conn.execute("SELECT id FROM hub_tables WHERE name = %s", (TABLE,))).fetchone()
-            self._table = r[0]
+            self._table = await stored.remote_table(conn, TABLE, "remote:" + secrets.token_hex(16))
         return self._table
 
     @staticmethod
@@ -974,14 +897,9 @@ class Remote:
 
     async def _archive_start(self, conn, row: Row, game: Game) -> int:
         table = await self._table_id(conn)
-        r = await (await conn.execute(
-            "INSERT INTO hub_games(table_id, uuid, mode, last_seq) VALUES (%s, %s, %s, 1) RETURNING id",
-            (table, str(uuidlib.uuid4()), game.mode))).fetchone()
         frame = self._public_frame(row, game)
-        await conn.execute("INSERT INTO hub_events(game_id, seq, data) VALUES (%s, 1, %s)",
-                           (r[0], json.dumps(frame, separators=(",", ":"))))
-        await conn.execute("SELECT pg_notify(%s, %s)", (schema.CHANNEL, f"{r[0]}:1:live"))
-        return r[0]
+        return await stored.start_remote_game(conn, table, str(uuidlib.uuid4()), game.mode,
+                                              json.dumps(frame, separators=(",", ":")))
 
     async def _archive_event(self, conn, row: Row, game: Game, before: dict, over: bool, ended: bool = False) -> None:
         """The archive's frame after an action (``ended``: after a termination, the frame after the last one)."""
@@ -990,9 +908,7 @@ class Remote:
         n = len(game.log) + (2 if ended else 1)
         frame = self._public_frame(row, game)
         data = frame if n % frames.KEYFRAME == 1 else {"patch": frames.diff(before, frame)}
-        await conn.execute("INSERT INTO hub_events(game_id, seq, data) VALUES (%s, %s, %s)",
-                           (row.archive, n, json.dumps(data, separators=(",", ":"))))
-        await conn.execute("UPDATE hub_games SET last_seq = %s WHERE id = %s", (n, row.archive))
+        await stored.add_remote_event(conn, row.archive, n, json.dumps(data, separators=(",", ":")))
         status = "live"
         if over:
             status = "over"
@@ -1002,175 +918,12 @@ class Remote:
             await self.hub._finish(conn, row.archive, {
                 "status": "over", "record": to_record(game), "result": result, "created": row.started,
                 "finished": time.time(), "mode": game.mode, "players": players}, pushed=False)
-        await conn.execute("SELECT pg_notify(%s, %s)", (schema.CHANNEL, f"{row.archive}:{n}:{status}"))
+        await stored.notify_game(conn, row.archive, n, status)
 
 
 # --- HTTP -------------------------------------------------------------------------------------------
 
 CODE = r"([0-9A-Za-z-]{6,7})"
-
-
-def _handlers():
-    class RemoteBase(Base):
-        """A remote route (nothing logged of a request names more than its method and path: Base)."""
-
-        @property
-        def remote(self) -> Remote:
-            return self.hub.remote
-
-        def token(self) -> str:
-            auth = self.request.headers.get("Authorization", "")
-            if auth.startswith("Bearer ") and auth[7:].strip():
-                return auth[7:].strip()
-            raise Refused(401, "token: a seat token is needed (Authorization: Bearer <token>)")
-
-        def body(self) -> dict:
-            try:  # bounded: depth, finite numbers, text without NUL (host/hub/validate.py)
-                body = validate.parse(self.request.body or b"{}")
-            except validate.Invalid as exc:
-                raise Refused(400, str(exc)) from None
-            if not isinstance(body, dict):
-                raise Refused(400, "body: a JSON object is expected")
-            return body
-
-        def code(self, text: str) -> str:
-            code = parse_code(text)
-            if code is None:
-                raise Refused(404, f"code: no game {text[:8]!r} (6 characters of {ALPHABET})")
-            return code
-
-        def limit(self, limiter, name: str, what: str) -> None:
-            wait = limiter.wait(name)
-            if wait:
-                raise _TooMany(f"too many {what}", wait)
-
-        async def run(self, work) -> None:
-            try:
-                self.json(await work())
-            except _TooMany as exc:
-                self.too_many(exc.message, exc.wait)
-            except Refused as exc:
-                self.fail(exc.status, exc.message)
-            except (psycopg.Error, OSError) as exc:  # 503 (retry) if the database is away, else 400
-                self.database_failed(exc)
-
-    class Create(RemoteBase):
-        async def post(self):
-            async def work():
-                self.limit(self.remote.join_limit, self.request.remote_ip, "games started or joined from this address")
-                return await self.remote.create(self.body())
-            await self.run(work)
-
-    class Act(RemoteBase):
-        async def post(self, code, what):
-            async def work():
-                c = self.code(code)
-                if what == "join":
-                    self.limit(self.remote.join_limit, self.request.remote_ip,
-                               "games started or joined from this address")
-                    return await self.remote.join(c, self.body())
-                token = self.token()
-                self.limit(self.remote.address_limit, self.request.remote_ip, "requests from this address")
-                self.limit(self.remote.action_limit, hash_token(token), "requests for this seat")
-                if what == "rematch":
-                    return await self.remote.rematch(c, token)
-                if what in ("resign", "claim"):
-                    if self.body():
-                        raise Refused(400, f"body: {what} takes an empty object {{}}")
-                    return await getattr(self.remote, what)(c, token, {})
-                body = self.body()
-                return await getattr(self.remote, {"action": "act"}.get(what, what))(c, token, body)
-            await self.run(work)
-
-    class RemoteStream(RemoteBase):
-        """SSE: the whole state for the token's side at once, then each time it changes."""
-
-        async def get(self, code):
-            hub, remote = self.hub, self.remote
-            address = self.request.remote_ip
-            if hub.streams.get(address, 0) >= hub.stream_cap:
-                return self.too_many("too many streams open from this address", STREAM_RETRY)
-            wait = hub.stream_limit.wait(address)
-            if wait:
-                return self.too_many("too many streams opened from this address", wait)
-            token = self.get_query_argument("token", "")
-            try:
-                if not token:
-                    token = self.token()
-                self.game_id, self.seat = await remote.seat(self.code(code), token)
-            except Refused as exc:
-                return self.fail(exc.status, exc.message)
-            self.last = b""
-            self.last_key = b""
-            self.started = False
-            self._ended = asyncio.get_running_loop().create_future()
-            self.set_header("Content-Type", "text/event-stream")
-            self.set_header("Cache-Control", "no-cache")
-            self.set_header("X-Accel-Buffering", "no")
-            self._watch_socket(remote.lapse)
-            hub.streams[address] = hub.streams.get(address, 0) + 1
-            try:
-                await remote.arrive(self)
-                state = await remote.state(self.game_id, self.seat)
-                self.last = remote.message(state)
-                self.last_key = remote.unchanged_key(state)
-                self.write(b"retry: 1500\n\n" + self.last)
-                self.flush().add_done_callback(_quiet)
-                self.started = True
-                if not hub.closing.is_set():
-                    await self._ended
-            finally:
-                hub.streams[address] -= 1
-                await remote.leave(self)
-
-        def _watch_socket(self, lapse: float) -> None:
-            """A player whose network vanished without a word (no FIN, no RST) must not stay present
-            for the minutes TCP would take: the keep-alive comments this stream gets every
-            ``renew`` seconds that stay unacknowledged for ``lapse`` seconds close it (Linux's
-            TCP_USER_TIMEOUT), and so does a silent peer (TCP keep-alive probes)."""
-            import socket
-
-            sock = getattr(self.request.connection.stream, "socket", None)
-            if sock is None:
-                return
-            for level, name, value in ((socket.SOL_SOCKET, "SO_KEEPALIVE", 1),
-                                       (socket.IPPROTO_TCP, "TCP_KEEPIDLE", max(1, int(lapse / 3))),
-                                       (socket.IPPROTO_TCP, "TCP_KEEPINTVL", max(1, int(lapse / 6))),
-                                       (socket.IPPROTO_TCP, "TCP_KEEPCNT", 3),
-                                       (socket.IPPROTO_TCP, "TCP_USER_TIMEOUT", int(lapse * 1000))):
-                option = getattr(socket, name, None)
-                if option is not None:
-                    try:
-                        sock.setsockopt(level, option, value)
-                    except OSError:
-                        pass
-
-        def send_state(self, blob: bytes, key: bytes) -> None:
-            if not self.started or key == self.last_key:
-                return
-            self.last, self.last_key = blob, key
-            self.send(blob)
-
-        def send(self, blob: bytes) -> None:
-            if self._ended.done() or not self.started:
-                return
-            stream = self.request.connection.stream
-            if stream.closed():
-                return self.end()
-            self.request.connection.write(blob).add_done_callback(_quiet)
-
-        def end(self) -> None:
-            if hasattr(self, "_ended") and not self._ended.done():
-                self._ended.set_result(None)
-
-        def on_connection_close(self):
-            self.end()
-
-    return [
-        (r"/api/remote", Create),
-        (rf"/api/remote/{CODE}/(join|setup|action|check|reveal|rematch|resign|claim)", Act),
-        (rf"/api/remote/{CODE}/stream", RemoteStream),
-    ]
 
 
 class _TooMany(Exception):
@@ -1179,8 +932,174 @@ class _TooMany(Exception):
         self.message, self.wait = message, wait
 
 
+class RemoteBase(Base):
+    """A remote route (nothing logged of a request names more than its method and path: Base)."""
+
+    @property
+    def remote(self) -> Remote:
+        return self.hub.remote
+
+    def token(self) -> str:
+        auth = self.request.headers.get("Authorization", "")
+        if auth.startswith("Bearer ") and auth[7:].strip():
+            return auth[7:].strip()
+        raise Refused(401, "token: a seat token is needed (Authorization: Bearer <token>)")
+
+    def body(self) -> dict:
+        try:  # bounded: depth, finite numbers, text without NUL (host/hub/validate.py)
+            body = validate.parse(self.request.body or b"{}")
+        except validate.Invalid as exc:
+            raise Refused(400, str(exc)) from None
+        if not isinstance(body, dict):
+            raise Refused(400, "body: a JSON object is expected")
+        return body
+
+    def code(self, text: str) -> str:
+        code = parse_code(text)
+        if code is None:
+            raise Refused(404, f"code: no game {text[:8]!r} (6 characters of {ALPHABET})")
+        return code
+
+    def limit(self, limiter, name: str, what: str) -> None:
+        wait = limiter.wait(name)
+        if wait:
+            raise _TooMany(f"too many {what}", wait)
+
+    async def run(self, work) -> None:
+        try:
+            self.json(await work())
+        except _TooMany as exc:
+            self.too_many(exc.message, exc.wait)
+        except Refused as exc:
+            self.fail(exc.status, exc.message)
+        except (psycopg.Error, OSError) as exc:  # 503 (retry) if the database is away, else 400
+            self.database_failed(exc)
+
+
+class Create(RemoteBase):
+    async def post(self):
+        async def work():
+            self.limit(self.remote.join_limit, self.request.remote_ip, "games started or joined from this address")
+            return await self.remote.create(self.body())
+        await self.run(work)
+
+
+class Act(RemoteBase):
+    async def post(self, code, what):
+        async def work():
+            c = self.code(code)
+            if what == "join":
+                self.limit(self.remote.join_limit, self.request.remote_ip,
+                           "games started or joined from this address")
+                return await self.remote.join(c, self.body())
+            token = self.token()
+            self.limit(self.remote.address_limit, self.request.remote_ip, "requests from this address")
+            self.limit(self.remote.action_limit, hash_token(token), "requests for this seat")
+            if what == "rematch":
+                return await self.remote.rematch(c, token)
+            if what in ("resign", "claim"):
+                if self.body():
+                    raise Refused(400, f"body: {what} takes an empty object {{}}")
+                return await getattr(self.remote, what)(c, token, {})
+            body = self.body()
+            return await getattr(self.remote, {"action": "act"}.get(what, what))(c, token, body)
+        await self.run(work)
+
+
+class RemoteStream(RemoteBase):
+    """SSE: the whole state for the token's side at once, then each time it changes."""
+
+    async def get(self, code):
+        hub, remote = self.hub, self.remote
+        address = self.request.remote_ip
+        if hub.streams.get(address, 0) >= hub.stream_cap:
+            return self.too_many("too many streams open from this address", STREAM_RETRY)
+        wait = hub.stream_limit.wait(address)
+        if wait:
+            return self.too_many("too many streams opened from this address", wait)
+        token = self.get_query_argument("token", "")
+        try:
+            if not token:
+                token = self.token()
+            self.game_id, self.seat = await remote.seat(self.code(code), token)
+        except Refused as exc:
+            return self.fail(exc.status, exc.message)
+        self.last = b""
+        self.last_key = b""
+        self.started = False
+        self._ended = asyncio.get_running_loop().create_future()
+        self.set_header("Content-Type", "text/event-stream")
+        self.set_header("Cache-Control", "no-cache")
+        self.set_header("X-Accel-Buffering", "no")
+        self._watch_socket(remote.lapse)
+        hub.streams[address] = hub.streams.get(address, 0) + 1
+        try:
+            await remote.arrive(self)
+            state = await remote.state(self.game_id, self.seat)
+            self.last = remote.message(state)
+            self.last_key = remote.unchanged_key(state)
+            self.write(b"retry: 1500\n\n" + self.last)
+            self.flush().add_done_callback(_quiet)
+            self.started = True
+            if not hub.closing.is_set():
+                await self._ended
+        finally:
+            hub.streams[address] -= 1
+            await remote.leave(self)
+
+    def _watch_socket(self, lapse: float) -> None:
+        """A player whose network vanished without a word (no FIN, no RST) must not stay present
+        for the minutes TCP would take: the keep-alive comments this stream gets every
+        ``renew`` seconds that stay unacknowledged for ``lapse`` seconds close it (Linux's
+        TCP_USER_TIMEOUT), and so does a silent peer (TCP keep-alive probes)."""
+        import socket
+
+        sock = getattr(self.request.connection.stream, "socket", None)
+        if sock is None:
+            return
+        for level, name, value in ((socket.SOL_SOCKET, "SO_KEEPALIVE", 1),
+                                   (socket.IPPROTO_TCP, "TCP_KEEPIDLE", max(1, int(lapse / 3))),
+                                   (socket.IPPROTO_TCP, "TCP_KEEPINTVL", max(1, int(lapse / 6))),
+                                   (socket.IPPROTO_TCP, "TCP_KEEPCNT", 3),
+                                   (socket.IPPROTO_TCP, "TCP_USER_TIMEOUT", int(lapse * 1000))):
+            option = getattr(socket, name, None)
+            if option is not None:
+                try:
+                    sock.setsockopt(level, option, value)
+                except OSError:
+                    pass
+
+    def send_state(self, blob: bytes, key: bytes) -> None:
+        if not self.started or key == self.last_key:
+            return
+        self.last, self.last_key = blob, key
+        self.send(blob)
+
+    def send(self, blob: bytes) -> None:
+        if self._ended.done() or not self.started:
+            return
+        stream = self.request.connection.stream
+        if stream.closed():
+            return self.end()
+        self.request.connection.write(blob).add_done_callback(_quiet)
+
+    def end(self) -> None:
+        if hasattr(self, "_ended") and not self._ended.done():
+            self._ended.set_result(None)
+
+    def on_connection_close(self):
+        self.end()
+
+
+ROUTES = [
+    (r"/api/remote", Create),
+    (rf"/api/remote/{CODE}/(join|setup|action|check|reveal|rematch|resign|claim)", Act),
+    (rf"/api/remote/{CODE}/stream", RemoteStream),
+]
+
+
 def routes() -> list:
-    return _handlers()
+    return list(ROUTES)
 
 
 def access_log(handler) -> None:

@@ -32,7 +32,6 @@ import datetime as dt
 import io
 import json
 import logging
-import re
 import time
 import zipfile
 from collections import deque
@@ -42,9 +41,11 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 from tornado import web
 
-from . import database, finals, frames, guard, ratings, remote, schema, validate, words
+from . import database, finals, frames, guard, ratings, remote, validate, words
 from .base import STREAM_RETRY, Base, Limiter, _quiet
 from .remote import Remote
+from .store import games as stored
+from .store import players, schema
 from .validate import UUID, Events
 
 log = logging.getLogger("quin.hub")
@@ -58,37 +59,6 @@ HERE = Path(__file__).parent
 LIVE = 8  # games of one table in play at once (a board plays one; an outbox that was offline, a few)
 FILTERS = ("table", "mode", "status", "result", "player", "date", "from", "to")  # of the index and the export
 EXPORT_MAX = 10000  # games in one export
-# A push of new events of known live games of the pushing table, in one statement (its rows sent as
-# one JSON text, [[uuid, seq, data text, mode], ...], unpacked by PostgreSQL: psycopg adapts one
-# string instead of several arrays element by element in Python; ->> gives back each data text
-# exactly as pushed): it changes
-# nothing (done = false) unless every game is known, the table's, live, and every event new.  The
-# events are inserted in the order pushed (the database's bytes must not depend on a join's order).
-# A game's notification carries its events when the push brought it a few small ones, numbered
-# on without a gap (the usual case; one a line: JSON text has no raw line break): the other
-# processes then hand them to their streams without reading them back.
-FAST_PUSH = """
-WITH v AS (SELECT (e->>0)::uuid AS uuid, (e->>1)::int AS seq, e->>2 AS data, e->>3 AS mode, n
-           FROM json_array_elements(%(rows)s::json) WITH ORDINALITY AS x(e, n)),
-g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid IN (SELECT uuid FROM v)),
-ok AS (SELECT count(*) = (SELECT count(DISTINCT uuid) FROM v) AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
-              AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
-              (SELECT count(*) FROM v) > 0 AS done FROM g),
-ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
-        WHERE (SELECT done FROM ok) ORDER BY v.n ON CONFLICT DO NOTHING RETURNING game_id, seq),
-upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
-               mode = COALESCE(h.mode, (SELECT v.mode FROM v WHERE v.uuid = h.uuid AND v.mode IS NOT NULL ORDER BY v.n LIMIT 1))
-        FROM (SELECT game_id, max(seq) AS top FROM ins GROUP BY game_id) t
-        WHERE h.id = t.game_id RETURNING h.uuid::text, h.id, h.last_seq, h.status)
-SELECT (SELECT done FROM ok),
-       (SELECT json_agg(json_build_array(uuid, id, last_seq, status)) FROM
-           (SELECT upd.*, pg_notify(%(channel)s, id || ':' || last_seq || ':' || status || coalesce(
-               (SELECT E'\n' || string_agg(v.data, E'\n' ORDER BY v.seq) FROM v WHERE v.uuid::text = upd.uuid
-                HAVING sum(length(v.data)) < 7000 AND max(v.seq) = upd.last_seq
-                   AND max(v.seq) - min(v.seq) + 1 = count(*)), ''))
-            FROM upd) x)
-"""
-NOT_PATCH = "left(data, 9) <> '{\"patch\":'"  # SQL: an event that is a whole frame
 
 
 class Channel:
@@ -237,7 +207,7 @@ class Hub:
 
     async def _check(self, conn) -> None:
         if time.monotonic() - self._used.get(id(conn), 0.0) > 1.0:
-            await conn.execute("SELECT 1")
+            await schema.ping(conn)
 
     def _new_pool(self) -> AsyncConnectionPool:
         return AsyncConnectionPool(self.dsn, min_size=min(4, self.pool_size), max_size=self.pool_size, open=False,
@@ -282,8 +252,7 @@ class Hub:
         while not self.closing.is_set():
             try:
                 async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True, connect_timeout=2) as conn:
-                    await conn.execute(f"LISTEN {schema.CHANNEL}")
-                    await conn.execute(f"LISTEN {schema.REMOTE_CHANNEL}")
+                    await schema.listen(conn)
                     self.listening = True
                     await self.db.back()
                     try:
@@ -402,9 +371,7 @@ class Hub:
     async def catch_up(self) -> None:
         """Wake every game whose events moved on without this process hearing of it."""
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute(
-                "SELECT id, last_seq, status FROM hub_games WHERE status = 'live' OR id = ANY(%s)",
-                (list(self.channels),))).fetchall()
+            rows = await stored.live_or_held(conn, list(self.channels))
         stale = set()
         for game_id, last, status in rows:
             ch = self.channels.get(game_id)
@@ -426,16 +393,8 @@ class Hub:
         loading = self._loading[game_id] = asyncio.get_running_loop().create_future()
         try:
             async with self.pool.connection() as conn:
-                row = await (await conn.execute(
-                    "SELECT g.uuid, t.name, g.status FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
-                    "WHERE g.id = %s", (game_id,))).fetchone()
-                rows = [] if row is None else await (await conn.execute(
-                    "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq >= COALESCE((SELECT max(seq) "
-                    f"FROM hub_events WHERE game_id = %s AND {NOT_PATCH}), 1) ORDER BY seq",
-                    (game_id, game_id))).fetchall()
-                if rows and row is not None and _stored(rows[0][1]) is None:  # a bad frame stored (issue 30):
-                    rows = await (await conn.execute(  # every event then, to the newest good state
-                        "SELECT seq, data FROM hub_events WHERE game_id = %s ORDER BY seq", (game_id,))).fetchall()
+                # from the newest whole frame; every event if a bad frame is stored there (issue 30)
+                row, rows = await stored.game_from_newest_frame(conn, game_id, lambda text: _stored(text) is not None)
             ch = None
             if row is not None:
                 ch = Channel(game_id, str(row[0]), row[1])
@@ -460,14 +419,8 @@ class Hub:
             await self.channel(g)  # read from its newest whole frame: up to date
         if not known:
             return
-        ids = list(known)
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute(
-                "SELECT e.game_id, e.seq, e.data FROM unnest(%s::bigint[], %s::int[]) AS w(g, s) "
-                "JOIN hub_events e ON e.game_id = w.g AND e.seq > w.s ORDER BY e.game_id, e.seq",
-                (ids, [known[g].cursor for g in ids]))).fetchall()
-            statuses = dict(await (await conn.execute("SELECT id, status FROM hub_games WHERE id = ANY(%s)",
-                                                      (ids,))).fetchall())
+            rows, statuses = await stored.events_after(conn, {g: ch.cursor for g, ch in known.items()})
         new: dict[int, list] = {}
         for g, s, d in rows:
             new.setdefault(g, []).append((s, d))
@@ -501,9 +454,8 @@ class Hub:
     async def _load_wall(self) -> None:
         """Every table's newest game (live or just finished) on the wall."""
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute(
-                "SELECT DISTINCT ON (g.table_id) g.id FROM hub_games g ORDER BY g.table_id, g.id DESC")).fetchall()
-        for (game_id,) in rows:
+            newest = await stored.newest_of_each_table(conn)
+        for game_id in newest:
             try:
                 await self.channel(game_id)
             except (ValueError, TypeError, KeyError, RecursionError) as exc:  # one game never stops a start
@@ -513,10 +465,7 @@ class Hub:
         """The game's public frames after ``after`` (whole, as the board's status page showed them),
         rebuilt from the stored events from the newest whole frame at or before ``after + 1``."""
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute(
-                "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq >= COALESCE((SELECT max(seq) "
-                f"FROM hub_events WHERE game_id = %s AND seq <= %s AND {NOT_PATCH}), 1) ORDER BY seq LIMIT %s",
-                (game_id, game_id, after + 1, after + 1 + limit + frames.KEYFRAME))).fetchall()
+            rows = await stored.events_for_frames(conn, game_id, after, after + 1 + limit + frames.KEYFRAME)
         ch = Channel(game_id, "", "")
         out = []
         for seq, text in rows:
@@ -540,10 +489,9 @@ class Hub:
         if digest in self.keys:
             return self.keys[digest]
         async with self.pool.connection() as conn:
-            row = await (await conn.execute("SELECT id, name FROM hub_tables WHERE key_hash = %s",
-                                            (digest,))).fetchone()
+            row = await stored.table_for_key(conn, digest)
         if row is not None:
-            self.keys[digest] = (row[0], row[1])
+            self.keys[digest] = row
         return self.keys.get(digest)
 
     async def push(self, table_id: int, raw: bytes) -> dict:
@@ -566,20 +514,17 @@ class Hub:
         async with self.pool.connection(timeout=PUSH_WAIT) as conn:
             async with conn.transaction():
                 if isinstance(board, str) and UUID.match(board) and table_id not in self._boards:
-                    await conn.execute("UPDATE hub_tables SET board = %s WHERE id = %s AND board IS NULL",
-                                       (board, table_id))
+                    await stored.learn_board(conn, table_id, board)
                     self._boards.add(table_id)
                 # select first: an INSERT that conflicts would still use up a number of the
                 # sequence, and the database would then depend on how the pushes were batched
-                find = "SELECT uuid::text, id, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%s::uuid[])"
                 uuids = list(dict.fromkeys(u for u, _, _ in checked))
-                found = {r[0]: list(r[1:]) for r in await (await conn.execute(find, (uuids,))).fetchall()}
+                found = await stored.find_games(conn, uuids)
                 for uuid in uuids:
                     if uuid not in found:
-                        await conn.execute("INSERT INTO hub_games(table_id, uuid) VALUES (%s, %s) "
-                                           "ON CONFLICT (uuid) DO NOTHING", (table_id, uuid))
+                        await stored.add_game(conn, table_id, uuid)
                 if len(found) < len(uuids):
-                    found = {r[0]: list(r[1:]) for r in await (await conn.execute(find, (uuids,))).fetchall()}
+                    found = await stored.find_games(conn, uuids)
                 inserts: list[tuple[int, int, str]] = []
                 tops: dict[int, tuple[int, str | None]] = {}
                 for uuid, events, final in checked:
@@ -587,9 +532,7 @@ class Hub:
                     if owner != table_id:
                         raise PermissionError(f"game {uuid} belongs to another table")
                     if events and min(s for s, _ in events) <= last:  # sent again: is it what the hub holds?
-                        held = dict(await (await conn.execute(
-                            "SELECT seq, data FROM hub_events WHERE game_id = %s AND seq = ANY(%s)",
-                            (game_id, [s for s, _ in events if s <= last]))).fetchall())
+                        held = await stored.held_events(conn, game_id, [s for s, _ in events if s <= last])
                         if any(held.get(s, d) != d for s, d in events):
                             realign[uuid] = last
                             events = Events()
@@ -601,15 +544,9 @@ class Hub:
                             found[uuid][3] = top
                             fed.append((game_id, events))
                 if inserts:
-                    await conn.execute(
-                        "INSERT INTO hub_events(game_id, seq, data) SELECT * FROM unnest(%b::bigint[], %b::int[], "
-                        "%b::text[]) ON CONFLICT DO NOTHING",  # %b: arrays in binary, no quoting of JSON in Python
-                        ([g for g, _, _ in inserts], [s for _, s, _ in inserts], [d for _, _, d in inserts]))
+                    await stored.add_events(conn, inserts)
                 if tops:
-                    await conn.execute(
-                        "UPDATE hub_games g SET last_seq = v.top, mode = COALESCE(g.mode, v.mode) FROM "
-                        "unnest(%s::bigint[], %s::int[], %s::text[]) AS v(id, top, mode) WHERE g.id = v.id",
-                        (list(tops), [t for t, _ in tops.values()], [m for _, m in tops.values()]))
+                    await stored.move_on(conn, tops)
                 notes = []
                 unrated = {}
                 for uuid, events, final in checked:
@@ -621,8 +558,7 @@ class Hub:
                         status = found[uuid][2] = final["status"]
                     acked[uuid] = last
                     notes.append(f"{game_id}:{last}:{status}")
-                await conn.execute("SELECT pg_notify(%s, n) FROM unnest(%s::text[]) AS n",
-                                   (schema.CHANNEL, list(dict.fromkeys(notes))))
+                await stored.notify_games(conn, list(dict.fromkeys(notes)))
         # this process's own spectators need not wait for the notification
         for game_id, events in fed:
             ch = self.channels.get(game_id)
@@ -655,11 +591,7 @@ class Hub:
         them shows the turns of the record (finals.agrees)."""
         uuids = [u for u, _, _ in checked]
         async with self.pool.connection(timeout=PUSH_WAIT) as conn:
-            rows = await (await conn.execute(
-                "SELECT uuid::text, id, table_id, status, mode, last_seq, record, result, white_name, black_name "
-                "FROM hub_games WHERE uuid = ANY(%s::uuid[])", (uuids,))).fetchall()
-            live = (await (await conn.execute(
-                "SELECT count(*) FROM hub_games WHERE table_id = %s AND status = 'live'", (table_id,))).fetchone())[0]
+            rows, live = await stored.games_to_check(conn, table_id, uuids)
         known = {r[0]: r[1:] for r in rows}
         starting = sum(1 for u, _, final in checked if u not in known and final is None)
         ending = sum(1 for u, _, final in checked if final is not None and known.get(u, (0, 0, ""))[2] == "live")
@@ -723,8 +655,7 @@ class Hub:
         rows = json.dumps([[u, s, d, events.mode] for u, events, _ in checked for s, d in events],
                           separators=(",", ":"))
         async with self.pool.connection(timeout=PUSH_WAIT) as conn:
-            done, games = await (await conn.execute(FAST_PUSH, {
-                "rows": rows, "table": table_id, "channel": schema.CHANNEL})).fetchone()
+            done, games = await stored.record_push_fast(conn, rows, table_id)
         if not done:
             return None
         acked = {}
@@ -752,21 +683,13 @@ class Hub:
         if final["status"] == "over" and (ids["white"] or ids["black"]):
             if not agrees:
                 why = "not rated: the table did not push the frames of this game's turns"
-            elif pushed and (await (await conn.execute(
-                    "SELECT 1 FROM hub_games WHERE id <> %s AND record IS NOT NULL AND md5(record::text) = "
-                    "md5(%s::jsonb::text) AND (white IS NOT NULL OR black IS NOT NULL) LIMIT 1",
-                    (game_id, _json(final.get("record"))))).fetchone()) is not None:
+            elif pushed and await stored.rated_twin(conn, game_id, final.get("record")):
                 why = "not rated: the archive holds this record rated already"
             if why:
                 ids = {"white": None, "black": None}
         names = {c: (players.get(c) or {}).get("name") if isinstance(players.get(c), dict) else None
                  for c in ("white", "black")}
-        await conn.execute(
-            "UPDATE hub_games SET status = %s, record = %s, result = %s, created = %s, finished = %s, "
-            "mode = COALESCE(%s, mode), white = %s, black = %s, white_name = %s, black_name = %s WHERE id = %s",
-            (final["status"], _json(final.get("record")), _json(final.get("result")), final.get("created"),
-             final.get("finished"), final.get("mode"), ids["white"], ids["black"], names["white"], names["black"],
-             game_id))
+        await stored.keep_final(conn, game_id, final, ids, names)
         if final["status"] == "over" and ids["white"] and ids["black"] and ids["white"] != ids["black"]:
             await ratings.rate(conn, ids["white"], ids["black"], (final.get("result") or {}).get("winner"))
         return why
@@ -777,47 +700,16 @@ class Hub:
         if not UUID.match(uuid):
             return None
         async with self.pool.connection() as conn:
-            return await (await conn.execute(
-                "SELECT g.id, g.uuid, t.name, g.status, g.last_seq, g.mode, g.created, g.finished, g.result, "
-                "g.record, COALESCE(pw.name, g.white_name), COALESCE(pb.name, g.black_name), "
-                "g.white IS NOT NULL, g.black IS NOT NULL FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
-                "LEFT JOIN hub_players pw ON pw.id = g.white LEFT JOIN hub_players pb ON pb.id = g.black "
-                "WHERE g.uuid = %s", (uuid,))).fetchone()
+            return await stored.game_for_archive(conn, uuid)
 
     async def index(self, args: dict, limit: int = 200) -> list[dict]:
-        where, params = ["TRUE"], []
-        if args.get("table"):
-            where.append("t.name = %s")
-            params.append(args["table"])
-        if args.get("mode"):
-            where.append("g.mode = %s")
-            params.append(args["mode"])
-        if args.get("status"):
-            where.append("g.status = %s")
-            params.append(args["status"])
-        if args.get("result"):
-            where.append("g.result->>'winner' = %s")
-            params.append(args["result"])
-        if args.get("player"):
-            where.append("(COALESCE(pw.name, g.white_name) ILIKE %s OR COALESCE(pb.name, g.black_name) ILIKE %s)")
-            params += [f"%{_like(args['player'])}%"] * 2
-        if args.get("date"):
-            day = _day(args["date"], "date")
-            where.append("g.finished >= %s AND g.finished < %s")
-            params += [day, day + 86400]
-        if args.get("from"):  # a tournament's days: from and to, both included (UTC)
-            where.append("g.finished >= %s")
-            params.append(_day(args["from"], "from"))
-        if args.get("to"):
-            where.append("g.finished < %s")
-            params.append(_day(args["to"], "to") + 86400)
+        day = _day(args["date"], "date") if args.get("date") else None
+        since = _day(args["from"], "from") if args.get("from") else None  # a tournament's days: from and to,
+        before = _day(args["to"], "to") + 86400 if args.get("to") else None  # both included (UTC)
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute(
-                "SELECT g.uuid, t.name, g.status, g.last_seq, g.mode, g.created, g.finished, g.result, "
-                "COALESCE(pw.name, g.white_name), COALESCE(pb.name, g.black_name), g.white IS NOT NULL, "
-                "g.black IS NOT NULL FROM hub_games g JOIN hub_tables t ON t.id = g.table_id "
-                "LEFT JOIN hub_players pw ON pw.id = g.white LEFT JOIN hub_players pb ON pb.id = g.black "
-                f"WHERE {' AND '.join(where)} ORDER BY g.id DESC LIMIT {int(limit)}", params)).fetchall()
+            rows = await stored.index(conn, table=args.get("table"), mode=args.get("mode"), status=args.get("status"),
+                                      result=args.get("result"), player=args.get("player"), day=day, since=since,
+                                      before=before, limit=limit)
         return [{"uuid": str(r[0]), "table": r[1], "status": r[2], "events": r[3], "mode": r[4], "created": r[5],
                  "finished": r[6], "result": r[7], "players": {"white": r[8], "black": r[9]},
                  "rated": {"white": r[10], "black": r[11]}, "url": f"/api/games/{r[0]}"} for r in rows]
@@ -838,15 +730,6 @@ def _day(text: str, field: str) -> float:
         return dt.datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc).timestamp()
     except ValueError:
         raise ValueError(f"{field}: YYYY-MM-DD expected") from None
-
-
-def _like(text: str) -> str:
-    """Text searched for as it is: LIKE's own wildcards escaped."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _json(value):
-    return None if value is None else json.dumps(value)
 
 
 # --- HTTP -------------------------------------------------------------------------------------------
@@ -890,7 +773,7 @@ class Health(Base):
         if db:
             try:
                 async with self.hub.pool.connection(timeout=DB_WAIT) as conn:
-                    await conn.execute("SELECT 1")
+                    await schema.ping(conn)
             except (psycopg.Error, OSError) as exc:
                 self.hub.db.failed(exc)
                 db = False
@@ -1003,10 +886,10 @@ class PlayerCode(Base):
         if wait:
             return self.too_many("too many player code checks for this table", wait)
         async with self.hub.pool.connection() as conn:
-            row = await (await conn.execute("SELECT name FROM hub_players WHERE code = %s", (code,))).fetchone()
-        if row is None:
+            name = await players.name_of(conn, code)
+        if name is None:
             return self.fail(404, f"no player with the code {code}")
-        self.json({"code": code, "name": row[0]})
+        self.json({"code": code, "name": name})
 
 
 class Players(Base):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from engine.board import PLAYERS
 
+from .store import games as stored
+
 
 def seats(state: dict | None) -> tuple[dict, str | None]:
     """({colour: the name given or None}, the practice opponent's colour or None) of a public frame."""
@@ -46,8 +48,7 @@ async def fill(hub, entries: list[dict]) -> list[dict]:
                and not (e["players"].get("white") and e["players"].get("black"))]
     if lacking:
         async with hub.pool.connection() as conn:
-            rows = await (await conn.execute(
-                "SELECT id, uuid FROM hub_games WHERE uuid = ANY(%s::uuid[])", (lacking,))).fetchall()
+            rows = await stored.ids_of(conn, lacking)
         for game_id, uuid in rows:
             ch = await hub.channel(game_id)
             if ch is not None:

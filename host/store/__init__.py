@@ -1,8 +1,7 @@
 """The game store: SQLite in WAL mode, durable before anything is announced.
 
 Every SQL statement on the board's own store, and every replay of a stored game, lives in this
-package (the hub's PostgreSQL store is the hub's own: :mod:`host.hub.schema` and
-:mod:`host.hub.server`).  One file (``quin.sqlite3`` in the data directory) holds every game the
+package (the hub's PostgreSQL store is the hub's own: :mod:`host.hub.store`).  One file (``quin.sqlite3`` in the data directory) holds every game the
 table has played:
 
 - ``games``: mode, Vision, first player, both setups (once given), status

@@ -1,11 +1,13 @@
 """What each player, and the public, may know (Classic)."""
 
 import json
+from collections import Counter
 
 import pytest
 
 from engine.randplay import random_game
-from engine.views import action_seen_by, knows, view
+from engine.errors import IllegalError
+from engine.views import action_seen_by, knows, made_public, view
 
 from tests.support.engine_helpers import (
     S,
@@ -167,3 +169,84 @@ def test_no_view_of_a_random_game_shows_an_unknown_identity():
         rivals = ("white", "black") if viewer is None else (("black",) if viewer == "white" else ("white",))
         for rival in rivals:
             assert set(v["reserve"][rival]) == {"count"}
+
+
+# --- what an action makes public -------------------------------------------------------------------
+
+
+def _unchanged(g, action) -> dict:
+    key, known, legal = g.same_game_key(), list(g.state.known), g.legal_actions()
+    out = made_public(g, action)
+    assert (g.same_game_key(), list(g.state.known), g.legal_actions()) == (key, known, legal)
+    return out
+
+
+def test_made_public_by_a_flash_names_both_towers_where_they_stand():
+    """Spec 6: a flash reveals both towers."""
+    g = position({"w35": "P", "w36": "m", "w19": "L", "b19": "l", "b33": "v"}, "black")
+    assert _unchanged(g, mv("w36", "w35")) == {"w35": "peripheral", "w36": "memory"}
+    assert _unchanged(g, mv("b33", "b32")) == {}  # a move onto an empty space shows nothing
+
+
+def test_made_public_by_time_and_resurrection():
+    """Time (Classic) goes to Zero Gravity revealed, the rewound tower stays hidden; a resurrected
+    tower was public already (captured towers are), so it is not named again."""
+    g = position({"w39": "T", "w13": "V", "b35": "p", "w19": "L", "b19": "l"}, "black",
+                 captured={"white": ["S"]})
+    g.push(mv("b35", "b32"))
+    assert _unchanged(g, time_at("w39")) == {"w39": "time"}
+    g.push(time_at("w39"))
+    assert _unchanged(g, resurrect("shadow", "b29")) == {}
+
+
+def test_made_public_by_a_failed_time_names_the_shadow():
+    """Spec 5, Time (Classic): against an action that moved a Shadow the Power fails and reveals it."""
+    g = position({"w39": "T", "b35": "s", "w19": "L", "b19": "l"}, "black")
+    shadow = next(a for a in g.legal_actions() if type(a).__name__ == "Move" and a.frm == S("b35"))
+    g.push(shadow)
+    assert _unchanged(g, time_at("w39")) == {"w39": "time", view(g, "black")["history"][-1]["actions"][0]["to"]: "shadow"}
+
+
+def test_made_public_by_artificial_lights_reinforced_together_names_their_gateways():
+    """Spec 5: several Artificial Lights at once are public; a single reinforcement is not."""
+    g = position({"w38": "L", "b38": "l"}, "white", reserve={"white": ["artificial_light"] * 2})
+    assert _unchanged(g, reinforce(w19="artificial_light", w29="artificial_light")) == {
+        "w19": "artificial_light", "w29": "artificial_light"}
+    assert _unchanged(g, reinforce(w19="artificial_light")) == {}
+
+
+def test_made_public_refuses_an_illegal_action():
+    g = position({"w35": "P", "w19": "L", "b19": "l"}, "black")
+    with pytest.raises(IllegalError):
+        made_public(g, mv("w35", "w34"))
+
+
+def _public(v) -> Counter:
+    """The identities a public view shows: on the board and on both Zero Gravity boards."""
+    return Counter([e["piece"] for e in v["board"] if e["piece"] is not None]
+                   + [p for side in ("white", "black") for p in v["captured"][side]])
+
+
+@pytest.mark.parametrize("mode", ["classic", "third_eye"])
+def test_made_public_is_what_the_public_view_shows_after_and_not_before(mode):
+    """On random games: the game is left as it was, no named space showed its identity before the
+    action, and the public view after it shows every named identity more (the public view)."""
+    named = 0
+    for seed in range(6):
+        game = random_game(100 + seed, mode=mode, max_actions=60)
+        while game.log and game.is_over():
+            game.pop()
+        for action in game.legal_actions()[:40]:
+            out = _unchanged(game, action)
+            before = view(game, None)
+            game.push(action)
+            after = view(game, None)
+            game.pop()
+            for space in out:
+                assert board_of(before).get(space, (None, None))[1] is None  # not public before
+            gained = _public(after)
+            gained.subtract(_public(before))
+            for piece, n in Counter(out.values()).items():
+                assert gained[piece] >= n  # public after: on the board or a Zero Gravity board
+            named += len(out)
+    assert named > 0

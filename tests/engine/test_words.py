@@ -12,7 +12,7 @@ import random
 import pytest
 
 from engine import words
-from engine.actions import Move
+from engine.actions import Gravity, Move, Reinforce
 from engine.board import other
 from engine.game import Game
 from engine.state import BOTH
@@ -149,7 +149,7 @@ def _answers(game: Game) -> tuple:
     whys = tuple(words.why_not(game, "reinforce", (p,)) for p in sorted(pieces))
     whys += tuple(words.why_not(game, "resurrect", piece=p) for p in ("void", "shadow", "time"))
     whys += (words.why_not(game, "time"), words.why_not(game, "swap"))
-    return said, words.destinations(game), forecast and forecast.towers, whys
+    return said, words.destinations(game), forecast and forecast.towers, whys, words.composable(game)
 
 
 @pytest.mark.parametrize("mode", ["classic", "third_eye"])
@@ -163,3 +163,39 @@ def test_every_answer_depends_only_on_what_the_mover_knows(mode):
             assert _answers(twin) == mine
             compared += 1
     assert compared == 75
+
+
+# --- what the mover composes ---------------------------------------------------------------------
+
+
+def test_composable_names_void_gravitys_anchors_and_the_empty_gateways():
+    """Spec 5, Void Gravity (Third Eye): a Void off the Iris pulls other own Voids onto the empty
+    spaces around it; Reinforce: Artificial Lights at once onto empty own Gateways."""
+    g = position({"w23": ("white", "void"), "w26": ("white", "void"), "w59": ("white", "shadow"),
+                  "w38": ("white", "light"), "b38": ("black", "light")}, mode="third_eye")
+    gravity, gateways = words.composable(g)
+    assert set(gravity) == {S("w23"), S("w26")}
+    for anchor, spots in gravity.items():
+        assert spots == tuple(sorted(spots)) and spots
+        assert all(g.state.board[s] < 0 for s in spots)
+    assert gateways == tuple(sorted(S(f"w{k}9") for k in range(1, 5)))  # w59 holds the Shadow
+    classic = position({"w23": ("white", "void"), "w26": ("white", "void"), "w38": ("white", "light"),
+                        "b38": ("black", "light")})
+    assert words.composable(classic)[0] == {}  # Void Gravity is Third Eye's
+    one = position({"w23": ("white", "void"), "w38": ("white", "light"), "b38": ("black", "light")}, mode="third_eye")
+    assert words.composable(one)[0] == {}  # a lone Void pulls nothing
+
+
+def test_composable_covers_every_legal_gravity_and_reinforcement_on_random_positions():
+    """What the mover composes from the hints includes every legal action that is not listed."""
+    seen = 0
+    for game in random_positions("third_eye", 30, seed=3200, least=10):
+        gravity, gateways = words.composable(game)
+        for action in game.legal_actions():
+            if type(action) is Gravity:
+                assert action.void in gravity
+                assert {b for _, b in action.moves} <= set(gravity[action.void])
+                seen += 1
+            elif type(action) is Reinforce:
+                assert {s for s, _ in action.placements} <= set(gateways)
+    assert seen > 0

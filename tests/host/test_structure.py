@@ -8,6 +8,8 @@
 - **The board's layer imports nothing above it**: ``host/board/`` never imports ``host.referee``
   (refereeing a trace is ``host/referee/traces.py``) nor ``host.system`` (which files are the data
   directory's is ``host.system.config``'s; the board reads and writes the paths it is given).
+- **The hub's handlers stand at module level**: no class of ``host/hub/`` is defined inside a
+  function (a route's handler built by a function was invisible to the reader and the tests).
 - **The hub's package is the hub's**: outside it, only the ``quin hub`` command imports more of it
   than the two formats a board shares with the hub (``frames``, ``codes``); the board's push is
   ``host/remote/push.py``.
@@ -136,6 +138,18 @@ def into_the_hub(graph: dict[str, dict[str, tuple[str, int]]]) -> list[str]:
             if target.startswith("host.hub") and target not in HUB_SHARED]
 
 
+def classes_in_functions(root: Path) -> list[str]:
+    """Each class of ``root/host/hub`` defined inside a function, as ``file:line class Name``."""
+    found = []
+    for path in sorted((root / "host" / "hub").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found += [f"{path.relative_to(root).as_posix()}:{n.lineno} class {n.name}"
+                          for n in ast.walk(node) if isinstance(n, ast.ClassDef)]
+    return found
+
+
 # --- the host as it is ------------------------------------------------------------------------------
 
 
@@ -146,6 +160,17 @@ def host_imports() -> dict[str, dict[str, tuple[str, int]]]:
 
 def test_no_import_circle_in_host():
     assert circles(host_imports()) == []
+
+
+def test_the_hubs_handlers_stand_at_module_level():
+    assert classes_in_functions(ROOT) == []
+
+
+def test_the_scan_finds_a_handler_defined_inside_a_function(tmp_path):
+    root = _tree(tmp_path, {"host/hub/remote.py": "class Top:\n    pass\n\n\ndef routes():\n"
+                                                  "    class Act(Top):\n        async def post(self):\n"
+                                                  "            pass\n    return [Act]\n"})
+    assert classes_in_functions(root) == ["host/hub/remote.py:6 class Act"]
 
 
 def test_the_board_imports_nothing_of_the_referee_or_the_system():

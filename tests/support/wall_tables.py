@@ -14,7 +14,7 @@ from engine.game import Game
 from engine.record import to_record
 from engine.randplay import random_setup
 from engine.views import view
-from host.hub import schema
+from host.hub.store import schema
 
 BATCH = 20
 NAMES = ["Ann", "Bob", "Chloé", "Dmitri", "Esther", "Fatima", "Gus", "Hana", "Ivo", "Jun", "Kalani", "Lars",

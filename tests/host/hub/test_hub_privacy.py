@@ -12,7 +12,7 @@ import itertools
 import time
 
 import host.store
-from host.hub import schema
+from host.hub.store import schema
 from host.remote import push
 from tests.support import privacy_runs as sp
 from tests.support.hubproc import HubProcess, wait_for

@@ -1,4 +1,5 @@
-"""The hub's PostgreSQL schema and its few statements shared by the server and the commands.
+"""The hub's PostgreSQL schema, its tables' keys, and the statements about the connection itself
+(creating the schema, a table, checking a connection, listening for the hub's notifications).
 
 What the hub holds of a live game is exactly what the board's public status page showed (the
 ``events``: each a public state with its public notices, numbered per game by the board); hidden
@@ -145,3 +146,14 @@ def add_table(conn, name: str) -> str:
     if row is None:
         raise ValueError(f"there is already a table named {name!r}")
     return key
+
+
+async def ping(conn) -> None:
+    """A statement that proves the connection reaches the database (``SELECT 1``)."""
+    await conn.execute("SELECT 1")
+
+
+async def listen(conn) -> None:
+    """Listen on this connection for the notifications of board and remote games."""
+    await conn.execute(f"LISTEN {CHANNEL}")
+    await conn.execute(f"LISTEN {REMOTE_CHANNEL}")
