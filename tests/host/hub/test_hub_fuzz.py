@@ -15,7 +15,7 @@ import urllib.request
 import uuid
 
 import psycopg
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.support.hub_client import SSE, request
@@ -172,6 +172,14 @@ def test_fuzzed_routes_never_answer_500_and_keep_what_is_stored(db, hubs, tmp_pa
     record = final_["record"]
     answers: dict[int, int] = {}
 
+    # Which bodies the derandomized search draws depends on the Hypothesis version: a body well
+    # formed in every part is rare among them (one run drew none, and no push was kept).  These two
+    # are drawn every time, so the later checks are reached whatever the version: a new game's first
+    # frame (kept: 200) and the finished game again with a final that is not the game (refused).
+    @example({"games": [{"uuid": UUIDS[0], "events": [{"seq": 1, "data": {
+        "state": {"phase": "playing", "mode": "classic", "players": {"white": "Ann", "black": None}, "turn": 1},
+        "notices": []}}]}]}, True)
+    @example({"games": [{"uuid": g, "final": dict(final_, record=dict(record, turns=record["turns"][:-1]))}]}, True)
     @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(push_body(record, final_["result"], g), st.booleans())
