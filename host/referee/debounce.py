@@ -43,7 +43,7 @@ class Debouncer:
     """Stable occupancy from raw snapshots.  Times are seconds, non-decreasing."""
 
     __slots__ = ("on_delay", "off_delay", "raw", "stable", "since", "began", "pending", "last_change", "now",
-                 "expect", "meta", "history", "reported")
+                 "expect", "meta", "history", "reported", "on_acc", "cut")
 
     def __init__(self, on_delay: float = 0.05, off_delay: float = 0.15, initial: frozenset[int] = frozenset()):
         if on_delay < 0 or off_delay < 0:
@@ -61,6 +61,10 @@ class Debouncer:
         self.meta: dict[int, tuple[float, float]] = {}  # space -> (began, settled) of a lift seen late
         self.history: dict[int, list[tuple[float, bool]]] = {}  # space -> its recent raw edges (t, on)
         self.reported: dict[int, float] = {}  # space -> when its stable state last flipped
+        # space -> how long its reading has been on in the current burst, its bounces' short gaps left
+        # out (a landing cut short, below)
+        self.on_acc: dict[int, float] = {}
+        self.cut: dict[int, float] = {}  # space -> when a landing cut short went off (it counts if it stays off)
 
     def _off_due(self, s: int) -> float:
         """When a stable tower whose reading is empty flips off if the reading holds."""
@@ -108,6 +112,17 @@ class Debouncer:
                     stable = self.stable = stable - {s}
                 if t - last > BURST_GAP or fresh:
                     began[s] = t  # a new lift or placement starts (flicker belongs to it)
+                    self.on_acc[s] = 0.0
+                elif s in occupied:
+                    self.cut.pop(s, None)  # only a bounce
+                    if t - last >= EXPECT_STEADY - EPS:
+                        self.on_acc[s] = 0.0  # off long enough to be a hand bobbing over it, not a bounce
+                elif s not in stable:
+                    # Perhaps a landing cut short (``_landed``): its reading on for ``on_delay`` in all.
+                    acc = self.on_acc.get(s, 0.0) + (t - last)
+                    self.on_acc[s] = acc
+                    if acc >= self.on_delay - EPS:
+                        self.cut[s] = t
                 since[s] = t
                 if (s in occupied) != (s in stable):
                     pending.add(s)
@@ -118,10 +133,37 @@ class Debouncer:
             flipped = flipped | held
         return flipped | late if late else flipped
 
+    def _landed(self, t: float) -> frozenset[int]:
+        """Landings cut short, due by ``t``: a tower that bounced as it touched down and was lifted
+        again before its reading held ``on_delay`` at a stretch, though it read on that long in all
+        (its bounces' gaps under EXPECT_STEADY), and has now read empty EXPECT_STEADY: it was put
+        down, and is lifted again.  It counts as placed now; its lift goes on as any other (off once
+        it lasted ``off_delay``).  Before, such a tower was never seen placed (hasty soak seeds 420013
+        and 520001: the next player lifted it 0.1 to 0.16 s after it touched down, for a Time, and the
+        move was read to where the Time then took it).  A placement whose bounce merely came back on
+        is read as before, 50 ms at a stretch after its last bounce."""
+        due = [s for s, off in self.cut.items() if t >= off + EXPECT_STEADY - EPS]
+        if not due:
+            return frozenset()
+        for s in due:
+            off = self.cut.pop(s)
+            self.on_acc[s] = 0.0
+            if s in self.raw or s in self.stable:
+                continue
+            self.began[s] = off  # the lift began when it went off (the touch-down is the placement's)
+            self.stable = self.stable | {s}
+            self.reported[s] = t
+            self.pending.add(s)  # the lift: off once its reading held off_delay (from its last edge)
+        return frozenset(s for s in due if s in self.stable)
+
     def advance(self, t: float) -> frozenset[int]:
         """Let time pass to ``t``; returns the spaces whose stable state flipped."""
         if t > self.now:
             self.now = t
+        if self.cut:
+            landed = self._landed(t)
+            if landed:
+                return landed | self.advance(t)
         if not self.pending:
             return frozenset()
         raw = self.raw
@@ -163,10 +205,12 @@ class Debouncer:
 
     def next_due(self) -> float | None:
         """When the next pending space will flip if its reading holds, or None."""
+        cut = min((off + EXPECT_STEADY for off in self.cut.values()), default=None)
         if not self.pending:
-            return None
+            return cut
         raw = self.raw
-        return min(self.since[s] + self.on_delay if s in raw else self._off_due(s) for s in self.pending)
+        due = min(self.since[s] + self.on_delay if s in raw else self._off_due(s) for s in self.pending)
+        return due if cut is None else min(due, cut)
 
     def settled(self) -> bool:
-        return not self.pending
+        return not self.pending and not self.cut

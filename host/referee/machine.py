@@ -125,6 +125,7 @@ class Referee(Reading, Words, TimePlanning, RemoteFollowing):
         # clock").  (player, kind, word, when, the spaces then unsettled)
         self._held: list[tuple[str, str, Word | None, float, frozenset[int]]] = []
         self._releasing = False
+        self._racing: frozenset[int] = frozenset()  # spaces a declaration being judged was said during
         self._next_words: dict[str, list[Word]] = {p: [] for p in PLAYERS}  # said for the mover's next turn
         self._step_t0 = -INF  # raw history before this is an earlier step's (set by _new_step)
         if self.state is not Phase.OVER:

@@ -232,7 +232,7 @@ class Reading:
                 continue
             back = ev.lifted_and_back(k) | ev.rested_in_passing(k, self.quiet)
             for c in comp:
-                if c.action in self._declined:
+                if c.action in self._declined or c.touched & self._racing:
                     continue
                 # towers it leaves unexplained, then a reading after which the next player does what
                 # they declared, then the longest
@@ -276,7 +276,7 @@ class Reading:
             return self._decide_at(k, n, here, blocking, out)
 
         # Nothing complete.  A flash under way?
-        if pool is None and self._flash_seen(n, blocking, out):
+        if pool is None and not self._racing and self._flash_seen(n, blocking, out):
             return False
         # A rival who did not wait even a moment (a Time rewind lifting the tower just put down):
         # an action touched again before its spaces rested is read only if what came after is,

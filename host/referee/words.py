@@ -41,10 +41,19 @@ class Words:
             self._held.pop(0)
             if player == self.game.to_move and self.state is not Phase.OVER:
                 # What the board showed before the word is read first (an action over and done
-                # commits now), then the word is judged for the step it was said in.
-                for _ in range(64):
-                    if self.state is Phase.OVER or not self._decide(now, out):
-                        break
+                # commits now), then the word is judged for the step it was said in.  A declaration
+                # said while the mover's own lift or placement was still under way is about it: no
+                # reading that uses those spaces is committed before the word is judged (hasty soak
+                # seed 520001: Black lifted the Time tower, then White's tower to rewind it, and
+                # tapped "time" 13 ms into that lift; the two lifts read as the Time tower's flash of
+                # that tower, both destroyed, and the word was kept for Black's next turn).
+                self._racing = spaces if word is not None and word.kind != "choose" else frozenset()
+                try:
+                    for _ in range(64):
+                        if self.state is Phase.OVER or not self._decide(now, out):
+                            break
+                finally:
+                    self._racing = frozenset()
                 if player == self.game.to_move and word is not None and self._for_next_turn(word, at):
                     # Said once the rival had begun: it is for this player's next turn.
                     self._next_words[player].append(word)

@@ -56,6 +56,31 @@ def test_a_reading_that_ends_before_its_window_is_still_nothing():
     assert deb.advance(2.0) == frozenset() and deb.stable == frozenset()
 
 
+def test_a_landing_cut_short_counts_once_it_stays_off():
+    """A tower touches down on B bouncing (on 30 ms, off 8, on 30, off 10, on 5), never 50 ms at a
+    stretch but 65 ms in all, and is lifted at once (the next player's hand 0.1 s after the
+    touch-down): placed once it has read empty 40 ms, then lifted once it has been off 150 ms."""
+    deb = Debouncer(initial=frozenset())
+    events = [(1.0, {B}), (1.03, set()), (1.038, {B}), (1.068, set()), (1.078, {B}), (1.083, set())]
+    assert run(deb, events, 2.0) == [(1.125, B, True), (1.235, B, False)]
+    assert deb.began[B] == pytest.approx(1.083)  # the lift is dated from when it went off
+
+
+def test_a_hand_bobbing_over_a_space_is_still_no_landing():
+    """The other side: on 30 ms, off 45 ms (longer than a bounce), on 30 ms, then gone: 60 ms on in
+    all, but never a landing."""
+    deb = Debouncer(initial=frozenset())
+    assert run(deb, [(1.0, {B}), (1.03, set()), (1.075, {B}), (1.105, set())], 2.0) == []
+
+
+def test_a_bouncing_placement_that_stays_is_read_as_before():
+    """A placement whose bounce comes back on within 40 ms is no landing cut short: it flips 50 ms
+    after its last bounce, as before."""
+    deb = Debouncer(initial=frozenset())
+    events = [(1.0, {B}), (1.03, set()), (1.038, {B}), (1.068, set()), (1.078, {B})]
+    assert run(deb, events, 2.0) == [(1.13, B, True)]
+
+
 @pytest.mark.parametrize("length", [0.02, 0.08, 0.14])
 def test_a_neighbour_bumped_off_its_magnet_for_under_150ms_is_never_seen(length):
     deb = Debouncer(initial=frozenset({A, B}))

@@ -83,6 +83,16 @@ SOAK_REGRESSIONS = [
     # it 85 ms after its last bounce; the lift dated from the landing, so it came "before" the word and
     # the swap took in the rewind's flips (stuck, the Time waiting for a rewind already done)
     (70004, "classic", "medium", "hasty"),
+    # the next player lifted the rival's tower 0.1 to 0.16 s after it touched down, while it bounced,
+    # for a Time: its reading was never on 50 ms at a stretch, so it was never seen placed; the move
+    # was read to where the Time then took the tower (a wrong commit, 420013) or fitted nothing
+    # (stuck, 520001, 520004)
+    (420013, "third_eye", "high", "hasty"),
+    (520001, "classic", "low", "hasty"),
+    (520004, "classic", "medium", "hasty"),
+    # Black tapped "time" 13 ms into the lift of White's tower for the rewind: the two lifts (the Time
+    # tower's and that tower's) were read first, as the Time tower's flash of it (a wrong commit)
+    (520001, "classic", "medium", "hasty"),
 ]
 
 

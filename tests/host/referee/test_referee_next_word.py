@@ -484,3 +484,39 @@ def test_a_tower_resting_a_moment_on_its_way_bouncing_all_the_while_is_one_move(
     play.place("w37", then=0.8)
     assert play.played() == [mv("w26", "w37")]
     assert not questions(play) and not refused(play)
+
+
+# --- hasty soak: the mover's Time said as their hand lifted the rival's tower -----------------------
+
+
+def time_or_flash():
+    """Classic, White to move: White's Void on w17 steps to w18; Black's Time tower on w28 may then
+    rewind that move, or flash the Void on w18 (a Time tower on a Void: both leave the board)."""
+    return classic({"w17": "V", "w28": "t", "b35": "p", "b58": "s"}, "white")
+
+
+def test_the_movers_time_said_as_they_lift_the_rivals_tower_is_a_time_not_a_flash():
+    """Hasty soak seed 520001 (Classic, medium noise): White moved w17-w18; Black lifted the Time
+    tower on w28, then White's tower on w18 to rewind it, and tapped "time" 13 ms into that lift.  The
+    board then showed both towers lifted: the flash of the Time tower on the Void, both destroyed, was
+    read before the word and committed (a wrong commit; the word was kept for Black's next turn).  A
+    declaration said while the mover's own lift was still under way is about that lift."""
+    play = Play(time_or_flash(), step=0.005)
+    play.move("w17", "w18", then=0.2)
+    play.lift("w28", then=0.27)
+    play.lift("w18", then=0.015)
+    play.say("black", {"type": "time"})
+    play.wait(0.3)
+    play.place("w17", then=0.6)
+    assert play.played()[:2] == [mv("w17", "w18"), Time(S("w28"))]
+    assert not refused(play)
+
+
+def test_the_same_lifts_without_a_word_are_the_flash():
+    """The other side: the same two lifts and no word: the Time tower flashed the Void, both gone."""
+    play = Play(time_or_flash(), step=0.005)
+    play.move("w17", "w18", then=0.2)
+    play.lift("w28", then=0.27)
+    play.lift("w18", then=0.6)
+    assert play.played() == [mv("w17", "w18"), mv("w28", "w18")]
+    assert not refused(play)
