@@ -108,6 +108,11 @@ def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
             states.append((ann.state(), ann.state("white")))
         link = ann.seat.link
         secret = [link.hub, link.code, link.shown, link._token, ann.table.host_key, *ann.table.tokens.values()]
+        # the recording ends with the game played: whether the hub's "Bob's browser is away" reaches
+        # the board before it stops is a race of the teardown (bob.close, then ann.stop), not the game
+        link.record_raw = False
+        for sub in subs:
+            sub.close()
     finally:
         bob.close()
         for sub in subs:
@@ -290,6 +295,11 @@ def play_with_reveals(tmp_path, hub_url, white: Setup, black: Setup, moves: list
             states.append((ann.state(), ann.state("white")))
         link = ann.seat.link
         secret = [link.hub, link.code, link.shown, link._token, ann.table.host_key, *ann.table.tokens.values()]
+        # the recording ends with the game played: whether the hub's "Bob's browser is away" reaches
+        # the board before it stops is a race of the teardown (bob.close, then ann.stop), not the game
+        link.record_raw = False
+        for sub in subs:
+            sub.close()
     finally:
         bob.close()
         for sub in subs:
