@@ -79,17 +79,23 @@ class BoardClock:
                 dues.append(due)
         return min(dues, default=None)
 
+    def _to_deadline(self) -> bool:
+        """Every table ticked, then the clock moved to the referees' next deadline if it is near
+        (True), else left where it is (False)."""
+        self.tick()
+        now, due = self.clock.now(), self._due()
+        if due is None or not now < due <= now + NEAR:
+            return False
+        self.clock.advance(due - now)
+        self.tick()
+        return True
+
     def _go_on(self) -> bool:
         """Time goes on while the test waits: to the referee's next deadline if it is near (True),
         else as much as the machine's clock went since the last look, at most ``TICK`` (a referee
         waiting for the hub asks at every tick: its deadline is always now, and the hub is real)."""
-        self.tick()
-        now = self.clock.now()
-        due = self._due()
         real = time.monotonic()
-        if due is not None and now < due <= now + NEAR:
-            self.clock.advance(due - now)
-            self.tick()
+        if self._to_deadline():
             self._real = real
             return True
         self.clock.advance(max(0.0, min(real - self._real, TICK)))
@@ -101,11 +107,8 @@ class BoardClock:
         """The referees' near deadlines passed, one after another, with nothing else going on (no
         wait on the hub): the board read as it stands before anyone touches it."""
         for _ in range(50):
-            self.tick()
-            now, due = self.clock.now(), self._due()
-            if due is None or not now < due <= now + NEAR:
+            if not self._to_deadline():
                 break
-            self.clock.advance(due - now)
         self._real = time.monotonic()
 
     def until(self, pred, what: str = "a condition", timeout: float = 20.0):
@@ -179,17 +182,6 @@ class Board:
     @property
     def side(self):
         return self.seat.local
-
-    def settle(self) -> None:
-        """The referees' near deadlines passed, one after another, with nothing else going on (no
-        wait on the hub): the board read as it stands before anyone touches it."""
-        for _ in range(50):
-            self.tick()
-            now, due = self.clock.now(), self._due()
-            if due is None or not now < due <= now + NEAR:
-                break
-            self.clock.advance(due - now)
-        self._real = time.monotonic()
 
     def until(self, pred, what: str = "a condition", timeout: float = 20.0):
         """Wait for ``pred`` while the board's time goes on (:meth:`BoardClock.until`)."""
