@@ -58,22 +58,24 @@ class RemotePlayer:
         return call(self.url, "POST", f"/api/remote/{self.code}/{route}", body, self.token)
 
     def listen(self):
-        """Follow the stream, reconnecting as a browser's EventSource does, until ``close``."""
+        """Follow the stream, reconnecting as a browser's EventSource does, until ``close``.  Each
+        listen has its own follower and stop: a follower of an earlier listen, closed while it
+        waited to reconnect, never comes back as a second stream (the page was closed)."""
         self._closed = False
-        threading.Thread(target=self._follow, daemon=True).start()
+        stop = self._stop = threading.Event()
+        threading.Thread(target=self._follow, args=(stop,), daemon=True).start()
         return self
 
-    def _follow(self):
-        import time
-        while not self._closed:
+    def _follow(self, stop: threading.Event):
+        while not stop.is_set():
             try:
-                self._listen()
+                self._listen(stop)
             except OSError:
                 pass
-            # a browser's EventSource waits a moment before it reconnects to the real server: so does this
-            time.sleep(0.05)
+            # a browser's EventSource waits a moment before it reconnects (at once if closed meanwhile)
+            stop.wait(0.05)
 
-    def _listen(self):
+    def _listen(self, stop: threading.Event):
         u = urllib.parse.urlsplit(self.url)
         conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
         self._conn = conn
@@ -81,8 +83,8 @@ class RemotePlayer:
         try:
             conn.request("GET", f"/api/remote/{self.code}/stream?token={self.token}")
             resp = conn.getresponse()
-            if not self._closed:
-                self._read(resp)
+            if not stop.is_set():
+                self._read(resp, stop)
         except OSError:
             return
         finally:
@@ -92,12 +94,12 @@ class RemotePlayer:
                 resp.close()
             conn.close()
 
-    def _read(self, resp):
+    def _read(self, resp, stop: threading.Event):
         data = []
         try:
             while True:
                 line = resp.readline()
-                if not line or self._closed:
+                if not line or stop.is_set():
                     return
                 text = line.decode().rstrip("\n")
                 if text.startswith("data:"):
@@ -114,6 +116,9 @@ class RemotePlayer:
 
     def close(self):
         self._closed = True
+        stop = getattr(self, "_stop", None)
+        if stop is not None:
+            stop.set()
         if self._conn is not None and self._conn.sock is not None:
             import socket
             try:

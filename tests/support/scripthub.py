@@ -293,11 +293,25 @@ class ScriptHub:
         h.close_connection = True
         sent = None
         sink = self.sent.setdefault((g.code, side), [])
+        gone = threading.Event()
+
+        def watch():
+            # the client sends nothing more on a stream: the read ends when it closes the connection,
+            # which the hub takes in at once (as a real server's close callback does)
+            try:
+                h.connection.recv(1)
+            except OSError:
+                pass
+            gone.set()
+            with self.lock:
+                self.changed()
+
+        threading.Thread(target=watch, daemon=True).start()
         try:
             while True:
                 with self.lock:
                     while True:
-                        if self.down or getattr(self, "epoch", 0) != epoch:
+                        if self.down or getattr(self, "epoch", 0) != epoch or gone.is_set():
                             return
                         state = g.state(side)
                         if state != sent:

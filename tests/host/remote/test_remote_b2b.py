@@ -14,8 +14,7 @@ from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
 from tests.support.player import call
-from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board
-from tests.support.waiting import wait_for
+from tests.support.remote_board import Board, BoardClock, applied, carry_out, count, follow_the_board
 
 OTHER = {"white": "black", "black": "white"}
 
@@ -42,25 +41,26 @@ def test_board_against_board_a_whole_game(tmp_path, realhub, mode, seed):
     truth = Game(played.setups["white"], played.setups["black"], mode, False, played.first)
     (tmp_path / "ann").mkdir()
     (tmp_path / "bob").mkdir()
-    ann = Board(tmp_path / "ann", realhub.url, side="white", mode=mode, first=played.first)
+    clock = BoardClock()  # the two boards' time, moved by the test (one machine's clock for both)
+    ann = Board(tmp_path / "ann", realhub.url, side="white", mode=mode, first=played.first, clock=clock)
     bob = None
     try:
-        bob = Board(tmp_path / "bob", realhub.url, remote=ann.seat.link.code, name="Bob")
+        bob = Board(tmp_path / "bob", realhub.url, remote=ann.seat.link.code, name="Bob", clock=clock)
         boards = {"white": ann, "black": bob}
         assert bob.side == "black"
         for b in boards.values():
-            wait_for(lambda: b.seat.link.state is not None and b.seat.link.paused() is None, what="both present")
+            clock.until(lambda: b.seat.link.state is not None and b.seat.link.paused() is None, what="both present")
         ann.table.submit_setup("white", played.setups["white"].to_record())
         bob.table.submit_setup("black", played.setups["black"].to_record())
         for b in boards.values():
-            wait_for(lambda: b.table.phase == "playing" and b.table.ref is not None, what="the game to start")
+            clock.until(lambda: b.table.phase == "playing" and b.table.ref is not None, what="the game to start")
             b.place_start()
         for b in boards.values():
-            wait_for(lambda: b.table.ref.phase == "play", what="the board set")
+            clock.until(lambda: b.table.ref.phase == "play", what="the board set")
         for i, (turn, player, action) in enumerate(played.log):
             me, rival = boards[player], boards[OTHER[player]]
             try:
-                wait_for(lambda: me.table.ref.phase == "play" and me.table.game.to_move == player
+                clock.until(lambda: me.table.ref.phase == "play" and me.table.game.to_move == player
                          and getattr(me.table.ref.state, "value", "") == "play", what=f"{player}'s turn ({i})")
             except AssertionError:
                 raise AssertionError(f"{player}'s turn ({i}, {action}): {me.table.ref.state} "
@@ -68,11 +68,11 @@ def test_board_against_board_a_whole_game(tmp_path, realhub, mode, seed):
             carry_out(me, truth, action)
             follow_the_board(me)
             # the hub has it, as the player did it
-            wait_for(lambda: count(me.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+            clock.until(lambda: count(me.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
             got = [a for t in me.seat.link.state["view"]["history"] for a in t["actions"]][i]
             assert got == action.to_record(), f"action {i}: {player}'s board read {got}, the player did {action}"
             # the rival's board shows it as a plan; its person carries it out
-            wait_for(lambda: applied(rival) > i, what=f"the {OTHER[player]} board to have action {i}")
+            clock.until(lambda: applied(rival) > i, what=f"the {OTHER[player]} board to have action {i}")
             follow_the_board(rival)
             truth.push(action)
             for side, b in boards.items():
@@ -82,11 +82,11 @@ def test_board_against_board_a_whole_game(tmp_path, realhub, mode, seed):
                 # nothing applied twice: each board's session has exactly the actions played
                 assert applied(b) == i + 1 or b.table.phase == "over", (side, i, applied(b))
         for side, b in boards.items():
-            wait_for(lambda: b.table.phase == "over", what=f"the game over at {side}'s board")
-            wait_for(lambda: b.seat.link.state["phase"] == "over", what="the hub's end")
+            clock.until(lambda: b.table.phase == "over", what=f"the game over at {side}'s board")
+            clock.until(lambda: b.seat.link.state["phase"] == "over", what="the hub's end")
             assert b.seat.link.state["record"] == to_record(truth)
             row = b.table.row
-            wait_for(lambda: b.service.store.game(row.id).status == "over", what=f"{side}'s store's end")
+            clock.until(lambda: b.service.store.game(row.id).status == "over", what=f"{side}'s store's end")
             # the store holds the finished game with every identity, each action once
             assert b.service.store.record(row.id) == to_record(truth)
             assert b.state()["view"]["result"] == truth.result.to_json()

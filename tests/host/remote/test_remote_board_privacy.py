@@ -17,8 +17,7 @@ import time
 
 from tests.support.player import RemotePlayer
 from tests.support.realhub import RealHub
-from tests.support.remote_board import Board
-from tests.support.waiting import wait_for
+from tests.support.remote_board import Board, count, heard
 
 from engine.actions import action_from_record
 from engine.game import Game
@@ -79,7 +78,7 @@ def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
         bob.listen()
         # one thing at a time, in the same order in both runs (which lineup reaches the hub first
         # is otherwise a race, and shows in the states)
-        wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
         # the hub's presence states come on its own real clock: a settled moment before recording, the same in both runs
         time.sleep(0.5)
         # recorded from here: before, how many states say who is present yet comes with the clock
@@ -89,25 +88,31 @@ def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
             frames[audience].append(sub.attach(frames[audience].append, lambda: None))
             subs.append(sub)
         ann.set_up(11)
-        wait_for(lambda: ann.seat.link.state["setups_in"]["white"], what="Ann's lineup at the hub")
+        ann.until(lambda: ann.seat.link.state["setups_in"]["white"], what="Ann's lineup at the hub")
         bob.post("setup", {"setup": black.to_record()})
-        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+        ann.until(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
         ann.place_start()
-        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        ann.until(lambda: ann.table.ref.phase == "play", what="the board set")
         for i in range(0, len(moves), 2):
             a, b = moves[i], moves[i + 1]
             ann.move(a["from"], a["to"])
-            bs = bob.wait(lambda s: s["legal"] is not None)
+            bs = ann.until(lambda: heard(bob, lambda s: s["legal"] is not None and count(s["view"]) == i + 1),
+                           what="Black's turn")
             assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
-            wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+            ann.until(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
             states.append((ann.state(), ann.state("white")))
             ann.move(b["from"], b["to"])
-            wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+            ann.until(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
                      and ann.state()["opponent"].get("plan") is None, what="the plan carried out")
-            time.sleep(0.3)  # the board settles (the same in both runs)
+            ann.pause(0.3)  # the board settles (the same in both runs)
             states.append((ann.state(), ann.state("white")))
         link = ann.seat.link
         secret = [link.hub, link.code, link.shown, link._token, ann.table.host_key, *ann.table.tokens.values()]
+        # the recording ends with the game played: whether the hub's "Bob's browser is away" reaches
+        # the board before it stops is a race of the teardown (bob.close, then ann.stop), not the game
+        link.record_raw = False
+        for sub in subs:
+            sub.close()
     finally:
         bob.close()
         for sub in subs:
@@ -254,7 +259,7 @@ def play_with_reveals(tmp_path, hub_url, white: Setup, black: Setup, moves: list
     try:
         bob.join(ann.seat.link.code)
         bob.listen()
-        wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
         # the hub's presence states come on its own real clock: a settled moment before recording, the same in both runs
         time.sleep(0.5)
         ann.seat.link.record_raw = True
@@ -263,33 +268,38 @@ def play_with_reveals(tmp_path, hub_url, white: Setup, black: Setup, moves: list
             frames[audience].append(sub.attach(frames[audience].append, lambda: None))
             subs.append(sub)
         ann.table.submit_setup("white", white.to_record())
-        wait_for(lambda: ann.seat.link.state["setups_in"]["white"], what="Ann's lineup at the hub")
+        ann.until(lambda: ann.seat.link.state["setups_in"]["white"], what="Ann's lineup at the hub")
         bob.post("setup", {"setup": black.to_record()})
-        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+        ann.until(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
         ann.place_start()
-        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        ann.until(lambda: ann.table.ref.phase == "play", what="the board set")
         for i, rec in enumerate(moves):
             action = action_from_record(rec)
             if i % 2 == 0:
-                wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+                ann.until(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
                          and getattr(ann.table.ref.state, "value", "") == "play", what=f"white's turn ({i})")
                 carry_out(ann, truth, action)
                 follow_the_board(ann)
-                wait_for(lambda: len([a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]]) > i,
+                ann.until(lambda: len([a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]]) > i,
                          what=f"the hub to have action {i}")
             else:
-                bs = bob.wait(lambda s: s["legal"] is not None and len(
-                    [a for t in s["view"]["history"] for a in t["actions"]]) == i)
+                bs = ann.until(lambda: heard(bob, lambda s: s["legal"] is not None and len(
+                    [a for t in s["view"]["history"] for a in t["actions"]]) == i), what=f"Black's turn ({i})")
                 assert bob.post("action", {"seq": bs["seq"], "action": rec})[0] == 200
-                wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+                ann.until(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
                 states.append((ann.state(), ann.state("white")))
                 hands_follow(ann)
             truth.push(action)
             assert ann.board.occupied == truth.occupied(), f"after action {i} ({rec})"
-            time.sleep(0.3)  # the board settles (the same in both runs)
+            ann.pause(0.3)  # the board settles (the same in both runs)
             states.append((ann.state(), ann.state("white")))
         link = ann.seat.link
         secret = [link.hub, link.code, link.shown, link._token, ann.table.host_key, *ann.table.tokens.values()]
+        # the recording ends with the game played: whether the hub's "Bob's browser is away" reaches
+        # the board before it stops is a race of the teardown (bob.close, then ann.stop), not the game
+        link.record_raw = False
+        for sub in subs:
+            sub.close()
     finally:
         bob.close()
         for sub in subs:
@@ -311,14 +321,13 @@ def hands_follow(ann):
         for s in step.get("lift", []):
             if s in {N[x] for x in ann.board.occupied}:
                 ann.feed(ann.board.lift(s))
-                # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
-                time.sleep(0.03)
-    time.sleep(HOLD)  # a tower is held up a moment, not flicked (real time, as above)
-    wait_for(lambda: getattr(ann.table.ref.state, "value", "") == "follow", what="the plan followed")
+                ann.pause(0.03)
+    ann.pause(HOLD)  # a tower is held up a moment, not flicked
+    ann.until(lambda: getattr(ann.table.ref.state, "value", "") == "follow", what="the plan followed")
     want = ann.table.ref.expected()
     if want != ann.board.occupied:
         ann.feed(ann.board.set(want))
-    wait_for(lambda: getattr(ann.table.ref.state, "value", "") == "play" and ann.table.game.to_move == "white"
+    ann.until(lambda: getattr(ann.table.ref.state, "value", "") == "play" and ann.table.game.to_move == "white"
              and ann.table.ref.public_status().get("instructions") == [], what="the plan carried out")
 
 

@@ -35,7 +35,6 @@ from tests.support.page_hands import STEP, check_privacy, page_turn, rush_light,
 from tests.support.player import RemotePlayer
 from playwright.sync_api import expect
 from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board
-from tests.support.waiting import wait_for
 
 from engine.actions import Move, Pass, action_from_record
 from engine.game import Game
@@ -163,12 +162,12 @@ def test_a_whole_game_board_against_chromium(tmp_path, two_hubs, browser, mode, 
         page.click("#join-this")
         expect(page.locator("#turn")).to_have_text("Choose your lineup")
         expect(page.locator("#side-pill")).to_have_text("Black")
-        wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
         ann.table.submit_setup("white", white.to_record())
         enter_lineup(page, black)
-        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+        ann.until(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
         ann.place_start()
-        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        ann.until(lambda: ann.table.ref.phase == "play", what="the board set")
 
         used, log, latencies, posts_to_plan = set(), [], [], []
         checked = 0  # the page's towers compared with the board's view at the same seq
@@ -178,7 +177,7 @@ def test_a_whole_game_board_against_chromium(tmp_path, two_hubs, browser, mode, 
                 break
             mover = truth.to_move
             if mover == "white":
-                wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+                ann.until(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
                          and getattr(ann.table.ref.state, "value", "") == "play", what=f"white's turn ({i})")
                 link_state = ann.seat.link.state
                 if seq_of(page) == link_state["seq"]:  # the page on the board's turn (after the rival's action)
@@ -191,9 +190,9 @@ def test_a_whole_game_board_against_chromium(tmp_path, two_hubs, browser, mode, 
                         # the board reads it first: set to the referee's expected occupancy while it
                         # still waits for the hands (a Third Eye Time's pushed tower not yet seen
                         # placed), the board would lose what the player just placed
-                        wait_for(lambda i=i: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+                        ann.until(lambda i=i: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
                     follow_the_board(ann)
-                    wait_for(lambda i=i: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
+                    ann.until(lambda i=i: count(ann.seat.link.state["view"]) > i, what=f"the hub to have action {i}")
                 except AssertionError as e:
                     raise AssertionError(f"action {i}, white's {action.to_record()}: {e}") from None
                 got = [a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]][i]
@@ -215,7 +214,7 @@ def test_a_whole_game_board_against_chromium(tmp_path, two_hubs, browser, mode, 
                 assert len(posted) > n_posted, f"action {i}: the page sent nothing"
                 action = action_from_record(posted[-1])
                 assert truth.is_legal(action), (i, action)
-                wait_for(lambda i=i: applied(ann) > i, what=f"the board to have action {i}")
+                ann.until(lambda i=i: applied(ann) > i, what=f"the board to have action {i}")
                 taps, posts = page.evaluate("() => [window.__taps, window.__posts]")
                 follow_the_board(ann)
                 t_post = posts[-1] / 1000
@@ -234,12 +233,12 @@ def test_a_whole_game_board_against_chromium(tmp_path, two_hubs, browser, mode, 
             raise AssertionError(f"no end after {MAX_ACTIONS} actions: {by}")
 
         # the end, on both sides and in the hub's archive
-        wait_for(lambda: ann.table.phase == "over", what="the game over at the board")
-        wait_for(lambda: ann.seat.link.state["phase"] == "over", what="the hub's end")
+        ann.until(lambda: ann.table.phase == "over", what="the game over at the board")
+        ann.until(lambda: ann.seat.link.state["phase"] == "over", what="the hub's end")
         want = to_record(truth)
         assert ann.seat.link.state["record"] == want
         row = ann.table.row
-        wait_for(lambda: ann.service.store.game(row.id).status == "over", what="the store's end")
+        ann.until(lambda: ann.service.store.game(row.id).status == "over", what="the store's end")
         assert ann.service.store.record(row.id) == want
         # the page's own seat: its stream's record, and the end drawn with every identity open
         seat = json.loads(page.evaluate(

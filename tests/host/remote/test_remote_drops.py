@@ -31,8 +31,7 @@ from engine.actions import Move
 from engine.game import Game
 from engine.randplay import random_game
 from engine.record import to_record
-from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board
-from tests.support.waiting import wait_for
+from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board, heard
 
 KINDS = ("board", "stream", "midplan", "unacked", "streamplan")
 
@@ -42,7 +41,7 @@ def restart(ann: Board, url: str, mode: str, first: str) -> Board:
     towers stay on the board."""
     occupied = ann.board.occupied
     ann.stop()
-    return Board(ann.folder, url, side="white", mode=mode, first=first, occupied=occupied)
+    return Board(ann.folder, url, side="white", mode=mode, first=first, occupied=occupied, clock=ann.clock)
 
 
 def hub_count(ann) -> int:
@@ -52,14 +51,14 @@ def hub_count(ann) -> int:
 def bob_away(ann, bob, truth, i):
     """The remote player's stream closes: the board says the game waits for Bob's browser."""
     bob.close()
-    wait_for(lambda: "Bob's browser is away" in (ann.state()["remote"]["paused"] or ""), what="the pause at the board")
+    ann.until(lambda: "Bob's browser is away" in (ann.state()["remote"]["paused"] or ""), what="the pause at the board")
     assert ann.state()["opponent"]["waiting"] == ann.state()["remote"]["paused"]
 
 
 def bob_back(ann, bob):
     bob.listen()
-    wait_for(lambda: ann.state()["remote"]["paused"] is None, what="the resume at the board")
-    bob.wait(lambda s: s["paused"] is None)
+    ann.until(lambda: ann.state()["remote"]["paused"] is None, what="the resume at the board")
+    ann.until(lambda: heard(bob, lambda s: s["paused"] is None), what="the resume at the remote player's")
 
 
 # game seed (random_game, Classic), drops seed: each pair gives every kind of drop at least once
@@ -78,12 +77,12 @@ def test_drops_and_resumes(tmp_path, realhub, seed, drops):
     try:
         bob.join(ann.seat.link.code)
         bob.listen()
-        wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
         ann.table.submit_setup("white", played.setups["white"].to_record())
         assert bob.post("setup", {"setup": played.setups["black"].to_record()})[0] == 200
-        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+        ann.until(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
         ann.place_start()
-        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        ann.until(lambda: ann.table.ref.phase == "play", what="the board set")
         for i, (turn, player, action) in enumerate(played.log):
             last = i == len(played.log) - 1
             plain = type(action) is Move and truth.board_effect(action).flash is None
@@ -101,10 +100,11 @@ def test_drops_and_resumes(tmp_path, realhub, seed, drops):
                     if player == "black":
                         status, ans = bob.post("action", {"seq": bs["seq"], "action": action.to_record()})
                         assert status == 423, (status, ans)
-                    ann = Board(tmp_path, realhub.url, side="white", mode=mode, first=played.first, occupied=occupied)
-                    wait_for(lambda: ann.table.ref is not None and ann.state()["remote"]["paused"] is None,
+                    ann = Board(tmp_path, realhub.url, side="white", mode=mode, first=played.first, occupied=occupied,
+                                clock=ann.clock)
+                    ann.until(lambda: ann.table.ref is not None and ann.state()["remote"]["paused"] is None,
                              what="the board back")
-                    bob.wait(lambda s: s["paused"] is None)
+                    ann.until(lambda: heard(bob, lambda s: s["paused"] is None), what="the resume at the remote player's")
                     follow_the_board(ann)
                 else:
                     bob_away(ann, bob, truth, i)
@@ -117,43 +117,49 @@ def test_drops_and_resumes(tmp_path, realhub, seed, drops):
                 assert ann.board.occupied == before == truth.occupied()
                 done.append((i, kind))
             if player == "white":
-                wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+                ann.until(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
                          and getattr(ann.table.ref.state, "value", "") == "play", what=f"white's turn ({i})")
                 if kind == "unacked":
                     bob_away(ann, bob, truth, i)
                     carry_out(ann, truth, action)
-                    wait_for(lambda: ann.seat.link.pending() != [], what="the move in the outbox")
-                    time.sleep(0.3)  # the link tried (423): still unacknowledged
+                    ann.until(lambda: ann.seat.link.pending() != [], what="the move in the outbox")
+                    # the link's sender holds the move (the game is paused) or tries it and is answered 423,
+                    # on its own thread and in the machine's time: no event says it looked; a move wrongly
+                    # taken by the hub would show here
+                    time.sleep(0.3)
                     assert hub_count(ann) == i and ann.seat.link.pending()
                     ann = restart(ann, realhub.url, mode, played.first)
                     assert ann.seat.link.pending(), "the outbox survives the restart"
                     bob_back(ann, bob)
+                    # sent once the remote player is back; until the hub has it, the restarted board's
+                    # game is the hub's, without it (the person waits for the board to say so)
+                    ann.until(lambda: hub_count(ann) > i and applied(ann) > i, what="the move sent once Bob is back")
                     done.append((i, kind))
                 else:
                     carry_out(ann, truth, action)
                 follow_the_board(ann)
-                wait_for(lambda: hub_count(ann) > i, what=f"the hub to have action {i}")
+                ann.until(lambda: hub_count(ann) > i, what=f"the hub to have action {i}")
                 got = [a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]][i]
                 assert got == action.to_record(), f"action {i}: the board read {got}, the player did {action}"
-                wait_for(lambda: ann.seat.link.pending() == [], what="the outbox drained")
+                ann.until(lambda: ann.seat.link.pending() == [], what="the outbox drained")
             else:
-                bs = bob.wait(lambda s: s["view"] and count(s["view"]) == i and s["legal"] is not None)
+                bs = ann.until(lambda: heard(bob, lambda s: s["view"] and count(s["view"]) == i and s["legal"] is not None),
+                               what=f"Black's turn ({i})")
                 status, ans = bob.post("action", {"seq": bs["seq"], "action": action.to_record()})
                 assert status == 200, (i, action, ans)
-                wait_for(lambda: applied(ann) > i, what=f"the board to have action {i}")
+                ann.until(lambda: applied(ann) > i, what=f"the board to have action {i}")
                 if kind == "midplan":
-                    wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+                    ann.until(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
                     plan = ann.state()["opponent"]["plan"]
                     lift = [s for st in plan.get("steps", [plan]) for s in st.get("lift", [])]
                     if lift:
                         ann.feed(ann.board.lift(lift[0]))
-                        # real time: this board's referee reads a real-clock board beside a real hub, so a hand's pause is a real one
-                        time.sleep(0.1)
+                        ann.pause(0.1)  # the tower held up
                     ann = restart(ann, realhub.url, mode, played.first)
-                    wait_for(lambda: ann.table.ref is not None and applied(ann) > i, what="the board back")
+                    ann.until(lambda: ann.table.ref is not None and applied(ann) > i, what="the board back")
                     done.append((i, kind))
                 if kind == "streamplan":
-                    wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+                    ann.until(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
                     bob_away(ann, bob, truth, i)
                     follow_the_board(ann)
                     assert "Bob's browser is away" in (ann.state()["remote"]["paused"] or "")
@@ -171,13 +177,13 @@ def test_drops_and_resumes(tmp_path, realhub, seed, drops):
             assert hub_count(ann) == i + 1 and (applied(ann) == i + 1), (i, hub_count(ann), applied(ann))
         # the seed gives every kind of drop at least once
         assert {k for _, k in done} == set(KINDS), done
-        wait_for(lambda: ann.table.phase == "over", what="the game over at the board")
-        wait_for(lambda: ann.seat.link.state["phase"] == "over", what="the hub's end")
+        ann.until(lambda: ann.table.phase == "over", what="the game over at the board")
+        ann.until(lambda: ann.seat.link.state["phase"] == "over", what="the hub's end")
         assert ann.seat.link.state["record"] == to_record(truth)
-        bs = bob.wait(lambda s: s["phase"] == "over")
+        bs = ann.until(lambda: heard(bob, lambda s: s["phase"] == "over"), what="the end at the remote player's")
         assert bs["record"] == to_record(truth)
         row = ann.table.row
-        wait_for(lambda: ann.service.store.game(row.id).status == "over", what="the store's end")
+        ann.until(lambda: ann.service.store.game(row.id).status == "over", what="the store's end")
         assert ann.service.store.record(row.id) == to_record(truth)
         print("drops:", done)
     finally:

@@ -7,7 +7,7 @@ from engine.randplay import random_setup
 from host.remote.link import Link, LinkFile, RemoteError, open_game
 from tests.support.player import RemotePlayer
 from engine.board import SPACE_IDS
-from tests.support.remote_board import Board, plain_move, start
+from tests.support.remote_board import Board, heard, plain_move, start
 from tests.support.waiting import wait_for
 
 import pytest
@@ -57,15 +57,15 @@ def test_a_game_against_a_remote_player(tmp_path, realhub):
             st = ann.seat.link.state
             a = plain_move(st["legal"], {t["space"] for t in st["view"]["board"]})
             ann.move(a["from"], a["to"])
-            bs = bob.wait(lambda s: s["legal"] is not None and s["view"]["history"]
-                          and s["view"]["history"][-1]["player"] == "white")
+            bs = ann.until(lambda: heard(bob, lambda s: s["legal"] is not None and s["view"]["history"]
+                                         and s["view"]["history"][-1]["player"] == "white"), what="Black's turn")
             b = plain_move(bs["legal"], {t["space"] for t in bs["view"]["board"]})
             status, ans = bob.post("action", {"seq": bs["seq"], "action": b})
             assert status == 200, ans
-            wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+            ann.until(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
             assert ann.state()["opponent"]["plan"]["lift"] == [b["from"]]
             ann.move(b["from"], b["to"])
-            wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+            ann.until(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
                      and ann.state()["opponent"].get("plan") is None, what="the plan carried out")
     finally:
         bob.close()
@@ -85,33 +85,34 @@ def test_a_flash_by_the_board_asks_the_hub(tmp_path, realhub):
         start(ann, bob, seeds=(3, 4))
         for _ in range(30):
             st = ann.seat.link.state
-            wait_for(lambda: ann.seat.link.state["legal"], what="white's turn at the hub")
+            ann.until(lambda: ann.seat.link.state["legal"], what="white's turn at the hub")
             st = ann.seat.link.state
             flash = a_flash(st["legal"], st["view"], "white")
             if flash is not None:
                 break
             a = towards(st["legal"], st["view"], "white")
             ann.move(a["from"], a["to"])
-            bs = bob.wait(lambda s: s["legal"] is not None)
+            bs = ann.until(lambda: heard(bob, lambda s: s["legal"] is not None and s["view"]["history"][-1]["player"] == "white"),
+                           what="Black's turn")
             b = towards(bs["legal"], bs["view"], "black")
             flash_b = a_flash(bs["legal"], bs["view"], "black")
             if flash_b is not None:  # Bob must not flash first: any other move
                 b = next(x for x in bs["legal"] if x["type"] == "move"
                          and x["to"] not in {t["space"] for t in bs["view"]["board"]})
             assert bob.post("action", {"seq": bs["seq"], "action": b})[0] == 200
-            wait_for(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
+            ann.until(lambda: (ann.state()["opponent"] or {}).get("plan") is not None, what="the plan")
             ann.move(b["from"], b["to"])
-            wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
+            ann.until(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == "white"
                      and ann.state()["opponent"].get("plan") is None, what="the plan carried out")
         else:
             pytest.skip("the sides did not meet in 30 rounds")
         n = len(ann.seat.link.state["view"]["history"])
         carry_out_flash(ann, flash)
-        hub_state = bob.wait(lambda s: len(s["view"]["history"]) > n)
+        hub_state = ann.until(lambda: heard(bob, lambda s: len(s["view"]["history"]) > n), what="the flash at the hub")
         seen = hub_state["view"]["history"][-1]["actions"][-1]
         assert seen["from"] == flash["from"] and seen["to"] == flash["to"]
         # the board's board now shows what the hub's does
-        wait_for(lambda: ann.seat.link.state["view"]["board"] == ann.state("white")["view"]["board"],
+        ann.until(lambda: ann.seat.link.state["view"]["board"] == ann.state("white")["view"]["board"],
                  what="the board's view to agree with the hub's")
         assert ann.board.occupied == frozenset(SPACE_IDS[t["space"]] for t in hub_state["view"]["board"])
     finally:

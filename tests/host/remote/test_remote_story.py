@@ -41,7 +41,6 @@ from engine.record import to_record
 from tests.support.player import RemotePlayer
 from tests.support.webtools import with_quin_js
 from tests.support.remote_board import Board, count, local_plays, rival_plays
-from tests.support.waiting import wait_for
 
 
 #: (mode, seed, the board's side, actions played): a random game, cut short or played to its end
@@ -90,11 +89,11 @@ def play(ann: Board, bob: RemotePlayer, played: Game, upto: int | None) -> None:
     for i, (_, player, action) in enumerate(log):
         if i == PAUSE_AT:
             bob.close()  # the rival's page goes away: the game pauses, every screen says so
-            wait_for(lambda: "away" in ((ann.state()["remote"] or {}).get("paused") or ""), what="the pause")
+            ann.until(lambda: "away" in ((ann.state()["remote"] or {}).get("paused") or ""), what="the pause")
             bob.listen()
-            wait_for(lambda: ann.state()["remote"]["paused"] is None, what="the resume")
+            ann.until(lambda: ann.state()["remote"]["paused"] is None, what="the resume")
         if player == local:
-            wait_for(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == local
+            ann.until(lambda: ann.table.ref.phase == "play" and ann.table.game.to_move == local
                      and getattr(ann.table.ref.state, "value", "") == "play", what=f"{local}'s turn ({i})")
             local_plays(ann, truth, i, action)
         else:
@@ -109,7 +108,7 @@ def play(ann: Board, bob: RemotePlayer, played: Game, upto: int | None) -> None:
         assert [a for t in mine["history"] for a in t["actions"]][-1] == (
             action.to_record() if player == local else [a for t in shown["history"] for a in t["actions"]][-1])
     if upto is None:
-        wait_for(lambda: ann.table.phase == "over", what="the game over at the board")
+        ann.until(lambda: ann.table.phase == "over", what="the game over at the board")
         assert ann.seat.link.state["record"] == to_record(truth)
 
 
@@ -145,13 +144,13 @@ def test_every_board_side_screen_tells_one_true_story(browser, tmp_path, realhub
     try:
         bob.join(ann.seat.link.code)
         bob.listen()
-        wait_for(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+        ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
         watch = Watch(ann, f"{mode} {seed}")
         ann.table.submit_setup(side, played.setups[side].to_record())
         assert bob.post("setup", {"setup": played.setups[rival].to_record()})[0] == 200
-        wait_for(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
+        ann.until(lambda: ann.table.phase == "playing" and ann.table.ref is not None, what="the game to start")
         ann.place_start()
-        wait_for(lambda: ann.table.ref.phase == "play", what="the board set")
+        ann.until(lambda: ann.table.ref.phase == "play", what="the board set")
         play(ann, bob, played, upto)
         cases = watch.seen
         import os
