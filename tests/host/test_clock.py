@@ -82,7 +82,22 @@ def test_call_later_and_asleep_run_when_the_clock_passes_them():
         await clock.asleep(2.5)
         fired.append(("slept", clock.now()))
 
-    asyncio.run(asyncio.wait_for(main(), 10))
+    # a loop of its own in a thread of its own: earlier tests in the same process (Playwright's sync
+    # API) may have left an event loop running in the main thread, where asyncio.run refuses to start
+    errors: list = []
+
+    def run() -> None:
+        try:
+            asyncio.run(asyncio.wait_for(main(), 10))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the test's thread below
+            errors.append(exc)
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    runner.join(15)
+    assert not runner.is_alive(), "the loop did not finish"
+    if errors:
+        raise errors[0]
     assert fired == [("timer", 2.5), ("slept", 2.5)]
 
 

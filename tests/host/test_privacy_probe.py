@@ -89,9 +89,7 @@ class PromptDriver(Driver):
 @pytest.fixture
 def seeded_tokens(monkeypatch):
     """Tokens and the host key from a counter, restarted for each run: both runs get the same ones."""
-    import time
-
-    import host.store.games
+    import host.clock
     import host.session.table
 
     counter = {"n": 0}
@@ -102,15 +100,8 @@ def seeded_tokens(monkeypatch):
 
     monkeypatch.setattr(host.session.table, "new_token", token)
 
-    class StoreTime:  # the store stamps rows with the wall clock: a fixed one here
-        def __getattr__(self, name):
-            return getattr(time, name)
-
-        @staticmethod
-        def time() -> float:
-            return 1_800_000_000.0
-
-    monkeypatch.setattr(host.store.games, "time", StoreTime())
+    # the store stamps rows with the wall clock (host.clock.REAL unless given one): a fixed one here
+    monkeypatch.setattr(host.clock.REAL, "wall", lambda: 1_800_000_000.0)
     return counter
 
 
