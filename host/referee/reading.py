@@ -264,6 +264,18 @@ class Reading:
                 if self._grew_after_done(c, k):
                     continue  # the mover said done before it grew: what came after is the rival's
                 options.append((score, k, c))
+        # The mover's tower put down, and lifted again at once by the next player beginning an action
+        # on it (their flash of it): or the mover's tower resting there a moment on the way to a flash
+        # of their own.  The same flips: only the mover's answer tells them apart.
+        taken = self._set_down_and_taken(hurried) if pool is None and not self._racing else []
+        chosen = self._chosen() if taken else ()
+        mine = [(k, c) for k, c in taken if c.action in chosen and self._allowed(c)]
+        if mine:
+            if not blocking and self._later(ev.flips[-1].at + self.quiet):
+                k, c = mine[0]
+                self._commit_now(c, k, out)  # what came after is the next player's
+                return True
+            return False
         if options:
             best = min(o[0] for o in options)
             if held and min(held) < best:
@@ -273,10 +285,21 @@ class Reading:
                 return False
             k = -best[-1]
             here = [c for score, kk, c in options if score == best]
+            shorter = [(kk, c) for kk, c in taken if kk < k]
+            if shorter and not any(c.action in chosen for c in here):
+                # (a flash read through the tower's rest, its outcome now on the board): wait for the
+                # board to settle it -- the next player's flash, had it been theirs, goes on
+                if blocking or not self._later(ev.flips[-1].at + self.multi_settle):
+                    return False
+                if any(self._next_step(c, kk)[1] for kk, c in shorter):
+                    self._ask([g[0] for g in self.step.classes(here)] + [c for _, c in shorter], k,
+                              wording.ASK_SEVERAL, "choose", out)
+                    return False
+                # the board rested ``multi_settle`` with no more of it: the longer reading, as ever
             return self._decide_at(k, n, here, blocking, out)
 
         # Nothing complete.  A flash under way?
-        if pool is None and not self._racing and self._flash_seen(n, blocking, out):
+        if pool is None and not self._racing and self._flash_seen(n, blocking, out, taken):
             return False
         # A rival who did not wait even a moment (a Time rewind lifting the tower just put down):
         # an action touched again before its spaces rested is read only if what came after is,
@@ -298,6 +321,36 @@ class Reading:
         action (in full, or the next player picking up the tower it just put down)?"""
         begun, whole, _ = self._next_step(c, k)
         return whole or begun and self._picked_up_again(c, k)
+
+    def _set_down_and_taken(self, hurried: list[tuple[int, Candidate]]) -> list[tuple[int, Candidate]]:
+        """Readings among ``hurried`` that end the mover's turn with their tower put down from the air
+        (nothing else touched on the way), after which that tower was lifted again before it rested
+        ``quiet`` and then towers of the next player were lifted (whatever came after): the next
+        player's flash of it, begun at once -- or the mover's tower resting a moment on the way to a flash of their own
+        (the same flips).  Public: which towers are whose, never what they are."""
+        taken = []
+        board = self.game.state.board
+        owner = self.game.owner
+        rival = other(self.step.player)
+        for k, c in hurried:
+            if not c.ends or len(c.filled) != 1 or self.ev.touched(k) - c.touched:
+                continue  # (over other spaces: a slide still going on, the mover's hand on it)
+            [s] = c.filled
+            rest = self.ev.flips[k:]
+            if not rest or rest[0].space != s or rest[0].on:
+                continue
+            lifts = []
+            for f in rest[1:]:
+                if f.on:
+                    break  # (what the flash's outcome put down, or more)
+                lifts.append(f)
+            spaces = {s} | {f.space for f in lifts}
+            if lifts and all(f.space != s and board[f.space] != EMPTY and owner[board[f.space]] == rival
+                             for f in lifts) and all(f.space in spaces for f in rest):
+                # (and nothing since on any other space: that flash's outcome is put down where its
+                # two towers were, or the mover's flash went on elsewhere)
+                taken.append((k, c))
+        return taken
 
     def _picked_up_again(self, c: Candidate, k: int) -> bool:
         """Was the first change on ``c``'s spaces after the first ``k`` flips a lift of a tower ``c``
@@ -418,9 +471,13 @@ class Reading:
             return wording.ASK_FLASH
         return wording.ASK_SEVERAL
 
-    def _flash_seen(self, n: int, blocking: set[int], out: list) -> bool:
+    def _flash_seen(self, n: int, blocking: set[int], out: list,
+                    taken: list[tuple[int, Candidate]] = ()) -> bool:
         """The mover's tower left its space and a rival tower it may flash was touched, nothing else
-        changed: announce the flash (both towers are revealed) and what to do.  True if one is under way."""
+        changed: announce the flash (both towers are revealed) and what to do.  True if one is under way.
+
+        ``taken``: shorter readings that end with a tower put down that the next player lifted at
+        once (``_set_down_and_taken``); while they fit, the mover is asked which they played."""
         step, ev = self.step, self.ev
         rem, add = ev.change()
         if add or not rem:
@@ -440,11 +497,21 @@ class Reading:
         since = self.deb.since
         if not self._later(max(since.get(s, -INF) for s in spaces) + self.quiet):
             return True
-        if len(pairs) > 1:
+        if len(pairs) > 1 or taken:
             chosen = self._chosen()
             picked = [g for g in pairs if any(c.action in chosen for c in g)]
             if len(picked) != 1:  # asked when one flash alone would have been announced
-                self._ask([g[0] for g in pairs], n, wording.ASK_FLASH, "choose", out)
+                if taken:
+                    # Different games that the board alone cannot tell apart: the mover's flash, their
+                    # tower resting a moment on the way, or their move there and the next player's
+                    # flash of it (issue 31, hasty seeds 530016 and 530025).  Nothing is announced
+                    # while the board may still tell (people carrying out the flash they know is
+                    # theirs); once it rested ``multi_settle``, the mover is asked.
+                    if self._later(ev.flips[-1].at + self.multi_settle):
+                        self._ask([g[0] for g in pairs] + [c for _, c in taken], n, wording.ASK_SEVERAL,
+                                  "choose", out)
+                else:
+                    self._ask([g[0] for g in pairs], n, wording.ASK_FLASH, "choose", out)
                 return True
             pairs = picked
         group = sorted(pairs[0], key=plain)

@@ -419,19 +419,66 @@ def test_a_tower_pushed_by_the_next_players_time_as_soon_as_it_settled_stays_whe
     assert not questions(play) and not refused(play)
 
 
-def test_a_tower_resting_114_ms_on_its_way_into_a_flash_is_the_movers_flash():
-    """The other side (a relaxed trace, classic-heavy-swap): White's tower slid over w35 rests there
-    114 ms, then goes on to flash Black's tower on w34: White's flash from w36, not a move to w35 and
-    Black's flash."""
+def _rest_then_flash():
+    """White's tower slid over w35 rests there 114 ms (placed, not yet rested ``quiet``), then w35 and
+    Black's w34 are lifted.  Two games fit: White's flash of w34 from w36, the tower resting a moment
+    on the way (a relaxed trace, classic-heavy-swap), or White's move to w35 and Black's flash of it
+    from w34, begun at once (issue 31, hasty soak seeds 530016 and 530025)."""
     game = classic({"w36": "S", "w34": "s", "b35": "p"})
     play = Play(game, step=0.005)
     play.lift("w36", then=0.2)
     play.place("w35", then=0.114)
     play.lift("w35", then=0.3)
     play.lift("w34", then=0.6)
+    return play
+
+
+def test_a_tower_resting_114_ms_on_its_way_into_a_flash_is_the_movers_flash_when_they_say_so():
+    """The mover is asked, privately, before anything is announced; their answer "the flash" is
+    announced as White's flash from w36 (the rulebook's flash: both towers revealed)."""
+    play = _rest_then_flash()
+    # nothing announced while the board may still tell them apart (the next player's flash goes on
+    # with its outcome where its two towers were), nothing asked yet
+    assert [n for n in play.notices if n.audience == "public" and n.kind == "flash"] == []
+    assert questions(play) == []
+    play.wait(1.1)  # the board still ``multi_settle`` (1.5 s) since the last lift settled: the mover is asked
+    [q] = questions(play)
+    assert q.audience == "white"
+    assert {(o["from"], o["to"]) for o in q.data["options"]} == {("w36", "w34"), ("w36", "w35")}
+    play.say("white", {"type": "choose", "action": mv("w36", "w34").to_record()})
+    play.wait(0.3)
     flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
     assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("white", "w36", "w34")]
     assert play.played() == [] or play.played()[0] == mv("w36", "w34")
+
+
+def test_the_next_player_lifting_the_movers_tower_as_it_landed_to_flash_it_is_their_flash_when_the_mover_says_so():
+    """The other side: the mover answers "my move to w35"; the move is committed and what came after
+    is Black's flash of w35 from w34, announced as Black's.  Without the question the board had
+    announced White's flash of w34, then committed it when the flash's tower came back to w34: a
+    wrong commit (hasty seed 530025)."""
+    play = _rest_then_flash()
+    play.wait(1.1)
+    assert [n.audience for n in questions(play)] == ["white"]
+    play.say("white", {"type": "choose", "action": mv("w36", "w35").to_record()})
+    play.wait(0.3)
+    assert play.played() == [mv("w36", "w35")]
+    flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
+    assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("black", "w34", "w35")]
+
+
+def test_the_next_players_flash_of_the_tower_as_it_landed_is_settled_by_its_outcome_unasked():
+    """The board tells them apart when it goes on: the outcome of Black's flash of w35 (two Shadows
+    trade places: White's to w34, Black's to w35) put down where its two towers were.  White's flash
+    of w34 from w36 would have left w36 filled and w35 empty.  Nothing was announced before, no one
+    is asked: White's move to w35, then Black's flash."""
+    play = _rest_then_flash()
+    play.place("w34", then=0.1)
+    play.place("w35", then=0.8)
+    assert play.played() == [mv("w36", "w35"), mv("w34", "w35")]
+    flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
+    assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("black", "w34", "w35")]
+    assert not questions(play) and not refused(play)
 
 
 def test_a_word_said_once_the_rival_has_begun_counts_for_the_speakers_next_turn():

@@ -93,6 +93,12 @@ SOAK_REGRESSIONS = [
     # Black tapped "time" 13 ms into the lift of White's tower for the rewind: the two lifts (the Time
     # tower's and that tower's) were read first, as the Time tower's flash of it (a wrong commit)
     (520001, "classic", "medium", "hasty"),
+    # the next player lifted the mover's tower 0.12 s after it touched down, then their own attacker,
+    # to flash it: read as the mover's tower resting in passing on the way to a flash of that attacker,
+    # announced at once, then committed when its outcome happened to fit (a wrong commit, 530025) or
+    # stuck (530016)
+    (530025, "classic", "none", "hasty"),
+    (530016, "classic", "low", "hasty"),
 ]
 
 
