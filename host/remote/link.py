@@ -264,7 +264,7 @@ class Link:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._got_state = threading.Event()  # set by the first state the hub sends
-        self._conn: http.client.HTTPConnection | None = None
+        self._sock: socket.socket | None = None  # the stream's socket while it is read
         self._threads: list[threading.Thread] = []
         self._held_at: int | None = None  # ``received`` when the hub last answered 423: held until a newer state
         self.attempts = 0  # requests the outbox made (tests count them)
@@ -308,10 +308,10 @@ class Link:
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         self._wake.set()
-        conn = self._conn
-        if conn is not None and conn.sock is not None:
+        sock = self._sock
+        if sock is not None:
             try:
-                conn.sock.shutdown(socket.SHUT_RDWR)
+                sock.shutdown(socket.SHUT_RDWR)  # the stream's read ends at once
             except OSError:
                 pass
         for t in self._threads:
@@ -484,12 +484,16 @@ class Link:
         """Read one connection of the stream until it ends; True if any state came through."""
         base = urllib.parse.urlsplit(self.hub).path.rstrip("/")
         conn = _connection(self.hub, self.silence)
-        self._conn = conn
         got = False
         try:
             query = urllib.parse.urlencode({"token": self._token})
             conn.request("GET", f"{base}/api/remote/{self.code}/stream?{query}",
                          headers={"Accept": "text/event-stream", "Cache-Control": "no-cache"})
+            # the socket itself, for stop(): once the response says it closes the connection,
+            # getresponse() lets go of conn.sock while the response still reads from it
+            self._sock = conn.sock
+            if self._stop.is_set():
+                return got
             resp = conn.getresponse()
             if resp.status != 200:
                 raw = resp.read()
@@ -531,7 +535,7 @@ class Link:
                         event[field] = value
             return got
         finally:
-            self._conn = None
+            self._sock = None
             conn.close()
 
     def _on_state(self, state: dict) -> None:

@@ -86,6 +86,7 @@ class ScriptHub:
         self.games: dict[str, RemoteGame] = {}
         self.lock = threading.Condition()
         self.down = False
+        self.keepalive = 5.0  # seconds between a stream's keep-alive comments when nothing changed
         self.sent: dict[tuple[str, str], list[bytes]] = {}  # (code, side) -> every byte streamed
         self.requests: list[tuple[str, str]] = []  # (method, path) as received
         hub = self
@@ -316,7 +317,7 @@ class ScriptHub:
                         state = g.state(side)
                         if state != sent:
                             break
-                        self.lock.wait(5.0)
+                        self.lock.wait(self.keepalive)
                         if g.state(side) == sent:
                             h.wfile.write(b": keep-alive\n\n")
                             h.wfile.flush()

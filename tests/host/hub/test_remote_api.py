@@ -6,7 +6,6 @@ that no token reaches the database or the log."""
 import hashlib
 import random
 import re
-import time
 
 from tests.support.hub_client import request
 from tests.support.hubproc import quin
@@ -27,6 +26,22 @@ def _one_line(answer):
     assert isinstance(answer, dict) and set(answer) == {"error"}, answer
     assert "\n" not in answer["error"] and "Traceback" not in answer["error"], answer
     return answer["error"]
+
+
+def _unchanged_until_next(stream, mark, seq, history, seat, action):
+    """Nothing changed since state ``mark`` of ``stream``: proved by an event, not a wait.  ``seat``
+    plays ``action`` now; the stream keeps every state in order, so its arrival as ``seq + 1``, with
+    ``history`` and that action alone after it, shows that no refused request before it changed the
+    game (had one, a state between would show another seq or history)."""
+    assert seat.post("action", {"seq": seq, "action": action}) == (200, {"seq": seq + 1})
+    stream.wait(lambda x: x["seq"] == seq + 1, "the action played after the refused requests")
+    with stream.cond:
+        states = stream.states[mark:]
+    assert {x["seq"] for x in states} <= {seq, seq + 1}, [x["seq"] for x in states]
+    assert all([t["actions"] for t in x["view"]["history"]] == history for x in states if x["seq"] == seq)
+    after = [x for x in states if x["seq"] == seq + 1]
+    assert [t["actions"] for t in after[0]["view"]["history"]][:len(history)] == history
+    assert sum(len(t["actions"]) for t in after[0]["view"]["history"]) == sum(map(len, history)) + 1
 
 
 def test_create_join_setup_and_each_sides_state(hubs, cluster, db):
@@ -98,6 +113,7 @@ def test_bad_input_is_refused_in_one_line_naming_the_field_and_changes_nothing(h
     white = seats["white"]
     seq = streams["white"].last["seq"]
     legal = streams["white"].last["legal"]
+    mark = len(streams["white"].states) - 1
     for body, field in (({"seq": seq}, "action"), ({"seq": seq, "action": {"type": "fly"}}, "action"),
                         ({"seq": seq, "action": {"type": "move", "from": "zz9", "to": "w11"}}, "action"),
                         ({"action": legal[0]}, "seq"), ({"seq": "1", "action": legal[0]}, "seq")):
@@ -129,8 +145,7 @@ def test_bad_input_is_refused_in_one_line_naming_the_field_and_changes_nothing(h
     status, answer = other.post("setup", {"setup": {"clone": "time", "removed": "light", "lineup": {}}})
     assert status == 400 and _one_line(answer).startswith("setup.white.removed")
     # nothing changed: the same seq, no action played
-    time.sleep(0.3)
-    assert streams["white"].last["seq"] == seq and streams["white"].last["view"]["history"] == []
+    _unchanged_until_next(streams["white"], mark, seq, [], white, legal[0])
     for s in streams.values():
         s.close()
 
@@ -147,6 +162,8 @@ def test_a_retried_action_is_applied_once_and_a_stale_seq_is_refused(hubs):
     assert white.post("action", {"seq": seq, "action": first}) == (200, {"seq": seq + 1})
     st = streams["black"].wait(lambda x: x["seq"] == seq + 1, "the action")
     assert [t["actions"] for t in st["view"]["history"]] == [[first]]
+    mark = len(streams["white"].states) - 1
+    streams["white"].wait(lambda x: x["seq"] == seq + 1, "the action")
     # another action at that stale seq
     status, answer = white.post("action", {"seq": seq, "action": second})
     assert status == 409 and _one_line(answer).startswith("seq:")
@@ -156,9 +173,8 @@ def test_a_retried_action_is_applied_once_and_a_stale_seq_is_refused(hubs):
     # the rival's action at white's stale seq is not white's action
     status, answer = black.post("action", {"seq": seq, "action": first})
     assert status == 409
-    time.sleep(0.3)
-    assert streams["white"].last["seq"] == seq + 1
-    assert len(streams["white"].last["view"]["history"]) == 1
+    # nothing more than the one action: black's own next action comes as the very next seq
+    _unchanged_until_next(streams["white"], mark, seq + 1, [[first]], black, st["legal"][0])
     for s in streams.values():
         s.close()
 
@@ -170,6 +186,7 @@ def test_an_illegal_action_is_refused_with_the_engines_reason(hubs):
     white, black = seats["white"], seats["black"]
     st = streams["white"].last
     seq = st["seq"]
+    mark = len(streams["black"].states) - 1
     # a tower of white's moved further than it may: the engine's words, naming the action
     mine = sorted(e["space"] for e in st["view"]["board"] if e["owner"] == "white")
     far = {"type": "move", "from": mine[0], "to": "fs"}
@@ -185,8 +202,7 @@ def test_an_illegal_action_is_refused_with_the_engines_reason(hubs):
     assert status == 409 and _one_line(answer) == "turn: it is white's turn (turn 1)"
     assert black.post("check", {"action": st["legal"][0]}) == (200, {"legal": False, "reason": "it is white's turn"})
     assert white.post("check", {"action": st["legal"][0]}) == (200, {"legal": True, "reason": None})
-    time.sleep(0.3)
-    assert streams["black"].last["seq"] == seq
+    _unchanged_until_next(streams["black"], mark, seq, [], white, st["legal"][0])
     for s in streams.values():
         s.close()
 

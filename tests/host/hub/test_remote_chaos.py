@@ -56,6 +56,7 @@ ROOT = Path(__file__).resolve().parents[3]
 from engine.actions import action_from_record  # noqa: E402
 from engine.record import load_record, replay, to_record  # noqa: E402
 from engine.randplay import random_setup  # noqa: E402
+from tests.support.waiting import wait_for  # noqa: E402
 from tests.support.remote_chaos import (  # noqa: E402
     Oracle,
     Stream,
@@ -736,20 +737,24 @@ class Chaos:
                       f"{sorted(k for k in set(record) | set(want) if record.get(k) != want.get(k))}")
 
     def archived(self, want: dict) -> dict | None:
-        deadline = time.monotonic() + WAIT
-        seen = None
-        while time.monotonic() < deadline:
+        seen = []
+
+        def found():
             ans = call(self.base(self.chaos.randrange(2)), "GET", "/api/games?table=remote")
-            seen = ans
+            seen[:] = [ans]
             if ans.status == 200 and isinstance(ans.body, dict):
                 for entry in ans.body.get("games", []):
                     uuid = entry.get("uuid") or entry.get("id") or str(entry.get("url", "")).rstrip("/").split("/")[-1]
                     rec = call(self.base(0), "GET", f"/api/games/{uuid}/record")
                     if rec.status == 200 and isinstance(rec.body, dict) and rec.body.get("setup") == want["setup"]:
                         return rec.body
-            time.sleep(0.3)
-        self.fail(f"the finished game was not archived under the table 'remote' within {WAIT} s: {seen!r}"[:600])
-        return None
+            return None
+
+        try:
+            return wait_for(found, "the finished game archived under the table 'remote'", WAIT, every=0.3)
+        except AssertionError:
+            self.fail(f"the finished game was not archived under the table 'remote' within {WAIT} s: {seen!r}"[:600])
+            return None
 
     # --- after the game: every state every stream showed ----------------------------------------
 
@@ -886,15 +891,12 @@ def test_side_with_another_stream_open_stays_present(hubs, same_process):
         before = _health_streams(where.url)
         bob2 = Stream(where.url, code, b["token"], "bob2")
         assert bob2.wait(lambda s: s.get("phase") == "playing", WAIT), bob2.newest()
-        deadline = time.monotonic() + WAIT
-        while _health_streams(where.url) != before + 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _health_streams(where.url) == before + 1, "the hub does not count Bob's second stream"
+        wait_for(lambda: _health_streams(where.url) == before + 1, "the hub counting Bob's second stream", WAIT,
+                 every=0.05)
         one_before = _health_streams(procs[1].url)
         bob1.close()
-        while _health_streams(procs[1].url) != one_before - 1 and time.monotonic() < deadline:
-            time.sleep(0.05)  # the hub has taken the close in
-        assert _health_streams(procs[1].url) == one_before - 1, "the hub did not notice Bob's first stream close"
+        wait_for(lambda: _health_streams(procs[1].url) == one_before - 1,
+                 "the hub noticing Bob's first stream close", WAIT, every=0.05)
         st = ann.wait(lambda s: s.get("legal"), WAIT)
         action = sorted(st["legal"], key=canon)[0]
         ans = call(procs[0].url, "POST", f"/api/remote/{code}/action", {"seq": st["seq"], "action": action},

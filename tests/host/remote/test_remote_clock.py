@@ -140,3 +140,19 @@ def test_a_reveal_the_hub_could_not_answer_is_asked_again_after_ask_again_on_the
     wait_for(lambda: clock.waiting() == 0, "the ask to be given up for now")
     assert oracle.time(_Time()) is None  # asked again
     wait_for(lambda: session.link.reveals == 2, "the second ask")
+
+
+def test_a_reveal_is_not_asked_while_the_game_is_paused_and_is_asked_once_it_goes_on():
+    """The hub answers 423 to everything while a side is away: the oracle does not ask into the pause
+    (no request, no thread), and asks at the first tick after it ends."""
+    clock = FakeClock()
+    session = _Session(clock)
+    session.link.paused = lambda: "Bob's browser is away: the game waits for it"
+    oracle = HubOracle(session)
+    threads = threading.active_count()
+    assert oracle.time(_Time()) is None
+    assert oracle.time(_Time()) is None  # a tick later, still paused
+    assert session.link.reveals == 0 and threading.active_count() == threads and not oracle._asking
+    session.link.paused = lambda: None  # the hub said the game goes on
+    assert oracle.time(_Time()) is None  # asked now, in the background
+    wait_for(lambda: session.link.reveals == 1, "the reveal asked once the pause ended")

@@ -196,3 +196,16 @@ def test_a_423_holds_the_outbox_until_a_newer_state(tmp_path, scripthub):
         bob.close()
     finally:
         link.stop()
+
+
+def test_stop_ends_the_streams_read_at_once_whatever_its_silence_timeout(tmp_path, scripthub):
+    """The stream's socket is shut down by stop(), even once the response owns it (http.client lets go
+    of ``conn.sock`` for a response that closes its connection): with an hour's silence allowed, the
+    reading thread still ends (it had waited out the 5 s join, every scripted-hub test paying it,
+    until the hub's next keep-alive woke it: here there is none for an hour)."""
+    scripthub.keepalive = 3600.0
+    opened = open_game(scripthub.url, "new", name="Ann", side="white")
+    link = Link.create(LinkFile(tmp_path / "remote.json"), opened, backoff=(0.05, 0.2), silence=3600.0).start()
+    wait_for(lambda: link.state is not None and link.connected, what="the stream open")
+    link.stop(timeout=30.0)
+    assert not any(t.is_alive() for t in link._threads), [t.name for t in link._threads if t.is_alive()]
