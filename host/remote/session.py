@@ -164,6 +164,10 @@ class RemoteSession(Session):
         self.link = link
         self.table = table
         self.mind = mind
+        # the pause as every screen says it: the link's, taken at one moment (here, at each hub state
+        # and at each change of the link's connection) for both the remote status and the rival's
+        # line, so that no state shows one without the other
+        self.mind.waiting = link.paused()
         self.local = local
         self.rival = other(local)
         self.hub: dict | None = None  # the newest state of the hub applied
@@ -206,7 +210,7 @@ class RemoteSession(Session):
         """What every audience may know of the remote game: its code, the players' names, the pause."""
         hub = self.hub or {}
         return {"code": self.link.shown, "side": self.local, "phase": hub.get("phase"),
-                "names": hub.get("names"), "paused": self.link.paused(),
+                "names": hub.get("names"), "paused": self.mind.waiting,
                 "problem": self.problem or self.link.problem, **ending_status(self)}
 
     def revealed(self):
