@@ -250,8 +250,6 @@ def test_open_streams_are_capped_per_address(db, hubs):
 
 
 def test_a_process_forgets_finished_games_nobody_watches_and_the_wall_shows_each_tables_newest(db, hubs):
-    import time
-
     dsn, _ = db
     key, other = add_table(dsn, "a"), add_table(dsn, "b")
     hub = hubs()
@@ -261,13 +259,9 @@ def test_a_process_forgets_finished_games_nobody_watches_and_the_wall_shows_each
     push({"games": [{"uuid": old, "final": {"status": "abandoned"}}]})
     push({"games": [{"uuid": new, "events": [event(1, 1)]}]})
     push({"games": [{"uuid": elsewhere, "events": [event(1, 1)]}]}, other)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        health = request(hub.url + "/api/health")[1]
-        if health["games_in_memory"] == 2 and health["wall"] == 2:  # the steady state, not a moment between wakes
-            break
-        time.sleep(0.2)
-    assert health["games_in_memory"] == 2 and health["wall"] == 2  # table a's newest game and table b's
+    # table a's newest game and table b's: the steady state, not a moment between wakes
+    wait_for(lambda: (lambda h: h["games_in_memory"] == 2 and h["wall"] == 2)(request(hub.url + "/api/health")[1]),
+             "two games in memory and on the wall")
     wall = SSE(hub.url + "/api/stream/wall")
     shown = {wall.next_event()[2]["game"] for _ in range(2)}
     assert shown == {new, elsewhere}
