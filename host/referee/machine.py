@@ -605,13 +605,13 @@ class Referee(Reading, Words, TimePlanning, RemoteFollowing):
             (f,), (t,) = tuple(rem), tuple(add)
             tower = board[f]
             if tower != EMPTY and game.owner[tower] == mover:
-                reason = f"move {N[f]}-{N[t]} {game.why_illegal(Move(f, t))}"
+                reason = _why_not(game, Move(f, t))
         elif len(rem) == 1 and not add:
             (f,) = tuple(rem)
             tower = board[f]
             hit = [t for t in touched if t != f and board[t] != EMPTY and game.owner[board[t]] != mover]
             if tower != EMPTY and game.owner[tower] == mover and len(hit) == 1:
-                reason = f"move {N[f]}-{N[hit[0]]} {game.why_illegal(Move(f, hit[0]))}"
+                reason = _why_not(game, Move(f, hit[0]))
         todo = corrections(S, best)
         self.private_instructions[mover] = todo
         self.rejected[mover] = reason
@@ -620,6 +620,13 @@ class Referee(Reading, Words, TimePlanning, RemoteFollowing):
                   sig=(S, tuple(sorted(touched))))
         if reason:
             self._say(out, mover, "rejected", {"reason": reason}, sig=(S, reason))
+
+
+def _why_not(game: Game, move) -> str | None:
+    """The engine's reason ``move`` is illegal, naming it; None for a legal move (the board shows
+    more than it: a reason naming a legal move told the mover nothing)."""
+    why = game.why_illegal(move)
+    return f"move {N[move.frm]}-{N[move.to]} {why}" if why else None
 
 
 def _kind_name(c: Candidate) -> str:

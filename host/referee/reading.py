@@ -249,6 +249,13 @@ class Reading:
                         # reading is the mover's, at the time it would be without the word, so that
                         # neither the wait nor the reading tells anyone of the word.
                         continue
+                    if (not any(d is not c and c.touched < d.touched for d in ahead)
+                            and self._later(ev.flips[-1].at + self.multi_settle)):
+                        # A Gravity that never went on: its tower, put down, lifted again and set on
+                        # another space (a slide that lingered ``quiet`` on the way), then the board
+                        # still ``multi_settle``.  Held for good, the game stood with a reason that
+                        # named a legal move (remote soak seed 8403); the longer reading is read.
+                        continue
                     held.append(score)
                     continue
                 if k < n and not declared and self.ev.disturbed_after(k, c.touched, self.quiet):

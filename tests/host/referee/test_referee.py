@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from tests.support.refplay import Play, classic, gravity, mv, questions, reinforce, swap, third_eye, words
+from tests.support.refplay import Play, classic, gravity, mv, questions, refused, reinforce, swap, third_eye, words
 
 from engine.actions import PASS, Gravity, Move, Reflect, Reinforce, Resurrect, Swap, Time, action_from_record
 from engine.board import SPACE_NAMES as N, other, parse_space
@@ -1009,6 +1009,29 @@ def test_void_gravity_taken_back_is_not_committed_when_the_rival_moves_later():
     assert play.played() == []
     play.place("b35", then=2.0)
     assert play.played() == []
+
+
+def test_a_tower_that_may_be_a_void_set_down_on_its_way_and_moved_on_is_one_move_once_the_board_is_still():
+    """Remote soak seed 8403 (Third Eye, relaxed): the mover's tower, which for all the rival can tell
+    may be a Void next to another, rested 0.2 s on w36 (a placement, by ``quiet``) on its way to w46.
+    The move to w36 waited as the first Void of a Gravity that might still grow; lifted and set on
+    w46, it was held for good and the mover told "move w26-w46 ." (a legal move, named as the reason
+    it was not read): the game stood.  Now, once the board is still ``multi_settle`` (1.5 s), the
+    longer reading is read: the one move.  The other side: a Gravity that does go on within the
+    window stays one Gravity (``test_the_voids_of_one_gravity_placed_apart...``), one taken back is
+    nothing (``test_void_gravity_taken_back...``)."""
+    game = third_eye({"w26": "S", "w37": "P", "w19": "t", "b35": "p"})
+    assert game.could_grow(mv("w26", "w36"))  # (the wait is the Gravity's)
+    play = Play(game, step=0.005)
+    play.lift("w26", then=0.15)
+    play.place("w36", then=0.2)
+    play.lift("w36", then=0.15)
+    play.place("w46", then=1.3)
+    assert play.played() == []  # still the window in which a Gravity could go on
+    play.wait(0.4)
+    assert play.played() == [mv("w26", "w46")]
+    assert not questions(play) and not refused(play)
+    assert [n for n in play.notices if n.kind in ("waiting", "rejected") and n.data.get("reason")] == []
 
 
 @pytest.mark.parametrize("piece", ["V", "L"])
