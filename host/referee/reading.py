@@ -404,7 +404,9 @@ class Reading:
                                   for d in nxt.complete(rest, len(rest)))
             # ... and on its way to an action the next player declared before it began (their Time
             # rewinding this very action at once)?
-            first = rest.flips[0].began if len(rest) else INF
+            # (a word said while that first change was still settling counts as said before it: the
+            # next player taps as their hand lifts the tower, hasty seed 720075)
+            first = rest.flips[0].at if len(rest) else INF
             touched = rest.touched()
             declared = begun and c.ends and any(
                 d.word is not None and touched <= d.touched and any(w.kind != "choose" and w.at <= first and w.fits(d.action, d.word)

@@ -99,6 +99,16 @@ SOAK_REGRESSIONS = [
     # stuck (530016)
     (530025, "classic", "none", "hasty"),
     (530016, "classic", "low", "hasty"),
+    # the next player tapped "time" 22 ms into lifting the mover's tower for the push, 0.15 s after it
+    # touched down: the word came after the lift began, so the push was not the declared action and
+    # the longer reading (the mover's move to where the push put the tower) was committed (wrong
+    # commits, 720075, 720175, 720191; 720015 and 720172 stuck)
+    (720075, "third_eye", "none", "hasty"),
+    (720175, "third_eye", "medium", "hasty"),
+    (720191, "third_eye", "high", "hasty"),
+    (720015, "classic", "high", "hasty"),
+    (720172, "classic", "low", "hasty"),
+    (720134, "classic", "low", "hasty"),
 ]
 
 
