@@ -404,9 +404,10 @@ class Reading:
                                   for d in nxt.complete(rest, len(rest)))
             # ... and on its way to an action the next player declared before it began (their Time
             # rewinding this very action at once)?
-            # (a word said while that first change was still settling counts as said before it: the
-            # next player taps as their hand lifts the tower, hasty seed 720075)
-            first = rest.flips[0].at if len(rest) else INF
+            # (a word said while that first change was still settling, or before the last change of
+            # the rest began, counts as said before it: the next player taps as their hand lifts or
+            # carries the tower, hasty seeds 720075 and 720247)
+            first = max(rest.flips[0].at, rest.flips[-1].began) if len(rest) else INF
             touched = rest.touched()
             declared = begun and c.ends and any(
                 d.word is not None and touched <= d.touched and any(w.kind != "choose" and w.at <= first and w.fits(d.action, d.word)
