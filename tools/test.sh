@@ -23,9 +23,4 @@ if [ ${#need[@]} -gt 0 ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
-# Files run in 4 worker processes (--dist loadfile: a file's tests stay together in one worker, as
-# they share fixtures and, in tests/host/system/test_setup.py, the machine's groups); most of the
-# suite waits on servers, pages and real PostgreSQL: on this project's 2-core machine, 24 min in one
-# process, 14.5 min in 4 workers with a soak beside it at nice 15.  `bash tools/test.sh -n 0` runs it
-# in one process.
-exec python3 -m pytest -q -n 4 --dist loadfile "$@"
+exec python3 -m pytest -q "$@"

@@ -473,7 +473,8 @@ class Link:
                 log.info("%s", exc)
                 got = True
             except (OSError, http.client.HTTPException, ValueError) as exc:
-                log.info("the hub's stream ended: %s", exc)
+                if not self._stop.is_set():  # (stop() shuts the socket: not news)
+                    log.info("the hub's stream ended: %s", exc)
                 got = False
             if self.connected:
                 self.connected = False
