@@ -333,8 +333,9 @@ class Reading:
         """Readings among ``hurried`` that end the mover's turn with their tower put down from the air
         (nothing else touched on the way), after which that tower was lifted again before it rested
         ``quiet`` and then towers of the next player were lifted (whatever came after): the next
-        player's flash of it, begun at once -- or the mover's tower resting a moment on the way to a flash of their own
-        (the same flips).  Public: which towers are whose, never what they are."""
+        player's flash of it, begun at once -- or the mover's tower resting a moment on the way to
+        a flash of their own (the same flips).  Public: which towers are whose, never what they
+        are."""
         taken = []
         board = self.game.state.board
         owner = self.game.owner
