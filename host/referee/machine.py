@@ -128,6 +128,7 @@ class Referee(Reading, Words, TimePlanning, RemoteFollowing):
         self._racing: frozenset[int] = frozenset()  # spaces a declaration being judged was said during
         self._next_words: dict[str, list[Word]] = {p: [] for p in PLAYERS}  # said for the mover's next turn
         self._step_t0 = -INF  # raw history before this is an earlier step's (set by _new_step)
+        self._lifts_t0 = -INF  # where quick lifts found late may begin (set by _new_step)
         if self.state is not Phase.OVER:
             self._new_step()
 
@@ -304,6 +305,10 @@ class Referee(Reading, Words, TimePlanning, RemoteFollowing):
         if was is not None and was != self.step.player:
             early = [max(w.at, read_until) for w in self.words[self.step.player] if w.at >= self._step_t0]
         self._step_t0 = min([self.now] + [f.began for f in self.ev.flips] + early) - 0.001
+        # A quick lift found late (``_late_lifts``) may have begun once the action just committed had
+        # settled, before it was committed: the new mover's hand was already on their tower (hasty
+        # soak seed 720077, 88 ms before the commit).
+        self._lifts_t0 = min(self._step_t0, read_until) if read_until > -INF else self._step_t0
         self._after_cache: dict[tuple, tuple[bool, bool]] = {}
         self._done_at: float | None = None
         self._declined: set[Action] = set()  # actions the mover said "done" (none of them) to

@@ -32,7 +32,7 @@ class Reading:
         seen = ev.touched()
         found = []
         for s in sorted(spaces - seen):
-            q = self.deb.quick_lift(s, self._step_t0)
+            q = self.deb.quick_lift(s, self._lifts_t0)
             if q is not None:
                 began, steady, back, settled = q
                 found += [Flip(back, s, False, began, steady), Flip(settled + self.deb.on_delay, s, True, back, settled)]
@@ -54,7 +54,7 @@ class Reading:
             for c in self.current.flash.group:
                 out |= c.touched  # the announced flash: public
         swap = any(w.kind == "swap" for w in self.words[step.player])
-        if self.current.time is not None or swap:
+        if self.current.time is not None or swap or self._from_nowhere():
             # Which of the mover's towers is a Memory or a Time tower is hidden: where a swap or a
             # Time is expected, a quick lift counts on any tower of theirs, so that what is read
             # (and when) never depends on it.  (Time's rewind or push moves rival towers: those
@@ -67,6 +67,22 @@ class Reading:
                     if type(c.action) is Time:
                         out |= c.touched
         return frozenset(out & step.base)  # a lift: from a space that holds a tower
+
+    def _from_nowhere(self) -> bool:
+        """Has a tower been put down on a space empty when the step began, with no reading of the
+        evidence complete and nothing still settling?  Then the lift it came from may be one the
+        full window missed: the mover's tower lifted, steadily empty 148 ms, and the next player's
+        tower put on that space at once
+        (hasty soak seed 720077: White's w29-w28, Black resurrecting onto w29 0.23 s after White's
+        lift began).  A quick lift there counts as where one is expected (``Debouncer.quick_lift``:
+        lasting ``off_delay`` in all, which a bumped tower never does), on any of the mover's towers,
+        whatever they are.  Public facts only."""
+        if self.state is not Phase.PLAY or self.current.flash is not None or self.deb.pending:
+            return False  # (a lift still settling: a quick move's placement flips first, 50 ms to 150)
+        ev, step = self.ev, self.step
+        if not any(f.on and f.space not in step.base for f in ev.flips):
+            return False
+        return not any(step.complete(ev, k) for k in range(1, len(ev) + 1))
 
     def _blocking(self) -> set[int]:
         """Spaces still settling that could change the reading: all but a rival tower being lifted
@@ -218,9 +234,14 @@ class Reading:
         rem, add = ev.change()
         moved = rem | add
         now_full, touched = ev.board(), ev.touched()
+        # (Not one the mover's own word rules out: their `reinforce` naming one Artificial Light
+        # is no Reinforcement of two on its way, hasty soak seed 720081.)
+        said = self.words[step.player]
         ahead = [c for c in (pool if pool is not None else step.cands)
                  if moved <= c.touched and ev.could_be_under_way(c.effect.carries)
-                 and not (c.emptied & now_full & touched) and not ((c.filled & touched) - now_full)]
+                 and not (c.emptied & now_full & touched) and not ((c.filled & touched) - now_full)
+                 and not (c.word is not None and any(w.kind == c.word for w in said)
+                          and not any(w.fits(c.action, c.word) for w in said))]
         whole_now = step.complete(ev, n)  # (readings of the whole evidence: not merely ahead)
         hurried: list[tuple[int, Candidate]] = []  # complete earlier, but touched again before they rested
         held: list[tuple] = []  # scores of readings that may still turn out right (a Gravity still open)
@@ -237,7 +258,13 @@ class Reading:
                 # towers it leaves unexplained, then a reading after which the next player does what
                 # they declared, then the longest
                 declared = k < n and self._declared_next(c, k)
-                score = (len(back - c.touched), not declared, -k)
+                # then a reading that uses the word the mover said for it (a turn-ending one, when
+                # more came after it): their placement on the empty Gateway, said `reinforce` 9 ms
+                # later, and the next player lifting another of their towers to flash it at once, is
+                # the Reinforcement, not a slide onto the Gateway that leaves the word unused (hasty
+                # soak seed 720136)
+                own = c.word is not None and (k == n or c.ends) and any(w.fits(c.action, c.word) for w in said)
+                score = (len(back - c.touched), not declared, not own, -k)
                 if k < n and (any(d is not c and c.touched < d.touched for d in ahead)
                               or could_grow(self.game, c) and self._over(c, k, n) is None):
                     if (declared and not self._next_step(c, k)[1]
@@ -330,8 +357,9 @@ class Reading:
         return whole or begun and self._picked_up_again(c, k)
 
     def _set_down_and_taken(self, hurried: list[tuple[int, Candidate]]) -> list[tuple[int, Candidate]]:
-        """Readings among ``hurried`` that end the mover's turn with their tower put down from the air
-        (nothing else touched on the way), after which that tower was lifted again before it rested
+        """Readings among ``hurried`` that end the mover's turn with a tower put down last from the air
+        (nothing else touched on the way: a move's, or a Memory Swap's second tower), after which that
+        tower was lifted again before it rested
         ``quiet`` and then towers of the next player were lifted (whatever came after): the next
         player's flash of it, begun at once -- or the mover's tower resting a moment on the way to
         a flash of their own (the same flips).  Public: which towers are whose, never what they
@@ -341,9 +369,10 @@ class Reading:
         owner = self.game.owner
         rival = other(self.step.player)
         for k, c in hurried:
-            if not c.ends or len(c.filled) != 1 or self.ev.touched(k) - c.touched:
+            last = self.ev.flips[k - 1]
+            if not c.ends or not last.on or last.space not in c.touched or self.ev.touched(k) - c.touched:
                 continue  # (over other spaces: a slide still going on, the mover's hand on it)
-            [s] = c.filled
+            s = last.space  # the tower put down last (a move's, or a swap's second: hasty seed 750005)
             rest = self.ev.flips[k:]
             if not rest or rest[0].space != s or rest[0].on:
                 continue

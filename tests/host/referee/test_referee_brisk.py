@@ -563,3 +563,142 @@ def test_a_time_word_repeated_before_the_board_shows_anything_is_one_time():
     announced = [n for n in play.notices if n.kind == "time" and n.audience == "public" and not n.data.get("done")]
     assert len(announced) == 1
     assert not refused(play) and not questions(play)
+
+
+def _reinforce_then_flash(word: bool):
+    """White puts an Artificial Light from the reserve on the empty Gateway w39, its landing bouncing;
+    6 ms later Black's hand is on White's w38 beside it (lifted, to flash it from w28), White taps
+    `reinforce` 9 ms after the touch-down, and Black's attacker follows.  On the board, w39 filled and
+    w38 emptied: White's tower sliding from w38 onto the Gateway makes the same two changes."""
+    game = classic({"w38": "P", "w28": "p", "b35": "p"}, reserve={"white": ["A"]})
+    play = Play(game, step=0.005)
+    play.board.place(S("w39"))
+    play.board.lift(S("w38"))
+    plan = sorted(landing("w39", 0.0, bounce=0.06) + lifting("w38", 0.006, bounce=0.24))
+    heavy(play, [p for p in plan if p[0] < 0.009])
+    if word:
+        got = play.say("white", {"type": "reinforce", "pieces": ["artificial_light"]})
+        assert not [n for n in got if n.kind == "rejected"]
+    heavy(play, [(t - 0.01, s, r) for t, s, r in plan if t >= 0.009])
+    play.lift("w28", then=0.45)
+    play.place("w38", then=0.8)
+    return play
+
+
+def test_a_reinforcement_said_as_it_landed_with_the_rival_at_once_on_the_tower_beside_it_is_the_reinforcement():
+    """Hasty soak seed 720136 (Classic, medium noise): the two changes were read as White's slide
+    w38-w39, the word left unused, a wrong commit.  The mover's own word names the reading (the rulebook's
+    Reinforcement: "Bring in one of your Towers from your Zero Gravity board, and place it on one of
+    your empty Gateways ... each one counts as a whole turn"), and what came after is Black's flash
+    of w38 from w28."""
+    play = _reinforce_then_flash(word=True)
+    assert play.played()[:1] == [Reinforce(((S("w39"), "artificial_light"),))]
+    flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
+    assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("black", "w28", "w38")]
+    assert not refused(play)
+
+
+def test_the_same_changes_with_no_word_said_are_the_slide_onto_the_gateway():
+    """The other side: no word, so no Reinforcement (its piece comes only from the mover's word):
+    White's move w38-w39, then Black's move to the emptied w38."""
+    play = _reinforce_then_flash(word=False)
+    assert play.played()[:1] == [mv("w38", "w39")]
+    assert not refused(play)
+
+
+def _reinforce_beside_a_resurrection(word: bool):
+    """White brings one Artificial Light onto the empty Gateway w59; 0.11 s later Black puts their
+    resurrected Time tower on White's empty Gateway w49 and says so; White's `reinforce` (one
+    Artificial Light) comes 0.28 s after White's placement, or never."""
+    game = classic({"w38": "P", "b35": "p"}, reserve={"white": ["A", "A"]}, captured={"black": ["T"]})
+    play = Play(game, step=0.005)
+    play.place("w59", then=0.11)
+    play.place("w49", then=0.066)
+    play.say("black", {"type": "resurrect", "piece": "time"})
+    play.wait(0.11)
+    if word:
+        play.say("white", {"type": "reinforce", "pieces": ["artificial_light"]})
+    play.wait(1.6)
+    return play
+
+
+def test_a_reinforcement_of_one_light_is_not_held_for_a_second_the_word_rules_out():
+    """Hasty soak seed 720081 (Third Eye, light noise): both Gateways filled could be White's
+    Reinforcement of two Artificial Lights, so the reading of one was held for it, and the game
+    stood ("clear b59").  White's word names one (the rulebook's Artificial Light: "bringing in as
+    many Artificial Lights as you would like"; the word says how many): White's Reinforcement of
+    w59, then Black's Resurrection on w49."""
+    play = _reinforce_beside_a_resurrection(word=True)
+    assert play.played() == [Reinforce(((S("w59"), "artificial_light"),)), Resurrect("time", S("w49"))]
+    assert not refused(play) and not questions(play)
+
+
+def test_without_the_word_nothing_of_the_reinforcement_is_committed():
+    """The other side: no word, no piece to commit (it comes only from the mover's word)."""
+    play = _reinforce_beside_a_resurrection(word=False)
+    assert play.played() == []
+
+
+def _lift_before_the_commit(put_back: bool):
+    """Black's move lands on b33; 0.12 s after it touched down, before it is committed, White lifts
+    w29 (bouncing 77 ms, then steadily empty 148 ms) and puts it down on w28; Black puts their
+    resurrected Time tower on White's emptied Gateway w29 at once (or, the other side, nothing comes
+    back to w29: a plain move, read as always)."""
+    game = classic({"w29": "P", "b35": "p"}, "black", captured={"black": ["T"]})
+    play = Play(game, step=0.005)
+    play.move("b35", "b33", then=0.12)
+    play.board.place(S("w28"))
+    if not put_back:
+        play.board.lift(S("w29"))
+    edges = [0.0, 0.013, 0.026, 0.043, 0.048, 0.069, 0.077]
+    plan = [(e, "w29", i % 2 == 1) for i, e in enumerate(edges)] + [(0.0, "w28", False)]
+    plan += landing("w28", 0.124, bounce=0.08)
+    plan += landing("w29", 0.225, bounce=0.07) if put_back else [(0.3, "w29", None)]
+    heavy(play, plan)
+    if put_back:
+        play.say("black", {"type": "resurrect", "piece": "time"})
+    play.wait(1.6)
+    return play
+
+
+def test_a_lift_begun_before_the_rivals_move_was_committed_is_found_when_a_tower_came_from_nowhere():
+    """Hasty soak seed 720077 (Classic, heavy noise): White's lift of w29 began 88 ms before Black's
+    move was committed and read steadily empty 148 ms only (a plain lift needs 150 ms), so White's
+    tower on w28 came from nowhere and the game stood ("clear w28").  A lift that lasted ``off_delay``
+    in all, as a bumped tower never does, counts when nothing else explains a placement: White's
+    w29-w28, then Black's Resurrection on w29 (the rulebook: "Place the Tower on any one of your
+    rival's empty Gateways")."""
+    play = _lift_before_the_commit(put_back=True)
+    assert play.played() == [mv("b35", "b33"), mv("w29", "w28"), Resurrect("time", S("w29"))]
+    assert not refused(play) and not questions(play)
+
+
+def test_the_same_move_with_its_lift_seen_whole_is_read_as_always():
+    """The other side: the lift holds, nothing comes back: the plain move."""
+    play = _lift_before_the_commit(put_back=False)
+    assert play.played() == [mv("b35", "b33"), mv("w29", "w28")]
+    assert not refused(play) and not questions(play)
+
+
+def test_a_swapped_tower_lifted_as_it_landed_to_flash_it_is_no_flash_of_the_swapper():
+    """Hasty soak seed 750005 (Classic, light noise): Black's Memory Swap b29-b49, its second tower
+    put down on b49, lifted again 137 ms later by White and White's b47 lifted, to flash it.  Read as
+    Black's flash of b47 from b49 (the swap's towers touched on the way), announced in public, then
+    stuck.  As for a move's tower (``_rest_then_flash``): nothing announced while the board may tell;
+    the outcome put down where White's flash's two towers were tells it (the rulebook's Memory Swap
+    ends a Classic turn): the swap, then White's flash of b49 from b47."""
+    game = classic({"b29": "m", "b49": "a", "b47": "S", "w35": "P"}, "black")
+    play = Play(game, step=0.005)
+    play.say("black", {"type": "swap"})
+    play.lift("b29", then=0.26)
+    play.lift("b49", then=0.39)
+    play.place("b29", then=0.22)
+    play.place("b49", then=0.137)
+    play.lift("b49", then=0.226)
+    play.lift("b47", then=0.3)
+    assert [n for n in play.notices if n.audience == "public" and n.kind == "flash"] == []
+    play.place("b49", then=0.8)
+    assert play.played() == [Swap(S("b29"), S("b49")), mv("b47", "b49")]
+    flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
+    assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("white", "b47", "b49")]
+    assert not refused(play) and not questions(play)

@@ -113,6 +113,22 @@ SOAK_REGRESSIONS = [
     # down: the push is the next player's declared action (a wrong commit, 720247; 720140 stuck)
     (720247, "third_eye", "none", "hasty"),
     (720140, "classic", "high", "hasty"),
+    # the mover's Reinforcement landing on w39, its word 9 ms later, the next player's hand on the mover's
+    # w38 beside it 6 ms after the touch-down: read as a slide w38-w39, the word left unused (wrong)
+    (720136, "classic", "medium", "hasty"),
+    # the mover's word naming one Artificial Light, and the next player's Resurrection filling the
+    # mover's other empty Gateway: the Reinforcement of one held for one of two (stuck, 720081; a
+    # needless one-option question, 720240, 720187, 720217)
+    (720081, "third_eye", "low", "hasty"),
+    (720240, "classic", "high", "hasty"),
+    (720187, "third_eye", "low", "hasty"),
+    (720217, "third_eye", "medium", "hasty"),
+    # the mover's lift begun before the rival's move was committed, steadily empty 148 ms, its space
+    # filled at once by the rival's Resurrection: the tower put down came from nowhere (stuck)
+    (720077, "classic", "high", "hasty"),
+    # a Memory Swap's second tower lifted by the next player 137 ms after it landed, to flash it: read
+    # as the swapper's flash, announced, then stuck
+    (750005, "classic", "low", "hasty"),
 ]
 
 
