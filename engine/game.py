@@ -125,12 +125,14 @@ def _gravity_picks(sources: int, spots: int, k: int) -> tuple[tuple[int, ...], .
 FIRST_SIGHT_WIN = "first_sight"
 LIGHT_CAPTURED = "light_captured"
 TWO_PASSES = "passes"
-# Ends that are no move of the game (docs/rules.md, "How a game may end"): a player resigns, or the
-# rival claims a game its opponent abandoned (remote play's absence, the match-play issue's clock).
-# The record names them in its ``termination`` (engine/record.py); the winner is the other side.
+# Ends that are no move of the game (docs/rules.md, "How a game may end"): a player resigns, the
+# rival claims a game its opponent abandoned (remote play's absence), or a player's clock runs out
+# (match play, docs/rules.md "Clocks").  The record names them in its ``termination``
+# (engine/record.py); the winner is the other side.
 RESIGNATION = "resignation"
 ABANDONMENT = "abandonment"
-TERMINATIONS = (RESIGNATION, ABANDONMENT)
+TIME_FORFEIT = "time"
+TERMINATIONS = (RESIGNATION, ABANDONMENT, TIME_FORFEIT)
 
 
 @dataclass(frozen=True)
@@ -307,7 +309,8 @@ class Game:
 
     def end(self, reason: str, winner: str) -> None:
         """End the game other than by a move: ``reason`` one of TERMINATIONS, ``winner`` the side
-        that wins (a resignation's rival, an abandoned game's claimant).  Not an action: nothing
+        that wins (a resignation's rival, an abandoned game's claimant, the side whose clock did not
+        run out).  Not an action: nothing
         is logged; the result is part of the state (``pop`` of the last action undoes it too)."""
         if reason not in TERMINATIONS:
             raise InvalidError(f"termination: expected one of {', '.join(TERMINATIONS)}, got {reason!r}")

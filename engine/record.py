@@ -130,7 +130,7 @@ def load_record(data: object) -> Record:
 
 
 def _termination(raw: object) -> dict | None:
-    """The record's optional ``termination``: {"reason": "resignation" | "abandonment", "winner": side}."""
+    """The record's optional ``termination``: {"reason": "resignation" | "abandonment" | "time", "winner": side}."""
     if raw is None:
         return None
     if not isinstance(raw, dict):

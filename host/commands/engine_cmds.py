@@ -100,6 +100,7 @@ def result_text(result: dict | None) -> str:
             "light_captured": f"{rival}'s Light is captured",
             "resignation": f"{rival} resigned",
             "abandonment": f"{rival} left the game and {who} claimed it",
+            "time": f"{rival}'s time ran out",
         }.get(reason, str(reason).replace("_", " "))
         return f"{who} wins: {why}"
     why = {"passes": "two passes in a row"}.get(reason, str(reason).replace("_", " "))

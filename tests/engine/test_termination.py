@@ -6,7 +6,7 @@ import json
 import pytest
 
 from engine.errors import IllegalError, InvalidError
-from engine.game import ABANDONMENT, RESIGNATION, TERMINATIONS
+from engine.game import ABANDONMENT, RESIGNATION, TERMINATIONS, TIME_FORFEIT
 from engine.record import ReplayError, load_record, replay, to_record
 from host.cli import main
 
@@ -23,7 +23,7 @@ def run(capsys, *argv):
 
 
 def test_the_vocabulary_sits_beside_the_other_results():
-    assert TERMINATIONS == (RESIGNATION, ABANDONMENT) == ("resignation", "abandonment")
+    assert TERMINATIONS == (RESIGNATION, ABANDONMENT, TIME_FORFEIT) == ("resignation", "abandonment", "time")
 
 
 @pytest.mark.parametrize("reason", TERMINATIONS)
@@ -71,6 +71,7 @@ def test_a_termination_after_a_game_already_won_is_illegal():
 @pytest.mark.parametrize("reason, winner, words", [
     ("resignation", "black", "Black wins: White resigned"),
     ("abandonment", "white", "White wins: Black left the game and White claimed it"),
+    ("time", "white", "White wins: Black's time ran out"),
 ])
 def test_quin_replay_says_the_termination_in_words(tmp_path, capsys, reason, winner, words):
     path = tmp_path / "g.json"

@@ -290,7 +290,8 @@ const Quin = (() => {
     if (r.winner) {
       const who = cap(r.winner), rival = cap(other(r.winner));
       const why = { first_sight: `${who}'s Light reaches First Sight`, light_captured: `${rival}'s Light is captured`,
-        resignation: `${rival} resigned`, abandonment: `${rival} left the game and ${who} claimed it` }[r.reason]
+        resignation: `${rival} resigned`, abandonment: `${rival} left the game and ${who} claimed it`,
+        time: `${rival}'s time ran out` }[r.reason]
         || String(r.reason).replace(/_/g, " ");
       return `${who} wins: ${why}`;
     }
