@@ -419,7 +419,7 @@ def play(services: Services, seed: int, mode: str, pace: str, noise: str, local:
     """One remote game: Ann at the board plays ``local``, Bob from afar the other side.
 
     ``keep``: a folder; a game that is not right (:func:`failing`) leaves there, in
-    ``seed-SEED/``, what is needed to find its cause again (:func:`keep_trace`; ``result["trace"]``
+    ``seed-SEED/`` (``seed-SEED-2/``... if it is there already), what is needed to find its cause again (:func:`keep_trace`; ``result["trace"]``
     names the folder).  ``drop``: a fault of the harness's own (its tests): the hands never carry
     out the board's person's action of that index, so the game stands there."""
     rng = random.Random(seed * 7919 + 1)
@@ -466,6 +466,10 @@ def play(services: Services, seed: int, mode: str, pace: str, noise: str, local:
         _timing(result)
         if keep is not None and failing(result):
             kept = Path(keep) / f"seed-{seed}"
+            n = 1
+            while kept.exists():  # the same seed played again into the same folder: kept beside it
+                n += 1
+                kept = Path(keep) / f"seed-{seed}-{n}"
             try:
                 keep_trace(kept, played, local, board, result, began)
                 result["trace"] = str(kept)
