@@ -458,6 +458,7 @@ def play(services: Services, seed: int, mode: str, pace: str, noise: str, local:
         _judge(played, logged, result)
         result["false_alarms"] = _alarms(board.public.events, result, positions_of(played))
         result["screens"] = _screens(board.public.events)
+        result["_lag"] = board_lag(board)
         _near_stretch(result)
     except BaseException as exc:
         result.setdefault("harness_error", f"{type(exc).__name__}: {exc}")
@@ -476,7 +477,7 @@ def play(services: Services, seed: int, mode: str, pace: str, noise: str, local:
             except Exception as exc:  # noqa: BLE001 - the game's result is said whatever its trace
                 result["trace_error"] = f"{type(exc).__name__}: {exc}"
                 kept = None
-        for key in ("_timeline", "_stretched", "_late", "_bob"):
+        for key in ("_timeline", "_stretched", "_late", "_bob", "_lag"):
             result.pop(key, None)
         bob.close()
         board.stop(keep=kept)
@@ -616,6 +617,11 @@ def _timing(result: dict) -> None:
                             "stretched": len(stretched),
                             "stretched_over_20ms": sum(1 for _, d in stretched if d > 0.02),
                             "stretched_max_ms": round(1000 * max((d for _, d in stretched), default=0.0), 1)}
+        lag = sorted(d for _, d in result.get("_lag") or [])
+        if lag:
+            result["timing"].update(board_lag_p50_ms=round(1000 * lag[len(lag) // 2], 1),
+                                    board_lag_p99_ms=round(1000 * lag[int(len(lag) * 0.99)], 1),
+                                    board_lag_max_ms=round(1000 * lag[-1], 1))
 
 
 def _finish(board, bob, plan, local, pace, rng, posted, attend, result) -> None:
@@ -770,6 +776,36 @@ def _alarms(events, result, positions) -> list[dict]:
     return out
 
 
+def board_lag(board) -> list[tuple[float, float]]:
+    """(when the hands sent a reading, how much later the board's referee was fed it), from the
+    board's referee journal (its ``feed`` lines carry the board's own times, on the machine's
+    monotonic clock as the harness's are): a loaded machine delays the board's server too, which
+    stretches a bounce the hands kept short into one the board reads as long (seed 9207's wrong
+    commit under load: a 33 ms bump read as 78 ms).  Read as a file: nothing of the board is imported."""
+    sends = [(t, names) for kind, t, names in board.fed if kind == "board"]
+    feeds = []
+    try:
+        with open(board.journal, encoding="utf-8") as fp:
+            for line in fp:
+                if '"c":"feed"' in line:
+                    try:
+                        e = json.loads(line)
+                    except ValueError:
+                        continue
+                    feeds.append((e["t"], e["occupied"]))
+    except OSError:
+        return []
+    out, i = [], 0
+    for t_feed, occupied in feeds:
+        j = i
+        while j < len(sends) and sends[j][0] <= t_feed + 0.001 and sends[j][1] != occupied:
+            j += 1
+        if j < len(sends) and sends[j][0] <= t_feed + 0.001:
+            out.append((sends[j][0], max(0.0, t_feed - sends[j][0])))
+            i = j + 1
+    return out
+
+
 def _near_stretch(result: dict) -> None:
     """Says of each failure whether the hands' clock stretched by more than DISTORT near it (the
     harness's timing, not the board's, may then be to blame: a slide's 30 ms dwell sent 300 ms
@@ -785,17 +821,26 @@ def _near_stretch(result: dict) -> None:
         times = [tt for tt, i, _ in timeline if i == index]
         return (min(times) - 0.5, max(times) + 0.5) if times else None
 
+    lag = result.get("_lag") or []
+
+    def lagged(lo: float, hi: float) -> float:
+        return round(1000 * max((d for ts, d in lag if lo <= ts <= hi), default=0.0), 1)
+
     for alarm in result.get("false_alarms") or []:
         t = t_first + alarm["t"]
         alarm["near_stretch_ms"] = most(t - 1.0, t)
+        alarm["near_board_lag_ms"] = lagged(t - 1.0, t)
     for key, at in (("wrong", "index"), ("stuck", "hub_has")):
         failure = result.get(key)
         if isinstance(failure, dict) and isinstance(failure.get(at), int):
             w = window(failure[at])
             failure["near_stretch_ms"] = most(*w) if w else 0.0
-    flagged = [a["near_stretch_ms"] for a in result.get("false_alarms") or []] + [
-        (result.get(k) or {}).get("near_stretch_ms", 0.0) for k in ("wrong", "stuck") if result.get(k)]
-    result["clean"] = all(v <= 1000 * DISTORT for v in flagged)  # every failure with the clock kept
+            failure["near_board_lag_ms"] = lagged(*w) if w else 0.0
+    flagged = [max(a["near_stretch_ms"], a["near_board_lag_ms"]) for a in result.get("false_alarms") or []] + [
+        max((result.get(k) or {}).get("near_stretch_ms", 0.0), (result.get(k) or {}).get("near_board_lag_ms", 0.0))
+        for k in ("wrong", "stuck") if result.get(k)]
+    # every failure with the clock kept: the hands' (stretched) and the board's (its readings late)
+    result["clean"] = all(v <= 1000 * DISTORT for v in flagged)
 
 
 def _screens(events) -> list[str]:
