@@ -247,3 +247,9 @@ def test_a_game_whose_friend_never_sends_a_lineup_is_called_off_from_the_seat_af
     assert table.phase == "over"
     assert service.store.game(table.row.id).status == "abandoned"
     wait_for(lambda: seat.link.over, what="the link's file to say the game is over")
+    # the host page's New game gives the table back (two phones), as after any remote game's end
+    r = status.evaluate("""async (key) => { const r = await fetch(`/api/host/${key}/new`, {method: 'POST',
+        headers: {'Content-Type': 'application/json', 'X-Host-Key': key}, body: '{}'});
+        return [r.status, await r.json()]; }""", table.host_key)
+    assert r[0] == 200, r
+    assert not getattr(table.session, "remote", False) and table.phase == "setup"
