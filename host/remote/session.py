@@ -86,7 +86,7 @@ def ending_status(session) -> dict:
         gone = session.link.clock.now() - session.link.state_at
         abandon = dict(abandon, left=max(0, math.ceil(abandon["left"] - gone)))
     return {"abandon": abandon, "resigning": "resign" in pending, "claiming": "claim" in pending,
-            "calling_off": "call-off" in pending, "called_off": session.called_off}
+            "calling_off": "call-off" in pending}
 
 
 class HubOracle:
@@ -215,7 +215,8 @@ class RemoteSession(Session):
         hub = self.hub or {}
         return {"code": self.link.shown, "side": self.local, "phase": hub.get("phase"),
                 "names": hub.get("names"), "paused": self.mind.waiting,
-                "problem": self.problem or self.link.problem, **ending_status(self)}
+                "problem": self.problem or self.link.problem, **ending_status(self),
+                "called_off": self.called_off}
 
     def revealed(self):
         return self._final if self._final is not None else self.game
