@@ -31,6 +31,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 import pickle
 import threading
 from typing import IO, Any, Callable
@@ -59,7 +60,10 @@ class Journal:
 
     @classmethod
     def open(cls, path, wall: float = 0.0) -> "Journal":
-        return cls(open(path, "a", encoding="utf-8"), wall)
+        """Appended to; a new file is readable by its owner only (it holds this board's lineups, as
+        the store does)."""
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        return cls(os.fdopen(fd, "a", encoding="utf-8"), wall)
 
     def _write(self, entry: dict) -> None:
         fp = self._fp
