@@ -124,9 +124,12 @@ class RemoteFollowing:
         deb = self.deb
         deb.expect = f.lifts  # a lift the plan needs counts on the shorter reading
         S = deb.stable
-        if S == f.expected and not f.lifts and f.matched is None:
+        if S == f.expected and not f.lifts and f.matched is None and not (deb.pending & f.spaces):
             # the board shows the plan done (whatever else is still settling): what comes after is
-            # the next step's
+            # the next step's.  Not while one of the plan's own spaces is changing: the debounced
+            # board then lags the sensors (a tower steadied on the plan's space, off a moment, as a
+            # bumped one beside it reads on 78 ms: the plan "done" for an instant the sensors never
+            # showed, and what followed read as the mover's flash; seed 9207 under load)
             f = replace(f, matched=len(self.ev))
             self._go(Event.FOLLOW_READ, Following(f))
         if deb.pending:
