@@ -51,6 +51,32 @@ def test_a_bump_beside_the_plan_never_makes_the_board_show_it_done_for_an_instan
     assert black_flashes(play) == [] and committed(play) == []
 
 
+def test_a_tower_bumped_off_just_before_the_plans_last_placement_never_makes_it_shown_done():
+    """Seed 9207 under load again (a wrong commit on the fix above): the bump lifted b18 11 ms
+    before Bob's Time touched down on b28.  When b28 had settled, b18's lift had not held
+    ``off_delay`` yet, so the debounced board was the plan done for an instant the sensors never
+    showed (b18 was already off): what followed was read as Ann's flash b18-b28.  A change of a
+    space under way before the plan's own spaces last changed keeps the plan from being shown done."""
+    game = bob_flashes_b28()
+    play = Play(bob_flashes_b28(), step=0.005, reads={"black"})
+    after, plan = followed(game, Move(S("b29"), S("b28")), side="white")
+    play.notices += play.ref.follow(after, plan)
+    play.lift("b28", then=0.3)
+    play.lift("b29", then=1.0)
+    play.lift("b18", then=0.01)  # bumped...
+    play.place("b28", then=0.015)  # ...as Bob's Time touches down on b28
+    play.lift("b28", then=0.01)
+    play.place("b28", then=0.11)
+    play.lift("b28", then=0.05)  # steadied: off a moment
+    play.place("b18", then=0.185)
+    play.lift("b18", then=0.19)
+    play.place("b28", then=0.4)
+    assert black_flashes(play) == [] and committed(play) == []
+    play.place("b18", then=1.0)
+    assert play.ref.state is Phase.PLAY and play.ref.game.to_move == "black"
+    assert black_flashes(play) == [] and committed(play) == []
+
+
 def test_a_brisk_hand_after_the_plan_is_still_the_next_step():
     """The other side (issue 28, "brisk hands after a plan"): the plan shown done, then at once (50
     ms after Bob's Time settled on b28) Ann lifts her Time from b18 to flash it: her flash, read."""
