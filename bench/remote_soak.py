@@ -15,6 +15,12 @@ stuck games (``STUCK`` seconds without the game going on after the hands did wha
 Usage: nice -n 10 python bench/remote_soak.py [--games N] [--paces relaxed,brisk] [--noise ...]
        [--modes ...] [--max-actions 30] [--start 1000] [--out FILE]
 
+With ``--out FILE``, every game that is not right (stuck, a wrong commit, an alarm nobody caused,
+the harness failing) leaves what is needed to find its cause again in ``FILE.traces/seed-SEED/``
+(``tests/support/remote_hands.py``'s ``keep_trace``: the board's sensor trace as ``quin-trace/1``,
+the board's referee journal, every state its screens were sent, its log); its result line names
+the folder (``trace``), and ``python bench/remote_replay.py FOLDER`` referees it again.
+
 One game at a time (the board's service runs on the real clock).  ``timing`` says how well the
 hands' clock was kept on a loaded machine: an event this process could not send in time stretches
 the hands' clock (intervals are never shortened, a bounce or a slide's dwell may be lengthened), and
@@ -72,11 +78,17 @@ def summarise(results: list[dict]) -> dict:
                        "stretched_max_ms_max": stretched[-1] if stretched else None}}
 
 
+def traces_of(out: str | None) -> Path | None:
+    """Where the failing games' traces go: beside the ``--out`` file, ``FILE.traces/``."""
+    return None if not out else Path(out).with_name(Path(out).name + ".traces")
+
+
 def _play_all(services, tasks, args, results, out) -> None:
+    keep = traces_of(args.out)
     for seed, mode, pace, noise, local in tasks:
         t = time.monotonic()
         try:
-            r = play(services, seed, mode, pace, noise, local, args.max_actions)
+            r = play(services, seed, mode, pace, noise, local, args.max_actions, keep=keep)
         except Exception as exc:  # the harness itself failed: said, not counted as the board's
             r = {"seed": seed, "mode": mode, "pace": pace, "noise": noise, "local": local,
                  "harness_error": f"{type(exc).__name__}: {exc}"}
@@ -135,7 +147,7 @@ def main(argv=None) -> int:
         "harness_errors": [r for r in results if "harness_error" in r],
         **summarise(judged),
         "failing": [{k: r.get(k) for k in ("seed", "mode", "pace", "noise", "local", "first", "status", "clean",
-                                           "stuck", "wrong", "false_alarms", "refused", "unanswered", "timing")}
+                                           "stuck", "wrong", "false_alarms", "refused", "unanswered", "timing", "trace")}
                     for r in failing],
     }, indent=1))
     return 0

@@ -62,6 +62,9 @@ def add_parser(sub) -> None:
     p.add_argument("--side", choices=("white", "black", "random"), default="random",
                    help="with --remote new: the side you play (default random)")
     p.add_argument("--name", metavar="NAME", help="with --remote: your name as your friend sees it")
+    p.add_argument("--referee-journal", metavar="FILE",
+                   help="keep every call made to the referee, with its times, in FILE (appended): a game it got "
+                        "wrong replays exactly from it (diagnosis; host/session/journal.py)")
     p.add_argument("--show-links", action="store_true",
                    help="print the seat and host links even when standard output is not a terminal "
                         "(by default they stay out of logs such as the systemd journal)")
@@ -518,7 +521,16 @@ def _serve(args, folder: Path, lock, started: float) -> int:
             from host.opponent.driver import TableOpponent
 
             opponent = TableOpponent(*kept)
+    journal = None
+    if getattr(args, "referee_journal", None):
+        from host.session.journal import Journal
+
+        try:
+            journal = Journal.open(args.referee_journal, time.time())
+        except OSError as exc:
+            raise UserError(f"--referee-journal: {args.referee_journal} cannot be written ({exc.strerror or exc})") from None
     service = Service(store, board=board, source=source, opponent=opponent,
+                      referee_factory=journal.referee_factory() if journal is not None else None,
                       **(remote.service_kwargs() if remote is not None else {}))
     table = service.table
 

@@ -59,6 +59,7 @@ N = SPACE_NAMES
 KINDS = ("board", "browser")
 MAX_NAME = 40
 TABLE = "remote"  # the archive's table name for remote games
+CALLED_OFF = "called_off"  # the phase (and the logged end's reason) of a game called off before it began
 LATER = object()  # Remote.state: the mover's state, worked out after the other side's
 
 
@@ -453,7 +454,10 @@ class Remote:
         if mover_later and game is not None and not game.is_over() and game.to_move == side:
             return LATER
         part = {"view": None, "legal": None, "gravity": None, "gateways": None, "reveal": None, "last": None,
-                "record": None}
+                "record": None, "called_off": None}
+        if row.phase == CALLED_OFF:
+            logged = await store.logged(conn, row.id, row.seq)
+            part["called_off"] = logged[0] if logged is not None else None
         if game is not None:
             part["view"] = view(game, side)
             if not game.is_over() and game.to_move == side:
@@ -591,6 +595,8 @@ class Remote:
                     if (seat["name"], seat["kind"], seat.get("player")) != (name, kind, player):
                         raise Refused(409, "request: this request took a seat with another name, kind or player")
                     return {"code": show_code(code), "side": again, "token": token}
+                if row.phase == CALLED_OFF:
+                    raise Refused(409, f"code: {show_code(code)} was called off before it began")
                 free = [s for s in PLAYERS if not row.seats.get(s)]
                 if not free:
                     raise Refused(409, f"code: both seats of {show_code(code)} are taken")
@@ -745,6 +751,28 @@ class Remote:
             answer = {"seq": row.seq + 1, "result": game.result.to_json()}
             await self._record(change, "end", request, answer, game, before=before, ended=True, reveal=None,
                                phase="over")
+        return answer
+
+    async def call_off(self, code: str, token: str, body: dict) -> dict:
+        """The token's side calls off a game not begun (its rival has not joined, or a lineup is not
+        in): nobody wins, nothing is archived or rated, and both streams say who called it off.
+        Answered while the game is paused too (a friend who never came back); sent again, the same
+        answer.  A game being played is resigned or claimed instead (409)."""
+        async with self._change(code, token) as change:
+            row, side = change.row, change.side
+            request = {"reason": CALLED_OFF, "by": side}
+            if row.phase == CALLED_OFF:
+                r = await store.logged_end(change.conn, row.id, row.round, request)
+                if r is not None and r[0] == side:
+                    return r[1]  # sent again after a lost answer
+            if row.phase not in ("waiting", "setup"):
+                raise Refused(409, f"phase: the game is {row.phase}: only a game not begun can be called off "
+                                   "(a game being played is resigned, or claimed when the rival is away)")
+            await self._hold(change)
+            answer = {"seq": row.seq + 1, "called_off": side}
+            await store.record_change(change.conn, row.id, row.seq + 1, row.round, side, "end", request, answer, {},
+                                      None, CALLED_OFF)
+            await store.notify(change.conn, row.id, row.seq + 1)
         return answer
 
     def _claimable(self, row: Row, side: str, present: set[str]) -> None:
@@ -997,10 +1025,10 @@ class Act(RemoteBase):
             self.limit(self.remote.action_limit, hash_token(token), "requests for this seat")
             if what == "rematch":
                 return await self.remote.rematch(c, token)
-            if what in ("resign", "claim"):
+            if what in ("resign", "claim", "call-off"):
                 if self.body():
                     raise Refused(400, f"body: {what} takes an empty object {{}}")
-                return await getattr(self.remote, what)(c, token, {})
+                return await getattr(self.remote, what.replace("-", "_"))(c, token, {})
             body = self.body()
             return await getattr(self.remote, {"action": "act"}.get(what, what))(c, token, body)
         await self.run(work)
@@ -1093,7 +1121,7 @@ class RemoteStream(RemoteBase):
 
 ROUTES = [
     (r"/api/remote", Create),
-    (rf"/api/remote/{CODE}/(join|setup|action|check|reveal|rematch|resign|claim)", Act),
+    (rf"/api/remote/{CODE}/(join|setup|action|check|reveal|rematch|resign|claim|call-off)", Act),
     (rf"/api/remote/{CODE}/stream", RemoteStream),
 ]
 

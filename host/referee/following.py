@@ -124,7 +124,7 @@ class RemoteFollowing:
         deb = self.deb
         deb.expect = f.lifts  # a lift the plan needs counts on the shorter reading
         S = deb.stable
-        if S == f.expected and not f.lifts and f.matched is None:
+        if S == f.expected and not f.lifts and f.matched is None and self._sensed_done(f):
             # the board shows the plan done (whatever else is still settling): what comes after is
             # the next step's
             f = replace(f, matched=len(self.ev))
@@ -155,6 +155,21 @@ class RemoteFollowing:
             self.public_instructions = todo
             self._say(out, PUBLIC, "instruction", {"for": "follow", "plan": dict(f.plan), "instructions": todo,
                                                     "text": wording.follow_fix(say_list(todo))})
+
+    def _sensed_done(self, f) -> bool:
+        """Did the sensors show the plan done, not only the debounced board?  Not while one of its
+        own spaces is changing, nor while a change begun before its spaces last changed is still
+        settling: the debounced board then lags the sensors, and showed the plan done for an
+        instant they never read (seed 9207 under load, twice a wrong commit: a tower steadied on
+        the plan's space, off a moment, as a bumped one beside it read on 78 ms; a tower bumped off
+        11 ms before the plan's tower touched down, its lift not yet held ``off_delay``).  What
+        followed was read as the player's own flash.  A change begun after, a brisk hand lifting
+        its own tower at once, is the next step's."""
+        deb = self.deb
+        if deb.pending & f.spaces:
+            return False
+        last = max((deb.since.get(s, -INF) for s in f.spaces), default=-INF)
+        return not any(deb.began.get(s, deb.since.get(s, -INF)) < last for s in deb.pending)
 
     def _followed(self, now: float, out: list, evidence: Evidence | None = None) -> None:
         """The board shows the rival's action: the game goes on from its position (``evidence``: the

@@ -276,12 +276,19 @@ class Reading:
                         # reading is the mover's, at the time it would be without the word, so that
                         # neither the wait nor the reading tells anyone of the word.
                         continue
-                    if (not any(d is not c and c.touched < d.touched for d in ahead)
-                            and self._later(ev.flips[-1].at + self.multi_settle)):
+                    if (self._later(ev.flips[-1].at + self.multi_settle)
+                            and (not any(d is not c and c.touched < d.touched for d in ahead) or len(rem) <= len(add))):
                         # A Gravity that never went on: its tower, put down, lifted again and set on
                         # another space (a slide that lingered ``quiet`` on the way), then the board
                         # still ``multi_settle``.  Held for good, the game stood with a reason that
                         # named a legal move (remote soak seed 8403); the longer reading is read.
+                        # So too when a bigger Gravity could have followed but no tower is in the hand
+                        # (every one lifted is down again): the stillness ended it, as it ends the
+                        # whole evidence's reading (remote soak seed 9207: Black's Gravity b56-b38
+                        # beside b39, named by their `choose`, then b48, which may be a Void and
+                        # anchor a bigger one, bumped 0.16 s as b38 landed; held, the shorter reading
+                        # stood for good against the whole one, its bump unexplained, and the game
+                        # stood).
                         continue
                     held.append(score)
                     continue

@@ -46,6 +46,7 @@ BACKOFF = (0.5, 30.0)  # first and longest wait before reconnecting or resending
 TIMEOUT = 10.0  # seconds one request may take
 STREAM_SILENCE = 40.0  # seconds without a byte (the hub sends keep-alives) before the stream is reopened
 NOT_REACHED = "the hub is not reached: the game waits"
+ENDED = ("over", "called_off")  # the hub's phases of a game that goes on no more (a rematch follows only "over")
 
 
 class RemoteError(ValueError):
@@ -359,6 +360,10 @@ class Link:
         """This side claims the game its rival abandoned (the hub's ``abandon`` says it may)."""
         self._enqueue({"route": "claim", "body": {}})
 
+    def send_call_off(self) -> None:
+        """Call off the game not begun (its answer is the hub's next state: ``called_off``)."""
+        self._enqueue({"route": "call-off", "body": {}})
+
     def reveal(self, body: dict) -> dict:
         """Ask the hub what a flash or a Classic Time reveals (blocking: call it off the table's
         lock).  HubAnswer or Unreached when it cannot say now."""
@@ -375,11 +380,13 @@ class Link:
         if message["route"] == "action":
             return state.get("seq", -1) > message["body"]["seq"]
         if message["route"] == "setup":
-            return bool((state.get("setups_in") or {}).get(self.side)) or state.get("phase") in ("playing", "over")
+            return bool((state.get("setups_in") or {}).get(self.side)) or state.get("phase") in ("playing",) + ENDED
         if message["route"] == "rematch":  # asked already, or the next game has begun
             return bool((state.get("rematch") or {}).get(self.side)) or state.get("phase") != "over"
         if message["route"] in ("resign", "claim"):  # the game is over (by this or anything else)
-            return state.get("phase") == "over"
+            return state.get("phase") in ENDED
+        if message["route"] == "call-off":  # called off (by either side), or begun meanwhile (409 then)
+            return state.get("phase") in ENDED + ("playing",)
         return False
 
     def _held(self, message: dict, state: dict | None) -> bool:
@@ -518,7 +525,7 @@ class Link:
                 if text == "":
                     if event["data"] and event.get("event", "message") == "state":
                         state = json.loads("\n".join(event["data"]))
-                        if not first and self.over and state.get("phase") != "over":
+                        if not first and self.over and state.get("phase") not in ENDED:
                             # the next round: its states are taken only from a stream opened for it
                             raise Reopen("a new round: the stream is opened again for this token's side")
                         self._on_state(state)
@@ -544,7 +551,7 @@ class Link:
             self.state = state
             self.state_at = self.clock.now()
             self.received += 1
-            over = state.get("phase") == "over"
+            over = state.get("phase") in ENDED
             if state.get("side") in ("white", "black") and state["side"] != self.side and not over:
                 self.side = state["side"]  # a rematch swapped the sides (the same token)
                 self._save()

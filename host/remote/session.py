@@ -79,11 +79,14 @@ def ending_status(session) -> dict:
     hub = session.hub or {}
     pending = {m["route"] for m in session.link.pending()}
     abandon = hub.get("abandon")
+    if not getattr(session.link, "connected", True):
+        abandon = None  # the hub not reached: the pause is that, and its countdown is not known now
     if abandon and not abandon.get("claimable"):
         # the hub sends no state as the seconds go by: a page opened later counts from now
         gone = session.link.clock.now() - session.link.state_at
         abandon = dict(abandon, left=max(0, math.ceil(abandon["left"] - gone)))
-    return {"abandon": abandon, "resigning": "resign" in pending, "claiming": "claim" in pending}
+    return {"abandon": abandon, "resigning": "resign" in pending, "claiming": "claim" in pending,
+            "calling_off": "call-off" in pending}
 
 
 class HubOracle:
@@ -176,6 +179,7 @@ class RemoteSession(Session):
         self.known: tuple | None = None  # (base, pieces, not_shadow) the hub revealed at this base
         self.oracle = HubOracle(self)
         self._final = None  # the hub's record replayed, once the game is over
+        self.called_off: str | None = None  # the side that called the game off before it began
         self.problem: str | None = None
         # while the rival's plans are carried out: the referee's game before them and how many
         # actions the board then showed (the board side shows that game until the plans are done)
@@ -194,7 +198,7 @@ class RemoteSession(Session):
 
     @property
     def phase(self) -> str:
-        if self._final is not None:
+        if self._final is not None or self.called_off is not None:
             return "over"
         game = self.game
         if game is None:
@@ -211,7 +215,8 @@ class RemoteSession(Session):
         hub = self.hub or {}
         return {"code": self.link.shown, "side": self.local, "phase": hub.get("phase"),
                 "names": hub.get("names"), "paused": self.mind.waiting,
-                "problem": self.problem or self.link.problem, **ending_status(self)}
+                "problem": self.problem or self.link.problem, **ending_status(self),
+                "called_off": self.called_off}
 
     def revealed(self):
         return self._final if self._final is not None else self.game
@@ -318,6 +323,8 @@ class RemoteSession(Session):
         phase = state.get("phase")
         if phase == "over" and state.get("record") is not None:
             return self._over(state)
+        if phase == "called_off":
+            return self._called_off(state)
         if phase != "playing" or not state.get("view"):
             return []
         view = state["view"]
@@ -421,6 +428,23 @@ class RemoteSession(Session):
         self.next_seq = state["seq"]
         self.known = None
         return out
+
+    def _called_off(self, state: dict) -> list:
+        """The game was called off before it began (by either side): nobody won; the store keeps it
+        abandoned, and the table may start another (the host page's New game)."""
+        if self.called_off is not None:
+            return []
+        self.called_off = state.get("called_off") if state.get("called_off") in PLAYERS else self.rival
+        self.ref = None
+        self._game = None
+        self.mind.done()
+        try:
+            self.store.abandon(self.row.id)
+            self.row = self.store.game(self.row.id)
+        except Exception as exc:  # noqa: BLE001 - the game stands called off at the hub; the store says why not
+            log.error("the called-off remote game could not be stored as abandoned: %s", exc)
+        log.info("remote game %s called off by %s", self.link.shown, self.called_off)
+        return []
 
     def _over(self, state: dict) -> list:
         """The hub's record, every identity open: kept in the store as a finished game."""

@@ -39,6 +39,8 @@ def state(table, viewer: str | None = None) -> dict:
     row = session.row if session is not None else None
     game = session.game if session is not None else None
     phase = table.phase
+    # a game over has every identity open; one that never began (a remote game called off) has no game
+    revealed = session.revealed() if phase == "over" else None
     data: dict = {
         "phase": phase,
         "game": row.id if row else None,
@@ -50,7 +52,7 @@ def state(table, viewer: str | None = None) -> dict:
         "board": board_state(table),
         "source": table.source_status,
         "committed_at": table.committed_at,
-        "view": view(session.revealed(), viewer) if phase == "over" else _view(session, viewer),
+        "view": view(revealed, viewer) if revealed is not None else _view(session, viewer),
         "referee": referee_status(session),
         "opponent": off_board_status(table),
         # who sits where, by the names they gave on their phones (never their player codes)

@@ -98,7 +98,7 @@ def host_new(key: str):
     if getattr(table.session, "remote", False):
         if table.phase != "over":
             raise bad_request(f"new: this table plays remote game {table.session.link.shown}: finish it, or resign "
-                              "or claim it on your phone, before a game here")
+                              "or claim it on your phone (call it off there if it has not begun), before a game here")
         _leave_remote(table)
         said.append("the remote game is over: both seats are at this table again, each with its phone")
     try:

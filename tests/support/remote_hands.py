@@ -213,13 +213,20 @@ class BoardService:
 
     def __init__(self, hub: str, side: str, mode: str, first: str, name: str = "Ann"):
         self.dir = tempfile.mkdtemp(prefix="quin-remote-hands-")
+        # the board's referee journal (``quin serve --referee-journal``): every call made to its
+        # referee with the board's times, kept for a game that is not right (``keep_trace``)
+        self.journal = os.path.join(self.dir, "referee.journal")
         env = dict(os.environ, PYTHONPATH=str(ROOT), QUIN_MDNS="off")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "host.cli", "serve", "--board", "sim", "--host", "127.0.0.1", "--port", "0",
              "--data-dir", self.dir, "--remote", "new", "--hub", hub, "--side", side, "--mode", mode,
-             "--first", first, "--name", name, "--no-mdns", "--no-qr", "--show-links"],
+             "--first", first, "--name", name, "--no-mdns", "--no-qr", "--show-links",
+             "--referee-journal", self.journal],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=str(ROOT))
         self.side = side
+        # what this board's person gave it, as sent (monotonic seconds, the machine's clock the
+        # board's own times are on): ("board", t, occupied names) and ("say", t, input)
+        self.fed: list[tuple] = []
         self.log: list[str] = []
         self.base = self.code = self.board_key = self.seat = None
         self.public = self.phone = None
@@ -258,7 +265,9 @@ class BoardService:
     def set(self, occupied) -> int:
         """The virtual board reads ``occupied`` now: one request on a kept-alive connection (a
         reading is sent again, whole, if the connection had closed)."""
-        body = json.dumps({"occupied": sorted(N[s] for s in occupied)}).encode()
+        names = sorted(N[s] for s in occupied)
+        self.fed.append(("board", time.monotonic(), names))
+        body = json.dumps({"occupied": names}).encode()
         head = {"X-Board-Key": self.board_key, "Content-Type": "application/json"}
         for attempt in (0, 1):
             if self._conn is None:
@@ -277,12 +286,14 @@ class BoardService:
         return 0
 
     def say(self, data: dict):
+        self.fed.append(("say", time.monotonic(), data))
         return call(self.base, "POST", f"/api/seat/{self.seat}/input", data, {"X-Seat-Token": self.seat})
 
     def setup(self, setup: dict):
         return call(self.base, "POST", f"/api/seat/{self.seat}/setup", setup, {"X-Seat-Token": self.seat})
 
-    def stop(self):
+    def stop(self, keep: Path | None = None):
+        """Stop the service (``keep``: first copy its referee journal there, once it has stopped)."""
         if self._conn is not None:
             self._conn.close()
         for s in ("public", "phone"):
@@ -296,6 +307,8 @@ class BoardService:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+        if keep is not None and os.path.exists(self.journal):
+            shutil.copyfile(self.journal, keep / "referee.journal")
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -394,8 +407,21 @@ def history_count(view: dict | None) -> int:
     return sum(len(t["actions"]) for t in (view or {}).get("history") or [])
 
 
-def play(services: Services, seed: int, mode: str, pace: str, noise: str, local: str, max_actions: int = 30) -> dict:
-    """One remote game: Ann at the board plays ``local``, Bob from afar the other side."""
+def failing(result: dict) -> bool:
+    """Is the game not right: stuck (or never started), a wrong commit, an alarm nobody caused, or
+    the harness failing in it?"""
+    return (result.get("status") != "done" or result.get("wrong") is not None or bool(result.get("false_alarms"))
+            or "harness_error" in result)
+
+
+def play(services: Services, seed: int, mode: str, pace: str, noise: str, local: str, max_actions: int = 30,
+         keep: Path | str | None = None, drop: int | None = None) -> dict:
+    """One remote game: Ann at the board plays ``local``, Bob from afar the other side.
+
+    ``keep``: a folder; a game that is not right (:func:`failing`) leaves there, in
+    ``seed-SEED/`` (``seed-SEED-2/``... if it is there already), what is needed to find its cause again (:func:`keep_trace`; ``result["trace"]``
+    names the folder).  ``drop``: a fault of the harness's own (its tests): the hands never carry
+    out the board's person's action of that index, so the game stands there."""
     rng = random.Random(seed * 7919 + 1)
     first = rng.choice(PLAYERS)
     played = intended_game(seed, mode, max_actions, first)
@@ -403,12 +429,16 @@ def play(services: Services, seed: int, mode: str, pace: str, noise: str, local:
     hands = Hands(played, seed, noise, pace, open_loop=True)
     plan = hands.plan
     schedule = schedule_of(hands)
+    if drop is not None:
+        schedule = [e for e in schedule if e[3] != drop]
     result: dict = {"seed": seed, "mode": mode, "pace": pace, "noise": noise, "local": local, "first": first,
                     "actions": len(played.log), "kinds": kinds_by_side(played), "status": None,
                     "false_alarms": [], "stuck": None, "wrong": None, "timing": None, "refused": [],
                     "questions": 0, "_timeline": [], "_stretched": [], "_late": []}
+    began = time.monotonic()
     board = BoardService(services.url, local, mode, first)
     bob = RemotePlayer(services.url, "Bob")
+    kept = None
     try:
         bob.join(board.code)
         bob.listen()
@@ -428,14 +458,79 @@ def play(services: Services, seed: int, mode: str, pace: str, noise: str, local:
         _judge(played, logged, result)
         result["false_alarms"] = _alarms(board.public.events, result, positions_of(played))
         result["screens"] = _screens(board.public.events)
+        result["_lag"] = board_lag(board)
         _near_stretch(result)
+    except BaseException as exc:
+        result.setdefault("harness_error", f"{type(exc).__name__}: {exc}")
+        raise
     finally:
         _timing(result)
-        for key in ("_timeline", "_stretched", "_late"):
+        if keep is not None and failing(result):
+            kept = Path(keep) / f"seed-{seed}"
+            n = 1
+            while kept.exists():  # the same seed played again into the same folder: kept beside it
+                n += 1
+                kept = Path(keep) / f"seed-{seed}-{n}"
+            try:
+                keep_trace(kept, played, local, board, result, began)
+                result["trace"] = str(kept)
+            except Exception as exc:  # noqa: BLE001 - the game's result is said whatever its trace
+                result["trace_error"] = f"{type(exc).__name__}: {exc}"
+                kept = None
+        for key in ("_timeline", "_stretched", "_late", "_bob", "_lag"):
             result.pop(key, None)
         bob.close()
-        board.stop()
+        board.stop(keep=kept)
     return result
+
+
+def keep_trace(folder: Path, played: Game, local: str, board, result: dict, began: float) -> None:
+    """What is needed to find a failing game's cause again, in ``folder`` (``docs/remote-play.md``,
+    "When a game is not right"):
+
+    - ``board.trace``: ``quin-trace/1`` (host/board/trace.py) of what the board was fed: every
+      reading of the virtual board the hands sent, the board's person's words, and the remote
+      player's actions as his ``choose`` words when he sent them, with the game intended's lineups
+      (so ``quin referee --trace`` referees it as at one table); ``t`` from ``began``;
+    - ``referee.journal`` (copied once the service stopped): every call the board's service made
+      to its referee, with its own times (``bench/remote_replay.py`` referees it again exactly);
+    - ``notices.jsonl``: every state the status page and the person's phone were sent, with when
+      it came (``"t"`` from ``began``, ``"screen"``: ``public`` or ``phone``);
+    - ``game.json``: the result line, the game intended (a record), the harness's timeline and
+      ``began`` (the machine's monotonic clock, which the journal's times are on);
+    - ``board.log``: what the board's service printed.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    header = {"format": "quin-trace/1", "mode": played.mode, "vision": played.vision, "first": played.first,
+              "setup": {p: played.setups[p].to_record() for p in PLAYERS}}
+    events = []
+    for kind, t, data in board.fed:
+        if kind == "board":
+            events.append((t, 0, {"occupied": data}))
+        else:
+            events.append((t, 1, {"player": local, "input": data}))
+    for t, index, record in result.get("_bob") or []:
+        events.append((t, 1, {"player": other(local), "input": {"type": "choose", "action": record}}))
+    events.sort(key=lambda e: (e[0], e[1]))
+    with open(folder / "board.trace", "w", encoding="utf-8") as fp:
+        fp.write(json.dumps(header, separators=(",", ":")) + "\n")
+        for t, _, event in events:
+            fp.write(json.dumps({"t": round(max(0.0, t - began), 6), **event}, separators=(",", ":")) + "\n")
+    with open(folder / "notices.jsonl", "w", encoding="utf-8") as fp:
+        for screen, stream in (("public", board.public), ("phone", board.phone)):
+            if stream is None:
+                continue
+            with stream.cond:
+                got = list(stream.events)
+            for t, payload in got:
+                fp.write(json.dumps({"t": round(t - began, 6), "screen": screen, "event": payload},
+                                    separators=(",", ":")) + "\n")
+    public = {k: v for k, v in result.items() if not k.startswith("_")}
+    timeline = [[round(t - began, 6), i, k] for t, i, k in result.get("_timeline") or []]
+    with open(folder / "game.json", "w", encoding="utf-8") as fp:
+        json.dump({"result": public, "intended": to_record(played), "local": local, "began": began,
+                   "timeline": timeline}, fp, indent=1, default=str)
+    (folder / "board.log").write_text("".join(board.log), encoding="utf-8")
 
 
 def _run(board, bob, hands, plan, schedule, local, pace, rng, result):
@@ -522,6 +617,11 @@ def _timing(result: dict) -> None:
                             "stretched": len(stretched),
                             "stretched_over_20ms": sum(1 for _, d in stretched if d > 0.02),
                             "stretched_max_ms": round(1000 * max((d for _, d in stretched), default=0.0), 1)}
+        lag = sorted(d for _, d in result.get("_lag") or [])
+        if lag:
+            result["timing"].update(board_lag_p50_ms=round(1000 * lag[len(lag) // 2], 1),
+                                    board_lag_p99_ms=round(1000 * lag[int(len(lag) * 0.99)], 1),
+                                    board_lag_max_ms=round(1000 * lag[-1], 1))
 
 
 def _finish(board, bob, plan, local, pace, rng, posted, attend, result) -> None:
@@ -575,6 +675,7 @@ def _bob_plays(bob, plan, index, posted, pace, rng, result, board, attend) -> fl
         _stuck(result, index, f"the hub refused Bob's action: {status} {ans}", board, bob, plan)
         return None
     posted[index] = sent
+    result.setdefault("_bob", []).append((sent, index, plan[index].action.to_record()))
     result["_timeline"].append((sent, index, "bob"))  # Bob began it: the board may show it from now
     return sent
 
@@ -675,6 +776,36 @@ def _alarms(events, result, positions) -> list[dict]:
     return out
 
 
+def board_lag(board) -> list[tuple[float, float]]:
+    """(when the hands sent a reading, how much later the board's referee was fed it), from the
+    board's referee journal (its ``feed`` lines carry the board's own times, on the machine's
+    monotonic clock as the harness's are): a loaded machine delays the board's server too, which
+    stretches a bounce the hands kept short into one the board reads as long (seed 9207's wrong
+    commit under load: a 33 ms bump read as 78 ms).  Read as a file: nothing of the board is imported."""
+    sends = [(t, names) for kind, t, names in board.fed if kind == "board"]
+    feeds = []
+    try:
+        with open(board.journal, encoding="utf-8") as fp:
+            for line in fp:
+                if '"c":"feed"' in line:
+                    try:
+                        e = json.loads(line)
+                    except ValueError:
+                        continue
+                    feeds.append((e["t"], e["occupied"]))
+    except OSError:
+        return []
+    out, i = [], 0
+    for t_feed, occupied in feeds:
+        j = i
+        while j < len(sends) and sends[j][0] <= t_feed + 0.001 and sends[j][1] != occupied:
+            j += 1
+        if j < len(sends) and sends[j][0] <= t_feed + 0.001:
+            out.append((sends[j][0], max(0.0, t_feed - sends[j][0])))
+            i = j + 1
+    return out
+
+
 def _near_stretch(result: dict) -> None:
     """Says of each failure whether the hands' clock stretched by more than DISTORT near it (the
     harness's timing, not the board's, may then be to blame: a slide's 30 ms dwell sent 300 ms
@@ -690,17 +821,26 @@ def _near_stretch(result: dict) -> None:
         times = [tt for tt, i, _ in timeline if i == index]
         return (min(times) - 0.5, max(times) + 0.5) if times else None
 
+    lag = result.get("_lag") or []
+
+    def lagged(lo: float, hi: float) -> float:
+        return round(1000 * max((d for ts, d in lag if lo <= ts <= hi), default=0.0), 1)
+
     for alarm in result.get("false_alarms") or []:
         t = t_first + alarm["t"]
         alarm["near_stretch_ms"] = most(t - 1.0, t)
+        alarm["near_board_lag_ms"] = lagged(t - 1.0, t)
     for key, at in (("wrong", "index"), ("stuck", "hub_has")):
         failure = result.get(key)
         if isinstance(failure, dict) and isinstance(failure.get(at), int):
             w = window(failure[at])
             failure["near_stretch_ms"] = most(*w) if w else 0.0
-    flagged = [a["near_stretch_ms"] for a in result.get("false_alarms") or []] + [
-        (result.get(k) or {}).get("near_stretch_ms", 0.0) for k in ("wrong", "stuck") if result.get(k)]
-    result["clean"] = all(v <= 1000 * DISTORT for v in flagged)  # every failure with the clock kept
+            failure["near_board_lag_ms"] = lagged(*w) if w else 0.0
+    flagged = [max(a["near_stretch_ms"], a["near_board_lag_ms"]) for a in result.get("false_alarms") or []] + [
+        max((result.get(k) or {}).get("near_stretch_ms", 0.0), (result.get(k) or {}).get("near_board_lag_ms", 0.0))
+        for k in ("wrong", "stuck") if result.get(k)]
+    # every failure with the clock kept: the hands' (stretched) and the board's (its readings late)
+    result["clean"] = all(v <= 1000 * DISTORT for v in flagged)
 
 
 def _screens(events) -> list[str]:

@@ -269,10 +269,12 @@ document.addEventListener("DOMContentLoaded", () => {
       renderEnd();
       renderAway();
       renderResign();
+      renderCallOff();
     }
 
     function headline() {
       const s = state, v = s.view;
+      if (s.phase === "called_off") return "Called off";
       if (s.phase === "waiting") return "Waiting for your friend to join";
       if (s.phase === "setup") return s.setups_in && s.setups_in[me] ? `Waiting for ${nameOf(rival)}'s lineup` : "Choose your lineup";
       if (v && v.result && v.result.status !== "ongoing") return Quin.resultText(v.result);
@@ -900,6 +902,36 @@ document.addEventListener("DOMContentLoaded", () => {
       const { status, data } = await post(api("resign"), {}, token);
       $("resign-yes").disabled = false;
       $("resign-error").textContent = status === 200 ? "" : sentence(data.error);
+    });
+
+    /* Before play (the friend never joined, or never sent a lineup): "Call off this game…", asked once
+       more; nobody wins.  Once called off (by either side), who did, in one line. */
+    function renderCallOff() {
+      const early = state.phase === "waiting" || state.phase === "setup";
+      $("calling-off").classList.toggle("hidden", !early);
+      if (!early) { $("call-off-confirm").classList.add("hidden"); $("call-off").classList.remove("hidden"); }
+      const friend = state.phase === "waiting" ? "your friend" : nameOf(rival);
+      $("call-off-question").textContent = `Call off this game? It has not begun: nobody wins, and ${friend} is told.`;
+      const by = state.phase === "called_off" ? state.called_off : null;
+      $("called-off").classList.toggle("hidden", !by);
+      $("called-off").textContent = !by ? "" : `${by === me ? "You" : nameOf(by)} called the game off before it ` +
+        "began: nobody wins. Start another game from New game.";
+    }
+    $("call-off").addEventListener("click", () => {
+      $("call-off").classList.add("hidden");
+      $("call-off-confirm").classList.remove("hidden");
+      $("call-off-no").focus();
+    });
+    $("call-off-no").addEventListener("click", () => {
+      $("call-off-confirm").classList.add("hidden");
+      $("call-off").classList.remove("hidden");
+      $("call-off").focus();
+    });
+    $("call-off-yes").addEventListener("click", async () => {
+      $("call-off-yes").disabled = true;
+      const { status, data } = await post(api("call-off"), {}, token);
+      $("call-off-yes").disabled = false;
+      $("call-off-error").textContent = status === 200 ? "" : sentence(data.error);
     });
 
     // the sheet of powers: one listener (its buttons are remade with each state)

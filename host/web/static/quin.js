@@ -603,9 +603,17 @@ const Quin = (() => {
      panel has none), returning the panel's title. */
   function remoteStory(state) {
     const r = state.remote, opp = state.opponent;
-    const out = { who: "", paused: null, said: (title) => title };
+    const out = { who: "", paused: null, countdown: false, said: (title) => title };
     if (!r) return out;
     out.who = opp && opp.remote ? `${cap(opp.side)} is ${opp.who}` : "";
+    if (r.called_off) {
+      // called off before it began: that is all there is to say (Quin.calledOffText)
+      out.said = (title, lines) => { lines.splice(0, lines.length, calledOffText(state)); return ""; };  // (the headline says "Called off")
+      return out;
+    }
+    // the rival away while the game is played: the hub's countdown says the pause and when the game
+    // may be claimed, in one line of its own (QuinRemoteEnd), so the pause is not said twice
+    out.countdown = r.phase === "playing" && !!r.abandon;
     const why = r.paused || r.problem;
     if (why) {
       out.paused = cap(proper(why)) + ".";
@@ -615,6 +623,14 @@ const Quin = (() => {
       };
     }
     return out;
+  }
+
+  /* A remote game called off before it began, in one line: who did, and what now. */
+  function calledOffText(state) {
+    const r = state.remote || {}, side = r.called_off;
+    const name = (r.names && r.names[side]) || cap(side || "");
+    return `${name} (${cap(side || "")}) called the game off before it began: nobody wins. ` +
+      "Start another game from the host page.";
   }
 
   /* How long the board has differed from the game in the same way (a page calls it on every state):
@@ -673,6 +689,7 @@ const Quin = (() => {
   /* The headline: the result, a flash, whose move, or what the table does now. */
   function headline(state, viewer) {
     const v = state.view, ref = state.referee || {};
+    if (state.remote && state.remote.called_off) return "Called off";
     if (state.phase === "setup") return viewer ? "Choose your lineup" : "Choosing lineups";
     if (v && v.result && v.result.status !== "ongoing") return resultText(v.result);
     if (ref.phase === "setup") return "Set up the board";
@@ -965,7 +982,7 @@ const Quin = (() => {
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
-           stepMarks, stepKey, addOpponent, outOfTurn, remoteStory, proper, renderEnd, rewound, renderLog, renderZeroGravity, legend, towerAt,
+           stepMarks, stepKey, addOpponent, outOfTurn, remoteStory, calledOffText, proper, renderEnd, rewound, renderLog, renderZeroGravity, legend, towerAt,
            pendingTowers,
            NAME, PIECES, PLAYERS };
 })();

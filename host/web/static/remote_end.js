@@ -1,6 +1,7 @@
 /* Ending a remote game on the board's side (host/remote/ending.py): the seat's "Resign…" (asked
    once more) and, when the rival has been away, the hub's countdown and "Claim the game" / "Keep
-   waiting"; the status page says the countdown to everyone.  Kept apart from the pages' own code:
+   waiting"; before play, "Call off this game…" (asked once more); the status page says the
+   countdown to everyone.  Kept apart from the pages' own code:
    each page calls one function with its state. */
 "use strict";
 
@@ -26,7 +27,8 @@ window.QuinRemoteEnd = (() => {
   }
   const rivalName = (r, side) => (r.names && r.names[side]) || cap(side);
 
-  /* The status page: who is away and when the other may claim the game. */
+  /* The status page: who is away and when the other may claim the game, which is also why the game
+     waits: one line, first (status.js then leaves the pause out of its panel). */
   function status(box, state) {
     const r = state.remote, a = r && r.phase === "playing" ? r.abandon : null;
     const left = track(box, a, () => status(box, state));
@@ -34,15 +36,18 @@ window.QuinRemoteEnd = (() => {
     if (!a) { box.textContent = ""; return; }
     const away = rivalName(r, a.side), other = a.side === "white" ? "black" : "white";
     const n = left();
+    // the pause and the countdown in one line (the panel below does not say the pause again)
     box.textContent = a.claimable || n === 0
-      ? `${away} (${cap(a.side)}) has been away ${span(a.after)}: ${cap(other)} may claim the game on their phone, or keep waiting.`
-      : `${away} (${cap(a.side)}) is away. If not back in ${clock(n)}, ${cap(other)} may claim the game.`;
+      ? `Paused: ${away} (${cap(a.side)}) has been away ${span(a.after)}: ${cap(other)} may claim the game on their phone, or keep waiting.`
+      : `Paused: ${away} (${cap(a.side)}) is away. If not back in ${clock(n)}, ${cap(other)} may claim the game.`;
   }
 
   /* A seat: Resign… with its confirmation; the claim when the rival has been away long enough. */
   function seat(box, state, me, send) {
     const r = state.remote, playing = !!r && r.phase === "playing" && state.phase === "playing";
-    box.classList.toggle("hidden", !playing);
+    const early = !!r && !r.called_off && (r.phase === "waiting" || r.phase === "setup") && state.phase === "setup";
+    box.classList.toggle("hidden", !playing && !early);
+    if (early) { track(box, null); callOff(box, state, me, send); return; }
     if (!playing) { track(box, null); box.replaceChildren(); box._ask = false; return; }
     const rival = me === "white" ? "black" : "white";
     const a = r.abandon && r.abandon.side === rival ? r.abandon : null;
@@ -77,6 +82,24 @@ window.QuinRemoteEnd = (() => {
       parts.push(h("button", { id: "resign", class: "quiet", onclick: () => { box._ask = true; draw(); } }, "Resign…"));
     }
     box.replaceChildren(...parts);
+  }
+
+  /* Before play (the friend has not joined, or not sent a lineup): "Call off this game…", asked once
+     more before it is sent; nobody wins, and the friend is told. */
+  function callOff(box, state, me, send) {
+    const r = state.remote, h = Quin.h, rival = me === "white" ? "black" : "white";
+    const draw = () => callOff(box, state, me, send);
+    const friend = (r.names && r.names[rival]) || "your friend";
+    if (r.calling_off) box.replaceChildren(h("p", { class: "resigning" }, "Calling the game off: the hub is told…"));
+    else if (box._ask) {
+      box.replaceChildren(h("div", { class: "confirm", role: "alertdialog", "aria-labelledby": "call-off-question" },
+        h("p", { id: "call-off-question" }, `Call off this game? It has not begun: nobody wins, and ${friend} is told.`),
+        h("div", { class: "buttons" },
+          h("button", { id: "call-off-yes", class: "danger", onclick: () => { box._ask = false; send({ end: "call_off" }); } }, "Yes, call it off"),
+          h("button", { id: "call-off-no", class: "primary", onclick: () => { box._ask = false; draw(); } }, "No, wait"))));
+    } else {
+      box.replaceChildren(h("button", { id: "call-off", class: "quiet", onclick: () => { box._ask = true; draw(); } }, "Call off this game…"));
+    }
   }
 
   return { seat, status };

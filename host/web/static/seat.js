@@ -546,6 +546,8 @@ document.addEventListener("DOMContentLoaded", async () => {
       renderSetup();
       renderNow();
       renderSheet();
+      // a remote game not begun may be called off (the friend never sends a lineup)
+      QuinRemoteEnd.seat($("remote-end"), s, me, (body) => send("remote-end", body).catch(() => {}));
       return;
     }
     if (sheet === "saved") sheet = null;

@@ -30,7 +30,8 @@ document.addEventListener("DOMContentLoaded", async () => {
       lines.push(...need.lines);
       if (need.kind === "setup" && robot) lines.push(`${cap(robot)}'s towers need no faces: put any ten of them on its starting spaces.`);
     }
-    title = remote.said(title, lines);  // a remote game that waits: said first
+    // a remote game that waits: said first (with the hub's countdown, once, in its own line above)
+    if (!remote.countdown) title = remote.said(title, lines);
     if (state.notice) lines.push(state.notice);
     // the board's link: a problem now, or (ok) one line on what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = "problem"; }

@@ -176,3 +176,58 @@ def test_resign_and_claim_take_an_empty_object_and_a_seat_token(hub):
     assert streams["white"].last["phase"] == "playing"  # nothing changed
     for s in streams.values():
         s.close()
+
+
+def test_a_game_not_begun_may_be_called_off_by_either_side_and_nothing_is_archived(hub):
+    """The friend never sends a lineup (or never joins): either side calls the game off (issue 28).
+    Nobody wins; both streams say who called it off; nothing more is taken; the archive has nothing."""
+    setups = _setups(5)
+    # never joined: the one seated side calls it off
+    lone = create(hub.url)
+    sl = lone.stream()
+    sl.wait(lambda x: x["present"]["white"], "Ann present")
+    status, answer = lone.post("call-off")
+    assert status == 200 and answer == {"seq": answer["seq"], "called_off": "white"}
+    st = sl.wait(lambda x: x["phase"] == "called_off", "called off")
+    assert st["called_off"] == "white" and st["paused"] is None and st["abandon"] is None and st["view"] is None
+    assert lone.post("call-off") == (200, answer)  # sent again after a lost answer: the same
+    status, refused = request(f"{hub.url}/api/remote/{lone.code}/join", "POST", {"name": "Bob"})
+    assert status == 409 and _one_line(refused) == f"code: {lone.code} was called off before it began"
+    sl.close()
+    # joined, one lineup in, the other side away: Ann calls it off, paused or not
+    a = create(hub.url)
+    sa = a.stream()
+    sa.wait(lambda x: x["present"]["white"], "Ann present")
+    status, made = request(f"{hub.url}/api/remote/{a.code}/join", "POST", {"name": "Bob"})
+    b = Seat(hub.url, made)
+    sb = b.stream()
+    sa.wait(lambda x: x["present"]["black"], "Bob present")
+    assert a.post("setup", {"setup": setups["white"]})[0] == 200
+    sb.close()  # Bob's browser goes away without a lineup
+    sa.wait(lambda x: x["paused"] is not None, "the pause")
+    status, answer = a.post("call-off")
+    assert status == 200 and answer["called_off"] == "white"
+    st = sa.wait(lambda x: x["phase"] == "called_off", "called off")
+    assert st["called_off"] == "white" and st["paused"] is None
+    # nothing more: a lineup, a claim, a resignation, a rematch, another call-off by Bob
+    for what, body in (("setup", {"setup": setups["black"]}), ("claim", {}), ("resign", {}), ("rematch", {}),
+                       ("call-off", {})):
+        status, refused = b.post(what, body)
+        assert status == 409 and _one_line(refused).startswith("phase: the game is called_off"), (what, refused)
+    back = b.stream()  # Bob comes back: he sees it called off, and by whom
+    seen = back.wait(lambda x: x["phase"] == "called_off", "Bob sees it")
+    assert seen["called_off"] == "white"
+    assert _archived(hub) == []
+    back.close()
+    sa.close()
+
+
+def test_a_game_being_played_is_not_called_off(hub):
+    seats, streams = _started(hub)
+    status, refused = seats["white"].post("call-off")
+    assert status == 409 and _one_line(refused).startswith("phase: the game is playing: only a game not begun")
+    status, bad = seats["white"].post("call-off", {"x": 1})
+    assert status == 400 and _one_line(bad) == "body: call-off takes an empty object {}"
+    assert streams["white"].last["phase"] == "playing"
+    for s in streams.values():
+        s.close()

@@ -97,3 +97,42 @@ def test_an_absent_rival_counts_down_then_the_page_offers_claim_or_wait(hub, bro
         assert errors == []
     finally:
         ctx.close()
+
+
+def test_a_game_whose_friend_never_sends_a_lineup_is_called_off_on_the_page_after_asking(hub, browser):
+    """Issue 28: a game in setup could not be ended.  Ann (the page) joined Bob's game; Bob never
+    sends a lineup; "Call off this game…" asks once more, then the hub calls it off for both."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    bob = create(hub.url, side="black", name="Bob", kind="browser")
+    sb = bob.stream()
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{hub.url}/play/{bob.code}")
+        page.fill("#join-form input[name=name]", "Ann")
+        page.click("#join-this")
+        page.wait_for_selector("body[data-phase=setup]", timeout=WAIT)
+        expect(page.locator("#ending")).to_be_hidden()  # nothing to resign before play
+        page.click("#call-off")
+        expect(page.locator("#call-off-question")).to_have_text(
+            "Call off this game? It has not begun: nobody wins, and Bob is told.")
+        page.screenshot(path=str(SHOTS / "play-call-off-confirm.png"))
+        page.click("#call-off-no")  # changed their mind: nothing sent
+        expect(page.locator("#call-off-confirm")).to_be_hidden()
+        assert sb.last["phase"] == "setup"
+        page.click("#call-off")
+        page.click("#call-off-yes")
+        page.wait_for_selector("body[data-phase=called_off]", timeout=WAIT)
+        expect(page.locator("#turn")).to_have_text("Called off")
+        expect(page.locator("#called-off")).to_have_text(
+            "You called the game off before it began: nobody wins. Start another game from New game.")
+        expect(page.locator("#calling-off")).to_be_hidden()
+        st = sb.wait(lambda x: x["phase"] == "called_off", "Bob told")
+        assert st["called_off"] == "white"
+        page.screenshot(path=str(SHOTS / "play-called-off.png"))
+        assert not errors, errors
+    finally:
+        ctx.close()
+        sb.close()

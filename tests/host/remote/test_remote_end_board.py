@@ -146,7 +146,10 @@ def test_an_absent_rival_counts_down_on_every_screen_then_the_seat_claims_the_ga
     expect(phone.locator("#remote-end .away-text")).to_have_text(
         "Bob is away. If not back in 2:00, you may claim the game.", timeout=WAIT)
     expect(status.locator("#remote-away")).to_have_text(
-        "Bob (Black) is away. If not back in 2:00, White may claim the game.", timeout=WAIT)
+        "Paused: Bob (Black) is away. If not back in 2:00, White may claim the game.", timeout=WAIT)
+    # the pause is said once on the status page: in that line, not again in the panel below it
+    expect(status.locator("#now")).not_to_contain_text("away")
+    expect(status.locator("#now")).not_to_contain_text("Paused")
     expect(phone.locator("#remote-claim")).to_have_count(0)
     phone.screenshot(path=str(SHOTS / "seat-away-countdown.png"))
     status.screenshot(path=str(SHOTS / "status-away-countdown.png"))
@@ -155,7 +158,8 @@ def test_an_absent_rival_counts_down_on_every_screen_then_the_seat_claims_the_ga
     expect(phone.locator("#remote-end .away-text")).to_have_text(
         "Bob has been away 2 minutes: claim the game (you win), or keep waiting.")
     expect(status.locator("#remote-away")).to_have_text(
-        "Bob (Black) has been away 2 minutes: White may claim the game on their phone, or keep waiting.")
+        "Paused: Bob (Black) has been away 2 minutes: White may claim the game on their phone, or keep waiting.")
+    expect(status.locator("#now")).not_to_contain_text("away")
     phone.screenshot(path=str(SHOTS / "seat-away-claimable.png"))
     phone.click("#remote-wait")
     expect(phone.locator("#remote-end .away-text")).to_have_text(
@@ -169,3 +173,83 @@ def test_an_absent_rival_counts_down_on_every_screen_then_the_seat_claims_the_ga
     status.screenshot(path=str(SHOTS / "status-claimed.png"))
     row = service.store.game(table.row.id)
     assert row.status == "over" and row.result["reason"] == "abandonment"
+
+
+@pytest.fixture
+def setup_at(hub, tmp_path, browser):
+    """Ann's board (White) in a remote game Bob joined and never sent a lineup for; the seat and the
+    status page open."""
+    from tests.support.webtools import running
+
+    from host.compose import create_app
+
+    seat = RemoteSeat(tmp_path, "new", hub.url, name="Ann", side="white", backoff=(0.05, 0.3))
+    board = SimulatedBoard((), clock=time.monotonic)
+    service = Service(Store(tmp_path / "quin.sqlite3"), board=board, settle=0.05, **seat.service_kwargs())
+    table = service.table
+    seat.attach(service, wait=5.0)
+    service.start(0.02)
+    bob = RemotePlayer(hub.url)
+    bob.join(seat.link.code)
+    bob.listen()
+    table.submit_setup("white", random_setup(random.Random(1), "white").to_record())
+    wait_for(lambda: (table.session.hub or {}).get("phase") == "setup"
+             and (table.session.hub.get("setups_in") or {}).get("white"), what="Ann's lineup at the hub")
+    app = create_app({"TABLE": table, "DATA_DIR": str(tmp_path)})
+    serving = running(app)
+    base = serving.__enter__()
+    contexts, errors = [], []
+
+    def open_page(path, viewport):
+        ctx = browser.new_context(viewport=viewport)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(f"{path}: {e}"))
+        page.goto(base + path)
+        return page
+
+    phone = open_page(f"/seat/{table.seats.tokens['white']}", PHONE)
+    status = open_page("/", {"width": 1280, "height": 800})
+    yield table, bob, phone, status, service, seat
+    assert not errors, errors
+    for ctx in contexts:
+        ctx.close()
+    bob.close()
+    serving.__exit__(None, None, None)
+    service.stop()
+
+
+def test_a_game_whose_friend_never_sends_a_lineup_is_called_off_from_the_seat_after_asking(setup_at):
+    """Issue 28: a remote game still in setup could not be ended.  The seat's "Call off this game…"
+    asks once more; the hub calls it off; every screen says who did and that nobody wins; the table
+    is free for another game (the store keeps it abandoned, the link's file says it is over)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    table, bob, phone, status, service, seat = setup_at
+    expect(phone.locator("#resign")).to_have_count(0)  # nothing to resign before play
+    phone.click("#call-off", timeout=WAIT)
+    expect(phone.locator("#call-off-question")).to_have_text(
+        "Call off this game? It has not begun: nobody wins, and Bob is told.")
+    phone.screenshot(path=str(SHOTS / "seat-call-off-confirm.png"))
+    phone.click("#call-off-no")
+    expect(phone.locator("#call-off")).to_be_visible()
+    assert (table.session.hub or {}).get("phase") == "setup"  # nothing was sent
+    phone.click("#call-off")
+    phone.click("#call-off-yes")
+    wait_for(lambda: bob.states and bob.states[-1]["phase"] == "called_off", what="the hub's call-off")
+    assert bob.states[-1]["called_off"] == "white"
+    said = "Ann (White) called the game off before it began: nobody wins. Start another game from the host page."
+    for page in (phone, status):
+        expect(page.locator("#turn")).to_have_text("Called off", timeout=WAIT)
+        expect(page.locator("#now")).to_contain_text(said, timeout=WAIT)
+    expect(phone.locator("#remote-end")).to_be_hidden()
+    phone.screenshot(path=str(SHOTS / "seat-called-off.png"))
+    status.screenshot(path=str(SHOTS / "status-called-off.png"))
+    assert table.phase == "over"
+    assert service.store.game(table.row.id).status == "abandoned"
+    wait_for(lambda: seat.link.over, what="the link's file to say the game is over")
+    # the host page's New game gives the table back (two phones), as after any remote game's end
+    r = status.evaluate("""async (key) => { const r = await fetch(`/api/host/${key}/new`, {method: 'POST',
+        headers: {'Content-Type': 'application/json', 'X-Host-Key': key}, body: '{}'});
+        return [r.status, await r.json()]; }""", table.host_key)
+    assert r[0] == 200, r
+    assert not getattr(table.session, "remote", False) and table.phase == "setup"
