@@ -276,8 +276,8 @@ class Reading:
                         # reading is the mover's, at the time it would be without the word, so that
                         # neither the wait nor the reading tells anyone of the word.
                         continue
-                    if (self._later(ev.flips[-1].at + self.multi_settle)
-                            and (not any(d is not c and c.touched < d.touched for d in ahead) or len(rem) <= len(add))):
+                    if ((not any(d is not c and c.touched < d.touched for d in ahead) or len(rem) <= len(add))
+                            and self._later(ev.flips[-1].at + self.multi_settle)):
                         # A Gravity that never went on: its tower, put down, lifted again and set on
                         # another space (a slide that lingered ``quiet`` on the way), then the board
                         # still ``multi_settle``.  Held for good, the game stood with a reason that
@@ -376,10 +376,16 @@ class Reading:
         owner = self.game.owner
         rival = other(self.step.player)
         for k, c in hurried:
-            last = self.ev.flips[k - 1]
-            if not c.ends or not last.on or last.space not in c.touched or self.ev.touched(k) - c.touched:
+            if not c.ends or self.ev.touched(k) - c.touched:
                 continue  # (over other spaces: a slide still going on, the mover's hand on it)
-            s = last.space  # the tower put down last (a move's, or a swap's second: hasty seed 750005)
+            if len(c.filled) == 1:
+                [s] = c.filled  # a move's (its placement may flip stable before its lift does)
+            else:
+                # a Memory Swap's second tower (hasty seed 750005): the last put down
+                ons = [f for f in self.ev.flips[:k] if f.on]
+                if not ons:
+                    continue
+                s = ons[-1].space
             rest = self.ev.flips[k:]
             if not rest or rest[0].space != s or rest[0].on:
                 continue

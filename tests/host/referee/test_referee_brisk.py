@@ -702,3 +702,25 @@ def test_a_swapped_tower_lifted_as_it_landed_to_flash_it_is_no_flash_of_the_swap
     flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
     assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("white", "b47", "b49")]
     assert not refused(play) and not questions(play)
+
+
+def test_a_quick_moves_tower_lifted_as_it_landed_to_flash_it_is_no_flash_of_the_mover():
+    """Hasty soak seed 830082 (Classic, medium noise): White's quick move w19-w18 (its placement read
+    stable 0.1 s before its lift, as a quick move's is), Black lifting w18 0.13 s after it landed,
+    then Black's w12 to flash it.  Read as White's flash of w12 from w19 and announced in public,
+    then stuck.  Nothing is announced while the board may tell; Black's outcome settles it."""
+    game = classic({"w19": "S", "w12": "s", "b35": "p"})
+    play = Play(game, step=0.005)
+    play.board.lift(S("w19"))
+    play.board.place(S("w18"))
+    play.feed()
+    play.wait(0.13)
+    play.lift("w18", then=0.33)
+    play.lift("w12", then=0.3)
+    assert [n for n in play.notices if n.audience == "public" and n.kind == "flash"] == []
+    play.place("w12", then=0.1)  # two Shadows trade places: White's to w12, Black's to w18
+    play.place("w18", then=0.8)
+    assert play.played() == [mv("w19", "w18"), mv("w12", "w18")]
+    flashes = [n.data for n in play.notices if n.kind == "flash" and n.audience == "public"]
+    assert [(f["player"], f["from"], f["at"]) for f in flashes] == [("black", "w12", "w18")]
+
