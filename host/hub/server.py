@@ -177,6 +177,7 @@ class Hub:
         self.keepalive = keepalive
         self.wall_tick = wall_tick
         self.channels: dict[int, Channel] = {}
+        self._ids: dict[str, int] = {}  # uuid -> game id, of the games in ``channels``
         self._loading: dict[int, asyncio.Future] = {}
         self.wall_version = 0
         self.wall: dict[int, int] = {}  # game id on the wall -> the wall version its card last changed at
@@ -313,6 +314,7 @@ class Hub:
             for game_id, ch in list(self.channels.items()):
                 if not ch.subscribers and ch.status != "live" and game_id not in self.wall:
                     del self.channels[game_id]  # finished, off the wall, unwatched: read again if asked
+                    self._ids.pop(ch.uuid, None)
             try:
                 await self.catch_up()
             except (psycopg.Error, OSError):
@@ -401,6 +403,7 @@ class Hub:
                 ch.status = row[2]
                 ch.feed(rows)
                 self.channels[game_id] = ch
+                self._ids[ch.uuid] = game_id
                 self._put_wall(ch)
             loading.set_result(ch)
             return ch
@@ -502,9 +505,16 @@ class Hub:
         a game of which the hub holds other events than the board under the numbers it pushed
         again (the board numbers on)."""
         board, checked = validate.push(raw)
+        usual = (all(final is None and events for _, events, final in checked)
+                 and (table_id in self._boards or not isinstance(board, str)))
+        if usual:  # checked against the frames in memory: one statement in all (if they are the database's)
+            at = self._checked_here(checked)
+            if at is not None:
+                answer = await self._push_fast(table_id, checked, at)
+                if answer is not None:
+                    return answer
         rated = await self._check_games(table_id, checked)
-        if (all(final is None and events for _, events, final in checked)
-                and (table_id in self._boards or not isinstance(board, str))):
+        if usual:
             answer = await self._push_fast(table_id, checked)
             if answer is not None:
                 return answer
@@ -649,10 +659,42 @@ class Hub:
     def _table_name(self, table_id: int) -> str:
         return next((name for t, name in self.keys.values() if t == table_id), str(table_id))
 
-    async def _push_fast(self, table_id: int, checked) -> dict | None:
+    def _checked_here(self, checked) -> dict[str, int] | None:
+        """What :meth:`_check_games` finds of a push of new events of live games, found without the
+        database: each game's new events checked against its frame in memory ({uuid: the seq of
+        that frame}: the push is stored only if that is still the game's last event in the
+        database, so the check is the one _check_games would have made).  None if any game is not
+        in memory, not live here, or any event is not new or does not fit (the push then goes
+        _check_games's way, which answers what is wrong)."""
+        at: dict[str, int] = {}
+        changes: list = []
+        try:
+            for uuid, events, _ in checked:
+                ch = self.channels.get(self._ids.get(uuid, -1))
+                if ch is None or ch.status != "live" or ch.state is None:
+                    return None
+                new = sorted(events)
+                if new[0][0] <= ch.cursor:
+                    return None
+                frame, last, placed = ch.state, ch.cursor, set()
+                for seq, _ in new:  # each patch tried on the frame itself, undone below: no copy
+                    data = events.parsed[seq]
+                    if not frames.is_patch(data):
+                        frame = data
+                    elif seq != last + 1 or not frames.trial(frame, data["patch"], changes, placed):
+                        return None
+                    last = seq
+                at[uuid] = ch.cursor
+        finally:
+            frames.undo(changes)
+        return at
+
+    async def _push_fast(self, table_id: int, checked, at: dict[str, int] | None = None) -> dict | None:
         """The usual push (new events of this table's known live games, no record) in one statement,
-        one round trip; None, having changed nothing, if the push is not that."""
-        rows = json.dumps([[u, s, d, events.mode] for u, events, _ in checked for s, d in events],
+        one round trip; None, having changed nothing, if the push is not that (``at``: each game's
+        last event its events were checked against, which it must still be)."""
+        at = at or {}
+        rows = json.dumps([[u, s, d, events.mode, at.get(u)] for u, events, _ in checked for s, d in events],
                           separators=(",", ":"))
         async with self.pool.connection(timeout=PUSH_WAIT) as conn:
             done, games = await stored.record_push_fast(conn, rows, table_id)

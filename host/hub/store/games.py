@@ -14,20 +14,21 @@ import json
 from .schema import CHANNEL
 
 # A push of new events of known live games of the pushing table, in one statement (its rows sent as
-# one JSON text, [[uuid, seq, data text, mode], ...], unpacked by PostgreSQL: psycopg adapts one
+# one JSON text, [[uuid, seq, data text, mode, at], ...], unpacked by PostgreSQL: psycopg adapts one
 # string instead of several arrays element by element in Python; ->> gives back each data text
 # exactly as pushed): it changes
-# nothing (done = false) unless every game is known, the table's, live, and every event new.  The
+# nothing (done = false) unless every game is known, the table's, live, every event new, and each
+# game's last event the one its events were checked against (``at``, where the caller gives it).  The
 # events are inserted in the order pushed (the database's bytes must not depend on a join's order).
 # A game's notification carries its events when the push brought it a few small ones, numbered
 # on without a gap (the usual case; one a line: JSON text has no raw line break): the other
 # processes then hand them to their streams without reading them back.
 FAST_PUSH = """
-WITH v AS (SELECT (e->>0)::uuid AS uuid, (e->>1)::int AS seq, e->>2 AS data, e->>3 AS mode, n
+WITH v AS (SELECT (e->>0)::uuid AS uuid, (e->>1)::int AS seq, e->>2 AS data, e->>3 AS mode, (e->>4)::int AS at, n
            FROM json_array_elements(%(rows)s::json) WITH ORDINALITY AS x(e, n)),
 g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid IN (SELECT uuid FROM v)),
 ok AS (SELECT count(*) = (SELECT count(DISTINCT uuid) FROM v) AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
-              AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
+              AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq OR v.at <> g.last_seq) AND
               (SELECT count(*) FROM v) > 0 AS done FROM g),
 ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
         WHERE (SELECT done FROM ok) ORDER BY v.n ON CONFLICT DO NOTHING RETURNING game_id, seq),
@@ -83,7 +84,8 @@ async def remote_table(conn, name: str, key_hash: str) -> int:
 
 
 async def record_push_fast(conn, rows: str, table_id: int) -> tuple[bool, list | None]:
-    """The usual push in one statement (``rows``: JSON text of [[uuid, seq, data text, mode], ...]):
+    """The usual push in one statement (``rows``: JSON text of [[uuid, seq, data text, mode, at], ...],
+    ``at`` the game's last event its events were checked against, or null):
     (whether it was stored, [[uuid, game id, last seq, status], ...] of its games if so)."""
     done, games = await (await conn.execute(FAST_PUSH, {
         "rows": rows, "table": table_id, "channel": CHANNEL})).fetchone()
