@@ -125,6 +125,10 @@ class SimTable:
         self.n = seed
         self.pre: PreGame | None = None
 
+    def show_hub(self, hub: dict) -> None:
+        """The pusher's line about the hub (a board's status page shows it; nothing reads it here)."""
+        self.hub = hub
+
     def new_game(self):
         from engine.board import BLACK, WHITE
 
