@@ -140,9 +140,10 @@ async def add_events(conn, inserts: list[tuple[int, int, str]]) -> None:
 
 
 async def move_on(conn, tops: dict[int, tuple[int, str | None]]) -> None:
-    """Each game's last event ({id: (last seq, mode pushed)}); a mode is kept once known."""
+    """Each game's last event ({id: (last seq, mode pushed)}), never lowered (a push of the same game
+    taken by another process meanwhile may have stored more); a mode is kept once known."""
     await conn.execute(
-        "UPDATE hub_games g SET last_seq = v.top, mode = COALESCE(g.mode, v.mode) FROM "
+        "UPDATE hub_games g SET last_seq = GREATEST(g.last_seq, v.top), mode = COALESCE(g.mode, v.mode) FROM "
         "unnest(%s::bigint[], %s::int[], %s::text[]) AS v(id, top, mode) WHERE g.id = v.id",
         (list(tops), [t for t, _ in tops.values()], [m for _, m in tops.values()]))
 
