@@ -125,6 +125,10 @@ class SimTable:
         self.n = seed
         self.pre: PreGame | None = None
 
+    def show_hub(self, hub: dict) -> None:
+        """The pusher's line about the hub (a board's status page shows it; nothing reads it here)."""
+        self.hub = hub
+
     def new_game(self):
         from engine.board import BLACK, WHITE
 
@@ -440,6 +444,8 @@ def postgres_cpu_s(cluster: Cluster) -> float:
 class HubProc:
     def __init__(self, dsn: str, pool: int, profile: str | None = None, root: str | None = None):
         env = dict(os.environ, PYTHONPATH=str(root or ROOT))  # root: another checkout's hub (a peer)
+        # run from that checkout: ``python -c`` puts the working folder first on sys.path, ahead of
+        # PYTHONPATH, so a bench started in one checkout ran its own hub whatever --hub-root said
         code = "import sys; from host.cli import main; sys.exit(main())"
         if profile:  # the hub's own CPU, by function, written when it stops
             code = f"import cProfile; from host.cli import main; cProfile.run('main()', {profile!r})"
@@ -447,7 +453,8 @@ class HubProc:
                                       "hub", "serve", "--db", dsn, "--port", "0", "--pool", str(pool),
                                       "--streams-per-address", "100000", "--push-rate", "10000",
                                       "--stream-rate", "100000"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+                                     cwd=str(root or ROOT))
         line = self.proc.stdout.readline()
         self.port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
 

@@ -75,6 +75,74 @@ def apply(frame, ops: list, in_place: bool = False, fresh: bool = False):
     return out
 
 
+def trial(frame, ops: list, undo: list, placed: set) -> bool:
+    """True if the operations fit ``frame`` as :func:`apply` does them, found by doing them on
+    ``frame`` itself, without a copy: each change is recorded in ``undo`` (:func:`undo` puts
+    ``frame`` back as it was, its keys' order too), so several patches in a row may be tried before
+    it.  False if they do not fit, or were not tried: the values of the operations are placed
+    uncopied, so an operation inside a value placed (``placed``: the paths set or extended so far,
+    by this and earlier patches of the same trial) is not tried, nor one on the whole frame
+    (:func:`apply`, on a copy, decides those)."""
+    for op in ops:
+        if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list) or not op[1]:
+            return False
+        kind, path = op[0], op[1]
+        key = tuple(path)
+        for n in range(1, len(key)):
+            if key[:n] in placed:
+                return False
+        try:
+            parent = frame
+            for step in path[:-1]:
+                parent = parent[step]
+            last = path[-1]
+            if kind == "set" and len(op) == 3:
+                if type(parent) is dict and last not in parent:
+                    parent[last] = op[2]
+                    undo.append((1, parent, last, None))
+                else:
+                    old = parent[last]
+                    parent[last] = op[2]
+                    undo.append((0, parent, last, old))
+                placed.add(key)
+            elif kind == "del" and len(op) == 2:
+                if type(parent) is dict:
+                    items = list(parent.items())
+                    del parent[last]
+                    undo.append((2, parent, None, items))
+                else:
+                    old = parent[last]
+                    del parent[last]
+                    undo.append((3, parent, last, old))
+            elif kind == "add" and len(op) == 3 and isinstance(op[2], list) and isinstance(parent[last], list):
+                target = parent[last]
+                undo.append((4, target, len(target), None))
+                target.extend(op[2])
+                placed.add(key)
+            else:
+                return False
+        except (KeyError, IndexError, TypeError):
+            return False
+    return True
+
+
+def undo(changes: list) -> None:
+    """Put back what :func:`trial` changed (the changes recorded, newest first)."""
+    for kind, parent, key, old in reversed(changes):
+        if kind == 0:
+            parent[key] = old
+        elif kind == 1:
+            del parent[key]
+        elif kind == 2:
+            parent.clear()
+            parent.update(old)
+        elif kind == 3:
+            parent.insert(key, old)
+        else:
+            del parent[key:]
+    changes.clear()
+
+
 def check(ops) -> None:
     """ValueError naming what is wrong with a patch's shape (before anything is stored)."""
     if not isinstance(ops, list):

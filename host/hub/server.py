@@ -37,15 +37,17 @@ import zipfile
 from collections import deque
 from pathlib import Path
 
+import orjson
 import psycopg
 from psycopg_pool import AsyncConnectionPool
-from tornado import web
+from tornado import iostream, web
 
 from . import database, finals, frames, guard, ratings, remote, validate, words
 from .base import STREAM_RETRY, Base, Limiter, _quiet
 from .remote import Remote
 from .store import games as stored
 from .store import players, schema
+from .store.pushes import PushWriter
 from .validate import UUID, Events
 
 log = logging.getLogger("quin.hub")
@@ -54,6 +56,7 @@ MAX_PUSH = 4 * 1024 * 1024  # bytes in one push (or any request's body: 413 beyo
 PUSH_WAIT = 2.0  # seconds a push waits for a database connection before it is answered 503 (retried)
 DB_WAIT = 1.0  # seconds any other request waits for one (then 503: a route answers within a second)
 WAKE_BATCH = 0.005  # seconds of notifications read in one query
+NOTE_EVENTS = 7000  # characters of events a notification carries (PostgreSQL's limit is 8000 bytes)
 RECENT = 256  # events of a game each process keeps in memory for its streams
 HERE = Path(__file__).parent
 LIVE = 8  # games of one table in play at once (a board plays one; an outbox that was offline, a few)
@@ -63,8 +66,9 @@ EXPORT_MAX = 10000  # games in one export
 
 class Channel:
     """One game as this process knows it: its newest public frame (rebuilt from the events), its
-    newest few events already written as SSE (one serialization shared by every stream), and the
-    streams of this process that follow it."""
+    newest few events already written as SSE (one serialization shared by every stream), the
+    streams of this process that follow it, and the events not yet written to them (written
+    together at the next tick: :meth:`flush`)."""
 
     def __init__(self, game_id: int, uuid: str, table: str):
         self.game_id, self.uuid, self.table = game_id, uuid, table
@@ -74,6 +78,8 @@ class Channel:
         self.recent: deque[tuple[int, bytes]] = deque(maxlen=RECENT)  # (seq, its SSE event)
         self.subscribers: set = set()  # this process's open streams of the game (Stream handlers)
         self._snapshot: tuple[int, bytes] | None = None
+        self.unsent: list[bytes] = []  # events fed since the last flush, as SSE
+        self.flushed = 0  # the cursor at the last flush: what every stream that was there then has
 
     def feed(self, rows, parsed: dict | None = None) -> bytes:
         """Apply events (seq, data text) in order; those at or before ``cursor`` are skipped
@@ -120,7 +126,7 @@ class Channel:
             return b""
         if self._snapshot is None or self._snapshot[0] != self.cursor:
             self._snapshot = (self.cursor, b"id: %d\nevent: update\ndata: %s\n\n" % (
-                self.cursor, json.dumps(self.state, separators=(",", ":")).encode()))
+                self.cursor, validate.compact(self.state).encode()))
         return self._snapshot[1]
 
     def after(self, seq: int | None) -> bytes:
@@ -132,9 +138,17 @@ class Channel:
             return b"".join(e for s, e in self.recent if s > seq)
         return self.snapshot()
 
-    def send(self, blob: bytes) -> None:
+    def flush(self) -> None:
+        """The events fed since the last flush, to every stream in one write each; a stream that
+        started since (it was given what it lacked up to its ``seq``) gets only what it lacks."""
+        blob = b"".join(self.unsent)
+        self.unsent.clear()
+        top = self.cursor
         for sub in list(self.subscribers):
-            sub.send(blob)
+            if sub.seq < top:
+                sub.send(blob if sub.seq == self.flushed else self.after(sub.seq))
+                sub.seq = top
+        self.flushed = top
 
 
 def _stored(text: str) -> dict | None:
@@ -146,6 +160,11 @@ def _stored(text: str) -> dict | None:
     except (ValueError, TypeError, RecursionError):
         return None
     return data
+
+
+def _board_event(card: dict) -> bytes:
+    """A wall's card whole, as an event."""
+    return b"event: board\ndata: %s\n\n" % validate.compact(card).encode()
 
 
 def wall_card(state: dict | None) -> dict | None:
@@ -163,7 +182,8 @@ class Hub:
     def __init__(self, dsn: str, pool_size: int = 8, poll: float = 2.0, keepalive: float = 15.0,
                  push_rate: float = 50.0, stream_cap: int = 64, stream_rate: float = 10.0, wall_tick: float = 0.2,
                  presence_renew: float = 5.0, presence_lapse: float = 15.0, remote_rate: float = 20.0,
-                 join_rate: float = 1.0, abandon_after: float = 120.0, clock=time.time):
+                 join_rate: float = 1.0, abandon_after: float = 120.0, clock=time.time, note_tick: float = 0.05,
+                 stream_tick: float = 0.05):
         self.dsn = dsn
         # a connection idle for a second is checked as it is lent (after PostgreSQL restarts, a request
         # gets a dead one only if it was used in the last second; a push then fails and is retried)
@@ -171,18 +191,28 @@ class Hub:
         self.pool_size = pool_size
         self.pool = self._new_pool()
         self._old_pools: set[asyncio.Task] = set()
+        self.writer = PushWriter(dsn)  # the usual pushes' own connection (host/hub/store/pushes.py)
         self.db = database.Health(dsn)  # whether the database is reached (routes answer 503 at once if not)
         self.db.on_back = self._renew_pool
         self.poll = poll
         self.keepalive = keepalive
         self.wall_tick = wall_tick
+        self.note_tick = note_tick
+        self.stream_tick = stream_tick
+        self._unsent: dict[int, Channel] = {}  # games with events not yet written to their streams
+        self._unsent_due = asyncio.Event()
+        self._notes: dict[int, list] = {}  # game id -> [its last seq, its events' texts or None, their characters]
+        self._note_status: dict[int, str] = {}  # (of the games in _notes)
+        self._notes_due = asyncio.Event()
         self.channels: dict[int, Channel] = {}
+        self._ids: dict[str, int] = {}  # uuid -> game id, of the games in ``channels``
         self._loading: dict[int, asyncio.Future] = {}
         self.wall_version = 0
         self.wall: dict[int, int] = {}  # game id on the wall -> the wall version its card last changed at
         self.wall_subscribers: set = set()
         self._wall_sent = 0  # the wall version the wall's streams have
-        self._wall_cards: dict[int, tuple[dict, bytes]] = {}  # game id -> its card as last sent, and as an event
+        # game id -> its card as last sent, and as an event (None: not written until a new wall asks)
+        self._wall_cards: dict[int, tuple[dict, bytes | None]] = {}
         self.listening = False
         self.push_limit = Limiter(push_rate, push_rate * 4)
         self.address_limit = Limiter(push_rate * 4, push_rate * 16)
@@ -235,7 +265,8 @@ class Hub:
             await schema.ensure_async(conn)
         await self._load_wall()
         self._tasks = [asyncio.create_task(t) for t in (self._listen(), self._poller(), self._waker(),
-                                                         self._wall_sender(), self._keepalive(),
+                                                         self._wall_sender(), self._keepalive(), self._notes_sender(),
+                                                         self._stream_sender(),
                                                          *self.remote.tasks())]
 
     async def stop(self) -> None:
@@ -244,6 +275,7 @@ class Hub:
                     *(s for subs in self.remote.subs.values() for s in subs)]:
             sub.end()
         await self.remote.close()
+        await self.writer.close()
         for t in self._tasks:
             t.cancel()
         await self.pool.close()
@@ -272,6 +304,8 @@ class Hub:
                             continue
                         seq = int(seq) if seq.isdigit() else 1 << 31
                         ch = self.channels.get(int(game_id))
+                        if ch is not None and ch.cursor >= seq and ch.status == status:
+                            continue  # (this process's own push, handed on already)
                         if data and ch is not None and int(game_id) not in self._pending:
                             texts = data.split("\n")  # the events themselves came with it, up to seq
                             if seq - len(texts) == ch.cursor:
@@ -313,6 +347,7 @@ class Hub:
             for game_id, ch in list(self.channels.items()):
                 if not ch.subscribers and ch.status != "live" and game_id not in self.wall:
                     del self.channels[game_id]  # finished, off the wall, unwatched: read again if asked
+                    self._ids.pop(ch.uuid, None)
             try:
                 await self.catch_up()
             except (psycopg.Error, OSError):
@@ -328,6 +363,18 @@ class Hub:
             for sub in list(self.wall_subscribers):
                 sub.send(blob)
 
+    async def _stream_sender(self) -> None:
+        """The games' streams get their new events at once, and then at most every
+        ``stream_tick``: all those that came meanwhile in one write to each stream (a process
+        writes to thousands, and a write costs about the same whatever it carries)."""
+        while not self.closing.is_set():
+            await self._unsent_due.wait()
+            self._unsent_due.clear()
+            unsent, self._unsent = self._unsent, {}
+            for ch in unsent.values():
+                ch.flush()
+            await asyncio.sleep(self.stream_tick)
+
     def _wall_tick(self) -> bytes:
         """The cards changed since the last tick: a card new to the wall whole (``board``), else
         a patch of the card as last sent (``patch``: its table and the operations)."""
@@ -340,27 +387,32 @@ class Hub:
             if ch is None or ch.state is None:
                 continue
             # drawn once a tick, however many events the game had since the last (its frame now)
-            try:
-                text = json.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor, "status": ch.status,
-                                   "data": wall_card(ch.state)}, separators=(",", ":"))
-                card = json.loads(text)  # a copy: the channel's frame changes in place
+            try:  # a copy (the channel's frame changes in place), through orjson: a few times faster
+                card = orjson.loads(orjson.dumps({"game": ch.uuid, "table": ch.table, "seq": ch.cursor,
+                                                  "status": ch.status, "data": wall_card(ch.state)}))
                 before = self._wall_cards.get(game_id)
-                ops = frames.diff(before[0], card) if before is not None else None
+                if before is not None:
+                    out.append(b"event: patch\ndata: %s\n\n" % validate.compact(
+                        {"table": card["table"], "patch": frames.diff(before[0], card)}).encode())
+                    self._wall_cards[game_id] = (card, None)  # (the card whole is written when a wall asks)
+                else:
+                    self._wall_cards[game_id] = (card, _board_event(card))
+                    out.append(self._wall_cards[game_id][1])
             except (ValueError, TypeError, RecursionError) as exc:  # one table's card never stops the wall
                 log.warning("game %s is not drawn on the wall: %s", ch.uuid, database.first_line(exc))
                 continue
-            event = f"event: board\ndata: {text}\n\n".encode()
-            if before is not None:
-                out.append(f"event: patch\ndata: {json.dumps({'table': card['table'], 'patch': ops}, separators=(',', ':'))}\n\n".encode())
-            else:
-                out.append(event)
-            self._wall_cards[game_id] = (card, event)
         self._wall_sent = self.wall_version
         return b"".join(out)
 
     def wall_now(self) -> bytes:
         """Every card whole, as the wall's streams last got them (the next tick's patches follow)."""
-        return b"".join(event for _, event in self._wall_cards.values())
+        out = []
+        for game_id, (card, event) in self._wall_cards.items():
+            if event is None:
+                event = _board_event(card)
+                self._wall_cards[game_id] = (card, event)
+            out.append(event)
+        return b"".join(out)
 
     async def _keepalive(self) -> None:
         while not self.closing.is_set():
@@ -400,7 +452,9 @@ class Hub:
                 ch = Channel(game_id, str(row[0]), row[1])
                 ch.status = row[2]
                 ch.feed(rows)
+                ch.flushed = ch.cursor  # (streams start from it)
                 self.channels[game_id] = ch
+                self._ids[ch.uuid] = game_id
                 self._put_wall(ch)
             loading.set_result(ch)
             return ch
@@ -432,7 +486,9 @@ class Hub:
         changed = status != ch.status
         ch.status = status
         if blob:
-            ch.send(blob)
+            ch.unsent.append(blob)
+            self._unsent[ch.game_id] = ch
+            self._unsent_due.set()
         if blob or changed or ch.game_id not in self._wall_seen:
             self._put_wall(ch)
 
@@ -502,12 +558,15 @@ class Hub:
         a game of which the hub holds other events than the board under the numbers it pushed
         again (the board numbers on)."""
         board, checked = validate.push(raw)
+        usual = (all(final is None and events for _, events, final in checked)
+                 and (table_id in self._boards or not isinstance(board, str)))
+        if usual:  # checked against the frames in memory: one statement in all (if they are the database's)
+            at = self._checked_here(checked)
+            if at is not None:
+                answer = await self._push_fast(table_id, checked, at)
+                if answer is not None:
+                    return answer
         rated = await self._check_games(table_id, checked)
-        if (all(final is None and events for _, events, final in checked)
-                and (table_id in self._boards or not isinstance(board, str))):
-            answer = await self._push_fast(table_id, checked)
-            if answer is not None:
-                return answer
         acked: dict[str, int] = {}
         realign: dict[str, int] = {}
         fed = []
@@ -649,24 +708,98 @@ class Hub:
     def _table_name(self, table_id: int) -> str:
         return next((name for t, name in self.keys.values() if t == table_id), str(table_id))
 
-    async def _push_fast(self, table_id: int, checked) -> dict | None:
-        """The usual push (new events of this table's known live games, no record) in one statement,
-        one round trip; None, having changed nothing, if the push is not that."""
-        rows = json.dumps([[u, s, d, events.mode] for u, events, _ in checked for s, d in events],
-                          separators=(",", ":"))
-        async with self.pool.connection(timeout=PUSH_WAIT) as conn:
-            done, games = await stored.record_push_fast(conn, rows, table_id)
-        if not done:
-            return None
+    def _checked_here(self, checked) -> dict[str, int] | None:
+        """What :meth:`_check_games` finds of a push of new events of live games, found without the
+        database: each game's new events checked against its frame in memory ({uuid: the seq of
+        that frame}: the push is stored only if that is still the game's last event in the
+        database, so the check is the one _check_games would have made).  None if any game is not
+        in memory, not live here, or any event is not new or does not fit (the push then goes
+        _check_games's way, which answers what is wrong)."""
+        at: dict[str, int] = {}
+        changes: list = []
+        try:
+            for uuid, events, _ in checked:
+                ch = self.channels.get(self._ids.get(uuid, -1))
+                if ch is None or ch.status != "live" or ch.state is None:
+                    return None
+                new = sorted(events)
+                if new[0][0] <= ch.cursor:
+                    return None
+                frame, last, placed = ch.state, ch.cursor, set()
+                for seq, _ in new:  # each patch tried on the frame itself, undone below: no copy
+                    data = events.parsed[seq]
+                    if not frames.is_patch(data):
+                        frame = data
+                    elif seq != last + 1 or not frames.trial(frame, data["patch"], changes, placed):
+                        return None
+                    last = seq
+                at[uuid] = ch.cursor
+        finally:
+            frames.undo(changes)
+        return at
+
+    async def _push_fast(self, table_id: int, checked, at: dict[str, int]) -> dict | None:
+        """The usual push (new events of this table's live games, checked on their frames in memory:
+        ``at``, each game's last event they were checked against, which it must still be) in one
+        statement, one round trip; None, having changed nothing, if the push is not that.  The other
+        processes hear of it with the tick's other pushes (:meth:`_notes_sender`)."""
+        if len(checked) == 1:  # (a board plays one game at a time) on the writer's connection, in groups
+            uuid, events, _ = checked[0]
+            if not await self.writer.store(table_id, uuid, at[uuid], events.mode, list(events)):
+                return None
+        else:
+            games = [(uuid, at[uuid], events.mode, list(events)) for uuid, events, _ in checked]
+            async with self.pool.connection(timeout=PUSH_WAIT) as conn:
+                if not await stored.record_push_fast(conn, table_id, games):
+                    return None
         acked = {}
-        for uuid, game_id, last, status in games:  # each game of the push had events, all stored
-            acked[uuid] = last
-            ch = self.channels.get(game_id)  # this process's own spectators need not wait for NOTIFY
+        for uuid, events, _ in checked:  # each game of the push had events, all stored
+            new = sorted(events)
+            acked[uuid] = new[-1][0]
+            ch = self.channels.get(self._ids.get(uuid, -1))  # this process's own spectators need not wait
             if ch is not None:
-                events = sorted(e for u, ev, _ in checked if u == uuid for e in ev)
-                if events[0][0] <= ch.cursor + 1:
-                    self.deliver(ch, events, status, next(ev.parsed for u, ev, _ in checked if u == uuid))
+                self._note(ch.game_id, new, "live")
+                if new[0][0] <= ch.cursor + 1:
+                    self.deliver(ch, new, "live", events.parsed)
         return {"acked": acked}
+
+    def _note(self, game_id: int, events: list, status: str) -> None:
+        """Tell the other processes, at the next tick, that the game moved on by these (seq, data
+        text), in order: the note carries them while they are few, small and follow on from one
+        another (they then need not read them back), else only the game's last seq and status."""
+        note = self._notes.get(game_id)
+        if note is None:  # [its last seq, its events' texts (None: left out), their characters]
+            note = self._notes[game_id] = [events[0][0] - 1, [], 0]
+        for seq, text in events:
+            if note[1] is not None and (seq != note[0] + 1 or note[2] + len(text) >= NOTE_EVENTS):
+                note[1] = None
+            if note[1] is not None:
+                note[1].append(text)
+                note[2] += len(text)
+            note[0] = max(note[0], seq)
+        self._note_status[game_id] = status
+        self._notes_due.set()
+
+    async def _notes_sender(self) -> None:
+        """Every process hears, at most every ``note_tick``, of the games the pushes this process
+        stored moved on (one statement, one notification per game, as a push in its transaction
+        sends them): a notification lost (a process stopped before its tick) is made up for by the
+        other processes' every-``poll`` check."""
+        while not self.closing.is_set():
+            await self._notes_due.wait()
+            self._notes_due.clear()
+            notes, self._notes = self._notes, {}
+            status, self._note_status = self._note_status, {}
+            out = []
+            for game_id, (last, texts, _) in notes.items():
+                head = f"{game_id}:{last}:{status[game_id]}"
+                out.append(head + "\n" + "\n".join(texts) if texts else head)
+            try:
+                async with self.pool.connection(timeout=PUSH_WAIT) as conn:
+                    await stored.notify_games(conn, out)
+            except (psycopg.Error, OSError, asyncio.TimeoutError) as exc:  # the others' poll finds them
+                log.debug("notifications not sent: %s", exc)
+            await asyncio.sleep(self.note_tick)
 
     async def _finish(self, conn, game_id: int, final: dict, agrees: bool | None = True,
                       pushed: bool = True) -> str | None:
@@ -911,6 +1044,7 @@ class Stream(Base):
     stream); a stream whose spectator does not read is closed once far behind (it resumes)."""
 
     MAX_BEHIND = 256 * 1024  # bytes written but not yet taken by the spectator (thousands of streams per process)
+    seq = 0  # a game's stream: the game's last event it has been given
 
     @property
     def needs_database(self) -> bool:
@@ -946,6 +1080,7 @@ class Stream(Base):
             else:
                 last = self.request.headers.get("Last-Event-ID", "")
                 first = ch.after(int(last) if last.isdigit() and len(last) < 10 else None)
+                self.seq = ch.cursor  # what it has now: the next tick writes it what follows
             subscribers.add(self)
             self.write(b"retry: 1500\n\n" + first)
             self.flush().add_done_callback(_quiet)  # the headers, then every event by send()
@@ -958,13 +1093,31 @@ class Stream(Base):
     def send(self, blob: bytes) -> None:
         if self._ended.done() or not blob:  # (an empty chunk would end a chunked response)
             return
-        stream = self.request.connection.stream
+        conn = self.request.connection
+        stream = conn.stream
         if stream.closed():
             return self.end()
         if stream._total_write_index - stream._total_write_done_index > self.MAX_BEHIND:
             stream.close()  # a spectator that does not read: it reconnects and resumes
             return self.end()
-        self.request.connection.write(blob).add_done_callback(_quiet)  # straight on: the headers went first
+        chunked = getattr(conn, "_chunking_output", None)
+        if (stream.writing() or type(stream) is not iostream.IOStream or chunked is None
+                or getattr(conn, "_expected_content_remaining", 0) is not None):
+            conn.write(blob).add_done_callback(_quiet)  # after what waits (the headers went first)
+            return
+        # Nothing waits: written to the socket itself, as tornado would write it (its chunk where it
+        # chunks, RFC 9112 7.1), without the future, callback and buffer of a write (a process writes
+        # every event to thousands of streams); what the socket does not take goes tornado's way.
+        data = b"%x\r\n%s\r\n" % (len(blob), blob) if chunked else blob
+        try:
+            sent = stream.socket.send(data)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            stream.close()  # the spectator is gone (the connection's close ends the stream)
+            return self.end()
+        if sent < len(data):
+            stream.write(data[sent:]).add_done_callback(_quiet)
 
     def end(self) -> None:
         if not self._ended.done():

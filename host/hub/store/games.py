@@ -13,36 +13,24 @@ import json
 
 from .schema import CHANNEL
 
-# A push of new events of known live games of the pushing table, in one statement (its rows sent as
-# one JSON text, [[uuid, seq, data text, mode], ...], unpacked by PostgreSQL: psycopg adapts one
-# string instead of several arrays element by element in Python; ->> gives back each data text
-# exactly as pushed): it changes
-# nothing (done = false) unless every game is known, the table's, live, and every event new.  The
-# events are inserted in the order pushed (the database's bytes must not depend on a join's order).
-# A game's notification carries its events when the push brought it a few small ones, numbered
-# on without a gap (the usual case; one a line: JSON text has no raw line break): the other
-# processes then hand them to their streams without reading them back.
-FAST_PUSH = """
-WITH v AS (SELECT (e->>0)::uuid AS uuid, (e->>1)::int AS seq, e->>2 AS data, e->>3 AS mode, n
-           FROM json_array_elements(%(rows)s::json) WITH ORDINALITY AS x(e, n)),
-g AS (SELECT id, uuid, table_id, status, last_seq FROM hub_games WHERE uuid IN (SELECT uuid FROM v)),
-ok AS (SELECT count(*) = (SELECT count(DISTINCT uuid) FROM v) AND coalesce(bool_and(g.table_id = %(table)s AND g.status = 'live'), false)
-              AND NOT EXISTS (SELECT 1 FROM v JOIN g USING (uuid) WHERE v.seq <= g.last_seq) AND
-              (SELECT count(*) FROM v) > 0 AS done FROM g),
-ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, v.seq, v.data FROM v JOIN g USING (uuid)
-        WHERE (SELECT done FROM ok) ORDER BY v.n ON CONFLICT DO NOTHING RETURNING game_id, seq),
-upd AS (UPDATE hub_games h SET last_seq = GREATEST(h.last_seq, t.top),
-               mode = COALESCE(h.mode, (SELECT v.mode FROM v WHERE v.uuid = h.uuid AND v.mode IS NOT NULL ORDER BY v.n LIMIT 1))
-        FROM (SELECT game_id, max(seq) AS top FROM ins GROUP BY game_id) t
-        WHERE h.id = t.game_id RETURNING h.uuid::text, h.id, h.last_seq, h.status)
-SELECT (SELECT done FROM ok),
-       (SELECT json_agg(json_build_array(uuid, id, last_seq, status)) FROM
-           (SELECT upd.*, pg_notify(%(channel)s, id || ':' || last_seq || ':' || status || coalesce(
-               (SELECT E'\n' || string_agg(v.data, E'\n' ORDER BY v.seq) FROM v WHERE v.uuid::text = upd.uuid
-                HAVING sum(length(v.data)) < 7000 AND max(v.seq) = upd.last_seq
-                   AND max(v.seq) - min(v.seq) + 1 = count(*)), ''))
-            FROM upd) x)
+# A push of new events of one known live game of the pushing table, in one statement: it changes
+# nothing (no row) unless the game is the table's, live, and its last event still the one the
+# events were checked against (``at``: the hub checked them on its frame in memory).  The events
+# are inserted in the order pushed (the database's bytes must not depend on a join's order).  No
+# notification: the hub tells the other processes of a tick's pushes together (notify_games).
+FAST_GAME = """
+WITH g AS (UPDATE hub_games SET last_seq = %s, mode = COALESCE(mode, %s)
+           WHERE uuid = %s AND table_id = %s AND status = 'live' AND last_seq = %s RETURNING id),
+ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, e.seq, e.data FROM g,
+        unnest(%b::int[], %b::text[]) WITH ORDINALITY AS e(seq, data, n) ORDER BY e.n ON CONFLICT DO NOTHING)
+SELECT id FROM g
 """
+FAST_EVENT = """
+WITH g AS (UPDATE hub_games SET last_seq = %s, mode = COALESCE(mode, %s)
+           WHERE uuid = %s AND table_id = %s AND status = 'live' AND last_seq = %s RETURNING id),
+ins AS (INSERT INTO hub_events(game_id, seq, data) SELECT g.id, %s, %s FROM g ON CONFLICT DO NOTHING)
+SELECT id FROM g
+"""  # the same for one event (the usual push): no arrays
 NOT_PATCH = "left(data, 9) <> '{\"patch\":'"  # SQL: an event that is a whole frame
 FIND = "SELECT uuid::text, id, table_id, status, last_seq FROM hub_games WHERE uuid = ANY(%s::uuid[])"
 # a game as the pages and the read formats give it (game_for_archive), by position
@@ -82,12 +70,36 @@ async def remote_table(conn, name: str, key_hash: str) -> int:
 # --- a push -----------------------------------------------------------------------------------------
 
 
-async def record_push_fast(conn, rows: str, table_id: int) -> tuple[bool, list | None]:
-    """The usual push in one statement (``rows``: JSON text of [[uuid, seq, data text, mode], ...]):
-    (whether it was stored, [[uuid, game id, last seq, status], ...] of its games if so)."""
-    done, games = await (await conn.execute(FAST_PUSH, {
-        "rows": rows, "table": table_id, "channel": CHANNEL})).fetchone()
-    return done, games
+async def record_push_fast(conn, table_id: int, games: list) -> bool:
+    """The usual push: new events of known live games of the table, each checked against the game's
+    last event ``at`` (``games``: [(uuid, at, mode or None, [(seq, data text), ...]), ...], each
+    game's events in the order pushed, numbered after ``at``).  Whether it was stored: all of it,
+    or nothing if any game is not the table's, not live, or has moved on past ``at``.  One
+    statement for one game; several games in one transaction."""
+
+    async def one(uuid, at, mode, events) -> bool:
+        top = max(s for s, _ in events)
+        if len(events) == 1:
+            cur = await conn.execute(FAST_EVENT, (top, mode, uuid, table_id, at, events[0][0], events[0][1]))
+        else:
+            cur = await conn.execute(FAST_GAME, (top, mode, uuid, table_id, at, [s for s, _ in events],
+                                                 [d for _, d in events]))
+        return await cur.fetchone() is not None
+
+    if len(games) == 1:
+        return await one(*games[0])
+    try:
+        async with conn.transaction():
+            for game in games:
+                if not await one(*game):
+                    raise _NotStored
+    except _NotStored:
+        return False
+    return True
+
+
+class _NotStored(Exception):
+    """A game of a push stored in one transaction did not fit: the transaction is undone."""
 
 
 async def games_to_check(conn, table_id: int, uuids: list[str]) -> tuple[list, int]:
@@ -128,16 +140,17 @@ async def add_events(conn, inserts: list[tuple[int, int, str]]) -> None:
 
 
 async def move_on(conn, tops: dict[int, tuple[int, str | None]]) -> None:
-    """Each game's last event ({id: (last seq, mode pushed)}); a mode is kept once known."""
+    """Each game's last event ({id: (last seq, mode pushed)}), never lowered (a push of the same game
+    taken by another process meanwhile may have stored more); a mode is kept once known."""
     await conn.execute(
-        "UPDATE hub_games g SET last_seq = v.top, mode = COALESCE(g.mode, v.mode) FROM "
+        "UPDATE hub_games g SET last_seq = GREATEST(g.last_seq, v.top), mode = COALESCE(g.mode, v.mode) FROM "
         "unnest(%s::bigint[], %s::int[], %s::text[]) AS v(id, top, mode) WHERE g.id = v.id",
         (list(tops), [t for t, _ in tops.values()], [m for _, m in tops.values()]))
 
 
 async def notify_games(conn, notes: list[str]) -> None:
     """Tell every hub process that these games moved on (``<id>:<seq>:<status>`` each)."""
-    await conn.execute("SELECT pg_notify(%s, n) FROM unnest(%s::text[]) AS n", (CHANNEL, notes))
+    await conn.execute("SELECT pg_notify(%s, n) FROM unnest(%b::text[]) AS n", (CHANNEL, notes))
 
 
 async def notify_game(conn, game_id: int, seq: int, status: str) -> None:
