@@ -138,7 +138,10 @@ def test_drops_and_resumes(tmp_path, realhub, seed, drops):
                 else:
                     carry_out(ann, truth, action)
                 follow_the_board(ann)
-                ann.until(lambda: hub_count(ann) > i, what=f"the hub to have action {i}")
+                # the link hears the hub's state first; the board's session applies it after, on another
+                # thread: both waited for (the count of each is checked exactly below)
+                ann.until(lambda: hub_count(ann) > i and applied(ann) > i,
+                          what=f"the hub to have action {i}, and the board to apply it")
                 got = [a for t in ann.seat.link.state["view"]["history"] for a in t["actions"]][i]
                 assert got == action.to_record(), f"action {i}: the board read {got}, the player did {action}"
                 ann.until(lambda: ann.seat.link.pending() == [], what="the outbox drained")
