@@ -2,7 +2,7 @@
 tower beside it (seed 9207 played under load: a wrong commit).  The position and the plan are built
 by hand; the board is fed every 5 ms, as the tests' simulated sensor."""
 
-from tests.host.referee.test_referee_remote import committed, followed, pos
+from tests.support.remote_referee import committed, followed, pos
 from tests.support.refplay import Play
 
 from engine.actions import Move

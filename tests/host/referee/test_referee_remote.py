@@ -11,34 +11,13 @@ commits about a flash or a Classic Time must be the truth's, never the stand-in'
 import pytest
 
 from tests.support.refplay import Play
+from tests.support.remote_referee import committed, followed, pos
 
 from engine.actions import Move, Resurrect, Swap, Time
 from engine.board import parse_space as S
 from engine.flash import CAPTURE, MUTUAL, SWAP
 from engine.game import Game
-from engine.views import action_seen_by
-from host.opponent.driver import plan_of
 from host.referee import Phase, Referee
-
-SETS = {"white": ("time", "void"), "black": ("time", "void")}
-LETTERS = {"L": "light", "S": "shadow", "P": "peripheral", "V": "void", "R": "reflector", "M": "memory",
-           "T": "time", "A": "artificial_light"}
-
-
-def pos(towers: dict, to_move: str = "white", **kw) -> Game:
-    """A game from a position: ``{"w35": "S", "w33": "p"}`` (upper case white, lower case black),
-    both Lights out of the way unless placed, every other tower in reserve."""
-    board = {}
-    for space, letter in towers.items():
-        board[space] = ("white" if letter.isupper() else "black", LETTERS[letter.upper()])
-    pieces = {v for v in board.values()}
-    if ("white", "light") not in pieces:
-        board.setdefault("w11", ("white", "light"))
-    if ("black", "light") not in pieces:
-        board.setdefault("b11", ("black", "light"))
-    kw.setdefault("sets", SETS)
-    kw.setdefault("turn", 10)
-    return Game.from_position(board, to_move, **kw)
 
 
 class Hub:
@@ -64,11 +43,6 @@ def flash_notices(play):
 
 def hub_waits(play):
     return [n for n in play.notices if n.kind == "waiting" and n.data.get("for") == "hub"]
-
-
-def committed(play):
-    """(player, action) committed, from on_commit (the referee's game may have been replaced)."""
-    return [(p, a) for _, p, a, _ in play.commits]
 
 
 # --- flashes --------------------------------------------------------------------------------------
@@ -291,16 +265,6 @@ def test_a_side_this_board_does_not_read_is_never_committed():
 
 def white_to_move():
     return pos({"w35": "S", "b35": "s", "b36": "m"})
-
-
-def followed(game: Game, action, side="black") -> tuple[Game, dict]:
-    """The position after ``action`` and its public plan (as host.opponent.driver makes it)."""
-    rival = {s for s in game.occupied() if game.owner[game.state.board[s]] != side}
-    from engine.board import SPACE_NAMES as N
-    seen = action_seen_by(game, action, side, None)
-    plan = plan_of(action, seen, side, frozenset(N[s] for s in rival))
-    game.push(action)
-    return game, plan
 
 
 def test_follow_publishes_the_plan_waits_for_it_corrects_then_reads_whites_next_move():
