@@ -31,8 +31,8 @@ import math
 import re
 from dataclasses import dataclass
 
-WHITE, BLACK = "white", "black"
-SIDES = (WHITE, BLACK)
+from engine.board import BLACK, PLAYERS, WHITE, other
+
 KINDS = ("none", "sudden", "fischer", "bronstein")
 MAX_MINUTES = 600  # ten hours each: longer is a typing mistake
 MAX_BONUS = 600  # seconds
@@ -142,13 +142,12 @@ class MatchClock:
     """Both players' clocks for one game.  Times are seconds on one clock, never decreasing."""
 
     def __init__(self, control: TimeControl, first: str = WHITE):
-        if first not in SIDES:
+        if first not in PLAYERS:
             raise ClockError(f"first: expected 'white' or 'black', got {first!r}")
         self.control = control
         self.first = first
         self.used = {WHITE: 0.0, BLACK: 0.0}  # charged so far, increments not counted
         self.gained = {WHITE: 0.0, BLACK: 0.0}  # increments earned
-        self.turns = {WHITE: 0, BLACK: 0}  # turns completed
         self.running: str | None = None
         self.since: float | None = None  # when the running side's turn began
         self.pauses: list[list] = []  # [from, to or None]: nobody's time runs
@@ -170,11 +169,10 @@ class MatchClock:
         if not self.control.timed or self.running != side or self.flagged is not None:
             return None
         completed = min(max(completed, self.since), now)
-        self.used[side] += self._charge(side, self.since, completed)
-        self.turns[side] += 1
+        self.used[side] += self._charge(self.since, completed)
         if self.control.kind == "fischer":
             self.gained[side] += self.control.bonus
-        self.running = WHITE if side == BLACK else BLACK
+        self.running = other(side)
         self.since = completed
         return self.left(side, now)
 
@@ -195,7 +193,7 @@ class MatchClock:
         """The game ended otherwise (by play, resignation) at ``at``: the running side is charged
         up to then, and nobody's time runs any more."""
         if self.running is not None and self.since is not None:
-            self.used[self.running] += self._charge(self.running, self.since, max(at, self.since))
+            self.used[self.running] += self._charge(self.since, max(at, self.since))
         self.running = None
 
     # --- what it says ------------------------------------------------------------------------------
@@ -206,7 +204,7 @@ class MatchClock:
             return math.inf
         used = self.used[side]
         if self.running == side and self.since is not None:
-            used += self._charge(side, self.since, now)
+            used += self._charge(self.since, now)
         return max(0.0, self.control.base + self.gained[side] - used)
 
     def flag_due(self) -> float | None:
@@ -249,7 +247,7 @@ class MatchClock:
             return {"control": NONE.to_json()}
         out = {"control": self.control.to_json(), "running": self.running, "paused": self.paused,
                "flagged": self.flagged,
-               "left": {s: round(self.left(s, now), 3) for s in SIDES}}
+               "left": {s: round(self.left(s, now), 3) for s in PLAYERS}}
         if self.control.kind == "bronstein" and self.running is not None and self.since is not None:
             spent = self._elapsed(self.since, now)
             out["delay_left"] = round(max(0.0, self.control.bonus - spent), 3)
@@ -269,7 +267,7 @@ class MatchClock:
                 total -= hi - lo
         return total
 
-    def _charge(self, side: str, a: float, b: float) -> float:
+    def _charge(self, a: float, b: float) -> float:
         spent = self._elapsed(a, b)
         if self.control.kind == "bronstein":
             return max(0.0, spent - self.control.bonus)

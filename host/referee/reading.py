@@ -72,9 +72,8 @@ class Reading:
         """Has a tower been put down on a space empty when the step began, with no reading of the
         evidence complete and nothing still settling?  Then the lift it came from may be one the
         full window missed: the mover's tower lifted, steadily empty 148 ms, and the next player's
-        tower put on that space at once
-        (hasty soak seed 720077: White's w29-w28, Black resurrecting onto w29 0.23 s after White's
-        lift began).  A quick lift there counts as where one is expected (``Debouncer.quick_lift``:
+        tower put on that space at once (hasty soak seed 720077: White's w29-w28, Black resurrecting
+        onto w29 0.23 s after White's lift began).  A quick lift there counts as where one is expected (``Debouncer.quick_lift``:
         lasting ``off_delay`` in all, which a bumped tower never does), on any of the mover's towers,
         whatever they are.  Public facts only."""
         if self.state is not Phase.PLAY or self.current.flash is not None or self.deb.pending:
