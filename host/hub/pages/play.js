@@ -887,22 +887,27 @@ document.addEventListener("DOMContentLoaded", () => {
       if (!playing) { $("resign-confirm").classList.add("hidden"); $("resign").classList.remove("hidden"); return; }
       $("resign-question").textContent = `Resign this game? ${nameOf(rival)} wins, and the game ends for both of you.`;
     }
-    $("resign").addEventListener("click", () => {
-      $("resign").classList.add("hidden");
-      $("resign-confirm").classList.remove("hidden");
-      $("resign-no").focus();
-    });
-    $("resign-no").addEventListener("click", () => {
-      $("resign-confirm").classList.add("hidden");
-      $("resign").classList.remove("hidden");
-      $("resign").focus();
-    });
-    $("resign-yes").addEventListener("click", async () => {
-      $("resign-yes").disabled = true;
-      const { status, data } = await post(api("resign"), {}, token);
-      $("resign-yes").disabled = false;
-      $("resign-error").textContent = status === 200 ? "" : sentence(data.error);
-    });
+    /* An end asked once more: its button (id) opens "<id>-confirm"; "<id>-no" closes it again;
+       "<id>-yes" sends the route, its refusal said in "<id>-error". */
+    function askedOnce(id, route) {
+      $(id).addEventListener("click", () => {
+        $(id).classList.add("hidden");
+        $(`${id}-confirm`).classList.remove("hidden");
+        $(`${id}-no`).focus();
+      });
+      $(`${id}-no`).addEventListener("click", () => {
+        $(`${id}-confirm`).classList.add("hidden");
+        $(id).classList.remove("hidden");
+        $(id).focus();
+      });
+      $(`${id}-yes`).addEventListener("click", async () => {
+        $(`${id}-yes`).disabled = true;
+        const { status, data } = await post(api(route), {}, token);
+        $(`${id}-yes`).disabled = false;
+        $(`${id}-error`).textContent = status === 200 ? "" : sentence(data.error);
+      });
+    }
+    askedOnce("resign", "resign");
 
     /* Before play (the friend never joined, or never sent a lineup): "Call off this game…", asked once
        more; nobody wins.  Once called off (by either side), who did, in one line. */
@@ -917,22 +922,7 @@ document.addEventListener("DOMContentLoaded", () => {
       $("called-off").textContent = !by ? "" : `${by === me ? "You" : nameOf(by)} called the game off before it ` +
         "began: nobody wins. Start another game from New game.";
     }
-    $("call-off").addEventListener("click", () => {
-      $("call-off").classList.add("hidden");
-      $("call-off-confirm").classList.remove("hidden");
-      $("call-off-no").focus();
-    });
-    $("call-off-no").addEventListener("click", () => {
-      $("call-off-confirm").classList.add("hidden");
-      $("call-off").classList.remove("hidden");
-      $("call-off").focus();
-    });
-    $("call-off-yes").addEventListener("click", async () => {
-      $("call-off-yes").disabled = true;
-      const { status, data } = await post(api("call-off"), {}, token);
-      $("call-off-yes").disabled = false;
-      $("call-off-error").textContent = status === 200 ? "" : sentence(data.error);
-    });
+    askedOnce("call-off", "call-off");
 
     // the sheet of powers: one listener (its buttons are remade with each state)
     open();

@@ -34,7 +34,7 @@ window.QuinRemoteEnd = (() => {
     const left = track(box, a, () => status(box, state));
     box.classList.toggle("hidden", !a);
     if (!a) { box.textContent = ""; return; }
-    const away = rivalName(r, a.side), other = a.side === "white" ? "black" : "white";
+    const away = rivalName(r, a.side), other = Quin.other(a.side);
     const n = left();
     // the pause and the countdown in one line (the panel below does not say the pause again)
     box.textContent = a.claimable || n === 0
@@ -49,7 +49,7 @@ window.QuinRemoteEnd = (() => {
     box.classList.toggle("hidden", !playing && !early);
     if (early) { track(box, null); callOff(box, state, me, send); return; }
     if (!playing) { track(box, null); box.replaceChildren(); box._ask = false; return; }
-    const rival = me === "white" ? "black" : "white";
+    const rival = Quin.other(me);
     const a = r.abandon && r.abandon.side === rival ? r.abandon : null;
     const draw = () => seat(box, state, me, send);
     const left = track(box, a, draw);
@@ -87,7 +87,7 @@ window.QuinRemoteEnd = (() => {
   /* Before play (the friend has not joined, or not sent a lineup): "Call off this game…", asked once
      more before it is sent; nobody wins, and the friend is told. */
   function callOff(box, state, me, send) {
-    const r = state.remote, h = Quin.h, rival = me === "white" ? "black" : "white";
+    const r = state.remote, h = Quin.h, rival = Quin.other(me);
     const draw = () => callOff(box, state, me, send);
     const friend = (r.names && r.names[rival]) || "your friend";
     if (r.calling_off) box.replaceChildren(h("p", { class: "resigning" }, "Calling the game off: the hub is told…"));
