@@ -88,26 +88,35 @@ def stored_events(dsn, game_uuid):
                             "WHERE g.uuid = %s ORDER BY seq", (game_uuid,)).fetchall()
 
 
+def apply_patch(frame, ops) -> None:
+    """Apply a patch's operations to ``frame`` in place, by the rules docs/hub.md states (written
+    here again: the hub's own code is not the oracle).  KeyError, IndexError or TypeError where one
+    does not fit (a key or index that is not there, a step into a value that has none, 'add' to
+    what is not a list)."""
+    for op in ops:
+        *keys, last = op[1]
+        parent = frame
+        for k in keys:
+            parent = parent[k]
+        if op[0] == "set":
+            parent[last] = op[2]
+        elif op[0] == "del":
+            del parent[last]
+        else:
+            if op[0] != "add" or not isinstance(parent[last], list):
+                raise TypeError(f"{op[0]!r} does not fit {type(parent[last]).__name__} at {op[1]}")
+            parent[last] += op[2]
+
+
 def rebuild(rows):
-    """The whole frames of stored events, each patch applied to the frame before it, by the rules
-    docs/hub.md states (written here again: the hub's own code is not the oracle)."""
+    """The whole frames of stored events, each patch applied to the frame before it
+    (``apply_patch``)."""
     out, frame = [], None
     for seq, data in rows:
         data = json.loads(data)
         if "patch" in data:
             frame = json.loads(json.dumps(frame))
-            for op in data["patch"]:
-                *keys, last = op[1]
-                parent = frame
-                for k in keys:
-                    parent = parent[k]
-                if op[0] == "set":
-                    parent[last] = op[2]
-                elif op[0] == "del":
-                    del parent[last]
-                else:
-                    assert op[0] == "add" and isinstance(parent[last], list)
-                    parent[last] += op[2]
+            apply_patch(frame, data["patch"])
         else:
             frame = data
         out.append((seq, json.dumps(frame)))

@@ -3,10 +3,10 @@
 The hub checks that a push's patches fit the game's frame before it stores anything.  It used to
 check them on a deep copy of the frame (a long game's frame is tens of kilobytes); it now does them
 on the frame itself and undoes them (host.hub.frames.trial and undo).  Here, for random frames and
-random patches, against the patch rules as docs/hub.md states them (written again below, not the
-hub's code): what trial says fits is exactly what fits, what it leaves in the frame while tried is
-the next frame, and undo leaves the frame as it was to the byte (its keys' order too), with the
-patch's own values untouched."""
+random patches, against the patch rules as docs/hub.md states them (tests/support/pushing_board's
+apply_patch, not the hub's code): what trial says fits is exactly what fits, what it leaves in the
+frame while tried is the next frame, and undo leaves the frame as it was to the byte (its keys'
+order too), with the patch's own values untouched."""
 
 import copy
 import json
@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from host.hub import frames
+from tests.support.pushing_board import apply_patch
 
 KEYS = st.sampled_from(["a", "b", "c", "history", "view", "notices"])
 LEAF = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text("xyz", max_size=3))
@@ -24,26 +25,16 @@ FRAME = st.dictionaries(KEYS, VALUE, min_size=1, max_size=5)
 
 
 def by_the_docs(frame, ops):
-    """The frame after the operations, by docs/hub.md's rules as tests/support/pushing_board.rebuild
-    does them, or None where one does not fit (a key or index that is not there, a step into a
-    value that has none, 'add' to what is not a list)."""
+    """The frame after the operations, by docs/hub.md's rules (tests/support/pushing_board's
+    apply_patch), "whole" for a patch that replaces the whole frame, or None where one does not fit
+    (a key or index that is not there, a step into a value that has none, 'add' to what is not a
+    list)."""
     frame, ops = copy.deepcopy(frame), copy.deepcopy(ops)
     try:
         for op in ops:
             if not op[1]:
                 return "whole"  # a patch that replaces the whole frame: not tried in place
-            *keys, last = op[1]
-            parent = frame
-            for k in keys:
-                parent = parent[k]
-            if op[0] == "set":
-                parent[last] = op[2]
-            elif op[0] == "del":
-                del parent[last]
-            else:
-                if not isinstance(parent[last], list):
-                    return None
-                parent[last] += op[2]
+            apply_patch(frame, [op])
     except (KeyError, IndexError, TypeError):
         return None
     return frame

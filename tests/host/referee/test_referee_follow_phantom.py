@@ -22,6 +22,15 @@ def bob_flashes_b28():
     return pos({"b29": "T", "b28": "r", "b18": "t", "w35": "S", "b35": "s"}, "white")
 
 
+def following_bobs_flash():
+    """The board following Bob's plan (his Time from b29 flashes b28): the referee's ``follow`` said,
+    its notices kept; returns (play, plan)."""
+    play = Play(bob_flashes_b28(), step=0.005, reads={"black"})
+    after, plan = followed(bob_flashes_b28(), Move(S("b29"), S("b28")), side="white")
+    play.notices += play.ref.follow(after, plan)
+    return play, plan
+
+
 def test_a_bump_beside_the_plan_never_makes_the_board_show_it_done_for_an_instant_of_the_sensors_lag():
     """Seed 9207 under load (action 18): Ann lifts her Reflector from b28 and Bob's Time from b29, her
     hand bumps her Time off b18, she sets Bob's Time on b28, and as she steadies it (off a moment) the
@@ -31,11 +40,8 @@ def test_a_bump_beside_the_plan_never_makes_the_board_show_it_done_for_an_instan
     (b28 and b18 off) was read as Ann's own next action, a flash b18-b28 of her Time on Bob's (in that
     game both left the board, and it was committed: a wrong commit; the game then stood).  The plan is done only when the
     board shows it with none of its own spaces still changing."""
-    game = bob_flashes_b28()
-    play = Play(bob_flashes_b28(), step=0.005, reads={"black"})
-    after, plan = followed(game, Move(S("b29"), S("b28")), side="white")
+    play, plan = following_bobs_flash()
     assert plan.get("flash") and sorted(plan["lift"]) == ["b28", "b29"]
-    play.notices += play.ref.follow(after, plan)
     play.lift("b28", then=0.3)  # Ann's Reflector, captured
     play.lift("b29", then=0.3)  # Bob's Time
     play.lift("b18", then=0.3)  # bumped
@@ -57,10 +63,7 @@ def test_a_tower_bumped_off_just_before_the_plans_last_placement_never_makes_it_
     ``off_delay`` yet, so the debounced board was the plan done for an instant the sensors never
     showed (b18 was already off): what followed was read as Ann's flash b18-b28.  A change of a
     space under way before the plan's own spaces last changed keeps the plan from being shown done."""
-    game = bob_flashes_b28()
-    play = Play(bob_flashes_b28(), step=0.005, reads={"black"})
-    after, plan = followed(game, Move(S("b29"), S("b28")), side="white")
-    play.notices += play.ref.follow(after, plan)
+    play, _ = following_bobs_flash()
     play.lift("b28", then=0.3)
     play.lift("b29", then=1.0)
     play.lift("b18", then=0.01)  # bumped...
@@ -80,10 +83,7 @@ def test_a_tower_bumped_off_just_before_the_plans_last_placement_never_makes_it_
 def test_a_brisk_hand_after_the_plan_is_still_the_next_step():
     """The other side (issue 28, "brisk hands after a plan"): the plan shown done, then at once (50
     ms after Bob's Time settled on b28) Ann lifts her Time from b18 to flash it: her flash, read."""
-    game = bob_flashes_b28()
-    play = Play(bob_flashes_b28(), step=0.005, reads={"black"})
-    after, plan = followed(game, Move(S("b29"), S("b28")), side="white")
-    play.notices += play.ref.follow(after, plan)
+    play, _ = following_bobs_flash()
     play.lift("b28", then=0.3)
     play.lift("b29", then=0.3)
     play.place("b28", then=0.1)

@@ -33,9 +33,11 @@ def hub(clocked_hub):
     return clocked_hub
 
 
-@pytest.fixture
-def table_at(hub, tmp_path, browser):
-    """Ann's board (White) and Bob (Black, the API) playing; the seat and the status page open."""
+def _ann_and_bob(hub, tmp_path, browser, bob_sends_lineup: bool):
+    """Ann's board (White, a real service on the simulated board) in a remote game Bob (Black, the
+    API) joined; Ann's lineup sent, and Bob's if ``bob_sends_lineup`` (then the board is set and the
+    game in play, else it waits at the hub's setup); the seat and the status page open.  Yields
+    (table, bob, phone, status, service, seat); no page may throw meanwhile."""
     from tests.support.webtools import running
 
     from host.compose import create_app
@@ -50,10 +52,14 @@ def table_at(hub, tmp_path, browser):
     bob.join(seat.link.code)
     bob.listen()
     table.submit_setup("white", random_setup(random.Random(1), "white").to_record())
-    bob.post("setup", {"setup": random_setup(random.Random(2), "black").to_record()})
-    wait_for(lambda: table.phase == "playing" and table.ref is not None, what="the game to start")
-    table.feed(board.set(table.ref.expected()))
-    wait_for(lambda: table.ref.phase == "play", what="the board set")
+    if bob_sends_lineup:
+        bob.post("setup", {"setup": random_setup(random.Random(2), "black").to_record()})
+        wait_for(lambda: table.phase == "playing" and table.ref is not None, what="the game to start")
+        table.feed(board.set(table.ref.expected()))
+        wait_for(lambda: table.ref.phase == "play", what="the board set")
+    else:
+        wait_for(lambda: (table.session.hub or {}).get("phase") == "setup"
+                 and (table.session.hub.get("setups_in") or {}).get("white"), what="Ann's lineup at the hub")
     app = create_app({"TABLE": table, "DATA_DIR": str(tmp_path)})
     serving = running(app)
     base = serving.__enter__()
@@ -69,13 +75,20 @@ def table_at(hub, tmp_path, browser):
 
     phone = open_page(f"/seat/{table.seats.tokens['white']}", PHONE)
     status = open_page("/", {"width": 1280, "height": 800})
-    yield table, bob, phone, status, service
+    yield table, bob, phone, status, service, seat
     assert not errors, errors  # a page that threw stops drawing what came after
     for ctx in contexts:
         ctx.close()
     bob.close()
     serving.__exit__(None, None, None)
     service.stop()
+
+
+@pytest.fixture
+def table_at(hub, tmp_path, browser):
+    """Ann's board (White) and Bob (Black, the API) playing; the seat and the status page open."""
+    for table, bob, phone, status, service, _ in _ann_and_bob(hub, tmp_path, browser, bob_sends_lineup=True):
+        yield table, bob, phone, status, service
 
 
 def test_the_seat_resigns_after_asking_and_every_screen_says_the_result(table_at):
@@ -179,44 +192,7 @@ def test_an_absent_rival_counts_down_on_every_screen_then_the_seat_claims_the_ga
 def setup_at(hub, tmp_path, browser):
     """Ann's board (White) in a remote game Bob joined and never sent a lineup for; the seat and the
     status page open."""
-    from tests.support.webtools import running
-
-    from host.compose import create_app
-
-    seat = RemoteSeat(tmp_path, "new", hub.url, name="Ann", side="white", backoff=(0.05, 0.3))
-    board = SimulatedBoard((), clock=time.monotonic)
-    service = Service(Store(tmp_path / "quin.sqlite3"), board=board, settle=0.05, **seat.service_kwargs())
-    table = service.table
-    seat.attach(service, wait=5.0)
-    service.start(0.02)
-    bob = RemotePlayer(hub.url)
-    bob.join(seat.link.code)
-    bob.listen()
-    table.submit_setup("white", random_setup(random.Random(1), "white").to_record())
-    wait_for(lambda: (table.session.hub or {}).get("phase") == "setup"
-             and (table.session.hub.get("setups_in") or {}).get("white"), what="Ann's lineup at the hub")
-    app = create_app({"TABLE": table, "DATA_DIR": str(tmp_path)})
-    serving = running(app)
-    base = serving.__enter__()
-    contexts, errors = [], []
-
-    def open_page(path, viewport):
-        ctx = browser.new_context(viewport=viewport)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(f"{path}: {e}"))
-        page.goto(base + path)
-        return page
-
-    phone = open_page(f"/seat/{table.seats.tokens['white']}", PHONE)
-    status = open_page("/", {"width": 1280, "height": 800})
-    yield table, bob, phone, status, service, seat
-    assert not errors, errors
-    for ctx in contexts:
-        ctx.close()
-    bob.close()
-    serving.__exit__(None, None, None)
-    service.stop()
+    yield from _ann_and_bob(hub, tmp_path, browser, bob_sends_lineup=False)
 
 
 def test_a_game_whose_friend_never_sends_a_lineup_is_called_off_from_the_seat_after_asking(setup_at):
