@@ -147,6 +147,7 @@ class Pusher:
         self._stop = threading.Event()
         self._conn: http.client.HTTPConnection | None = None
         self._uuids: dict[int, str] = {}
+        self._phases: dict[int, str | None] = {}  # game id -> the phase its last numbered frame showed
         self._keyed: set[str] = set()  # games whose whole frame this pusher has sent since it started
         self._answer: dict = {}  # the hub's answer to the last push
         self.reached: bool | None = None  # None: not tried yet
@@ -198,7 +199,7 @@ class Pusher:
                 break
             try:
                 self._drain_frames()
-                self.outbox.add_finals()
+                self.outbox.add_finals(self._held())
                 delay = self._push_all()
             except sqlite3.Error as exc:  # the store cannot be written now: frames stay in memory
                 log.warning("the hub outbox could not be written: %s", exc)
@@ -218,11 +219,23 @@ class Pusher:
                 game_uuid = self._uuid(state.get("game"))
                 if game_uuid is None:
                     continue
+                self._phases[state["game"]] = state.get("phase")
                 state = {k: v for k, v in state.items() if k != "hub"}
                 if self.outbox.add(game_uuid, {"state": state, "notices": data.get("notices", [])},
                                    full=game_uuid not in self._keyed):
                     self._keyed.add(game_uuid)
             self._frames.popleft()
+
+    def _held(self) -> set[str]:
+        """The table's game whose end the store holds but whose last frame (showing it over) has
+        not been numbered yet: the store marks a game over (and backs itself up) before the frame
+        that shows it is published, and a record sent before that frame would leave the hub's last
+        live frame short of the record's turns, and the game unrated."""
+        session = self.table.session
+        row = session.row if session is not None else None
+        if row is None or self._phases.get(row.id) == "over":
+            return set()
+        return {row.uuid}
 
     def _uuid(self, game_id) -> str | None:
         if type(game_id) is not int:
@@ -264,7 +277,7 @@ class Pusher:
             if self._wait(self.retry_wait(failures)):
                 break
             self._drain_frames()
-            self.outbox.add_finals()
+            self.outbox.add_finals(self._held())
         return 0.0
 
     def retry_wait(self, failures: int) -> float:

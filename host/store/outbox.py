@@ -98,13 +98,18 @@ class Outbox:
                           (game_uuid, hub_last + 1, row["data"]))
                 c.execute("UPDATE hub_numbered SET seq = ? WHERE game_uuid = ?", (hub_last + 1, game_uuid))
 
-    def add_finals(self) -> int:
-        """Queue the record of every game that is over (or abandoned) and had events pushed."""
+    def add_finals(self, hold: frozenset[str] | set[str] = frozenset()) -> int:
+        """Queue the record of every game that is over (or abandoned) and had events pushed.
+
+        ``hold``: games over in the store whose last frame (the one that shows them over) is not
+        numbered yet; their records wait for it.  The hub rates a game only when its last live
+        frame shows the record's turns, and a record goes after every frame queued before it."""
         with self.store._lock:
             rows = self.store._conn.execute(
-                "SELECT g.id, g.uuid FROM games g JOIN hub_numbered n ON n.game_uuid = g.uuid "
+                "SELECT g.id, g.uuid, g.status FROM games g JOIN hub_numbered n ON n.game_uuid = g.uuid "
                 "WHERE g.status IN ('over', 'abandoned') AND g.uuid NOT IN (SELECT game_uuid FROM hub_finals)"
             ).fetchall()
+        rows = [r for r in rows if not (r["status"] == "over" and r["uuid"] in hold)]
         for row in rows:
             final = self._final(row["id"])
             with self.store._tx(durable=False) as c:

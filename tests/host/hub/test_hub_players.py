@@ -10,6 +10,7 @@ rates by it if it knows it, else keeps the name as an unrated guest.
 
 import json
 import socket
+import threading
 
 import psycopg
 
@@ -98,6 +99,59 @@ def test_names_show_live_codes_stay_private_and_the_finished_game_rates_both_pla
             assert players[won]["mu"] > players[lost]["mu"]
         assert [g["uuid"] for g in request(hub.url + "/api/games?player=bob")[1]["games"]] == [uuid]
     finally:
+        board.stop()
+
+
+def test_a_finished_games_record_waits_for_the_frame_that_shows_it_over(db, hubs, tmp_path):
+    """The store marks a game over, and backs itself up, before the frame showing it over is
+    published.  A pusher round in between must not send the record ahead of that frame: the hub
+    rates a game only when its last live frame shows the record's turns.  The backup is held open
+    on an event until a whole pusher round has run with the game over in the store."""
+    dsn, _ = db
+    key = quin("hub", "add-table", "Table 1", "--db", dsn).stdout.strip()
+    ann = quin("hub", "add-player", "Ann", "--db", dsn).stdout.strip()
+    bob = quin("hub", "add-player", "Bob", "--db", dsn).stdout.strip()
+    hub = hubs()
+    board = Board(tmp_path / "b", hub.url, key, seed=21)
+    store, pusher = board.table.store, board.pusher
+    backing_up, release, round_begun, round_done = (threading.Event() for _ in range(4))
+    real_backup, real_add_finals, real_push_all = store.backup, pusher.outbox.add_finals, pusher._push_all
+
+    def held_backup():  # the game is over in the store; its last frame is not published yet
+        backing_up.set()
+        assert release.wait(60), "the test never let the backup finish"
+        return real_backup()
+
+    def add_finals(*args, **kw):
+        if backing_up.is_set():
+            round_begun.set()
+        return real_add_finals(*args, **kw)
+
+    def push_all():
+        delay = real_push_all()
+        if round_begun.is_set():
+            round_done.set()
+        return delay
+
+    store.backup, pusher.outbox.add_finals, pusher._push_all = held_backup, add_finals, push_all
+    ended = []
+    try:
+        setup_with(board, {WHITE: {"name": "Ann", "code": ann}, BLACK: {"name": "Bob", "code": bob}})
+        player = threading.Thread(target=lambda: ended.append(board.play()), daemon=True)
+        player.start()
+        assert backing_up.wait(60), "the game never ended"
+        assert round_done.wait(60), "the pusher ran no round while the game's end was being stored"
+        release.set()
+        player.join(60)
+        assert ended, "the last action was never committed"
+        uuid = board.table.row.uuid
+        wait_for(lambda: board.drained() and request(hub.url + f"/api/games/{uuid}")[1].get("status") == "over",
+                 "the record")
+        info = request(hub.url + f"/api/games/{uuid}")[1]
+        assert info["rated"] == {"white": True, "black": True}
+        assert info["players"] == {"white": "Ann", "black": "Bob"}
+    finally:
+        release.set()
         board.stop()
 
 
