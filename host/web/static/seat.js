@@ -330,8 +330,10 @@ document.addEventListener("DOMContentLoaded", async () => {
         tips = firstTimeTips(state);
       }
     }
-    // a remote game waits (the rival away, the hub not reached): as on every board-side screen
-    title = Quin.remoteStory(state).said(title, lines);
+    // a remote game waits (the rival away, the hub not reached): as on every board-side screen; the
+    // rival away with the hub's countdown is said once, in its own line (QuinRemoteEnd.seat), not here too
+    const story = Quin.remoteStory(state);
+    if (!(story.countdown && state.remote.abandon.side === rival)) title = story.said(title, lines);
     // the board's link (public: the status page says the same): a problem now, or what just happened to it
     if (state.source && state.source.message) { lines.push("The board: " + state.source.message); if (state.source.ok === false) cls = cls || "problem"; }
     if (refusal && refusal.key === turnKey(state)) { box.append(h("p", { class: "refusal", role: "alert" }, refusal.text)); cls = cls || "problem"; }

@@ -163,6 +163,9 @@ def test_an_absent_rival_counts_down_on_every_screen_then_the_seat_claims_the_ga
     # the pause is said once on the status page: in that line, not again in the panel below it
     expect(status.locator("#now")).not_to_contain_text("away")
     expect(status.locator("#now")).not_to_contain_text("Paused")
+    # and once on the phone: in the countdown's line, not again in the panel above it
+    expect(phone.locator("#now")).not_to_contain_text("away")
+    expect(phone.locator("#now")).not_to_contain_text("Paused")
     expect(phone.locator("#remote-claim")).to_have_count(0)
     phone.screenshot(path=str(SHOTS / "seat-away-countdown.png"))
     status.screenshot(path=str(SHOTS / "status-away-countdown.png"))
@@ -173,6 +176,7 @@ def test_an_absent_rival_counts_down_on_every_screen_then_the_seat_claims_the_ga
     expect(status.locator("#remote-away")).to_have_text(
         "Paused: Bob (Black) has been away 2 minutes: White may claim the game on their phone, or keep waiting.")
     expect(status.locator("#now")).not_to_contain_text("away")
+    expect(phone.locator("#now")).not_to_contain_text("away")
     phone.screenshot(path=str(SHOTS / "seat-away-claimable.png"))
     phone.click("#remote-wait")
     expect(phone.locator("#remote-end .away-text")).to_have_text(
