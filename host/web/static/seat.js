@@ -559,6 +559,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     renderDeclarations();
     renderSheet();
     drawPlayBoard();
+    // no game (a remote game called off before it began): no Zero Gravity or moves to show
+    for (const id of ["zg", "log"]) $(id).closest("section").classList.toggle("hidden", !v);
     Quin.renderZeroGravity($("zg"), v, me);
     Quin.renderLog($("log"), v, me);
     const n = v ? v.events.length : 0;

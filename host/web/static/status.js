@@ -90,6 +90,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     const drawn = Quin.scene(v, need);
     board.render(Quin.pendingTowers(state, v ? v.board : [], drawn.marks), drawn.marks, drawn.overlays);
     $("board").setAttribute("aria-label", boardLabel(state));
+    // no game (a remote game called off before it began): no Zero Gravity or moves to show
+    for (const id of ["zg", "log"]) $(id).closest("section").classList.toggle("hidden", !v);
     Quin.renderZeroGravity($("zg"), v, null);
     Quin.renderLog($("log"), v, null);
     $("no-moves").classList.toggle("hidden", !!(v && v.history.length));

@@ -221,6 +221,9 @@ def test_a_game_whose_friend_never_sends_a_lineup_is_called_off_from_the_seat_af
     for page in (phone, status):
         expect(page.locator("#turn")).to_have_text("Called off", timeout=WAIT)
         expect(page.locator("#now")).to_contain_text(said, timeout=WAIT)
+        # no game was played: no empty Zero Gravity or Moves panel is shown
+        expect(page.locator("#zg")).to_be_hidden()
+        expect(page.locator("#log")).to_be_hidden()
     expect(phone.locator("#remote-end")).to_be_hidden()
     phone.screenshot(path=str(SHOTS / "seat-called-off.png"))
     status.screenshot(path=str(SHOTS / "status-called-off.png"))
