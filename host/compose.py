@@ -119,6 +119,7 @@ class Service:
         seats=None,
         session_factory: Callable | None = None,
         clock: Clock | None = None,
+        control=None,
     ):
         """``seats`` and ``session_factory`` seat a remote game (``host.remote.service``): the
         local player's phone seat, the rival's off-board seat, and the remote session.
@@ -126,7 +127,8 @@ class Service:
         ``clock`` (``host.clock``) is the service's one time source, passed down to the table and
         its sessions, the board loop or ticker, the push to a hub, a remote game's link and the
         practice opponent (``quin serve`` hands it to the web server too).  By default the
-        simulated board's clock when it is one (a test's ``FakeClock``), else the real clock."""
+        simulated board's clock when it is one (a test's ``FakeClock``), else the real clock.
+        ``control``: the time control of new games (``host.match.clock``; ``quin serve --clock``)."""
         from host.web.events import Broker
 
         self.store = store
@@ -142,7 +144,7 @@ class Service:
         wall = clock.wall if (manual_clock or clock is not board_clock) else REAL.wall
         self.table = Table(store, self.broker, board=board, settle=settle, opponent=opponent,
                            referee_factory=referee_factory, seats=seats, session_factory=session_factory,
-                           clock=clock, wall=wall)
+                           clock=clock, wall=wall, **({"control": control} if control is not None else {}))
         if board is not None:
             self.table.occupied = board.occupied
         self.app = None
@@ -163,8 +165,13 @@ class Service:
         folder = Path(config["DATA_DIR"]) if config["DATA_DIR"] else data_dir()
         store = Store(folder / DB_NAME)
         board = make_virtual_board(manual=config["MANUAL_CLOCK"]) if config["BOARD"] == "sim" else None
+        control = None
+        if config.get("CLOCK"):
+            from host.match.clock import parse_control
+
+            control = parse_control(config["CLOCK"], "CLOCK")
         service = cls(store, board=board, settle=config["SETTLE"], keepalive=config["KEEPALIVE"],
-                      manual_clock=config["MANUAL_CLOCK"])
+                      manual_clock=config["MANUAL_CLOCK"], control=control)
         service.open(config["MODE"], config["VISION"], config["FIRST"])
         if config["TICK"]:
             service.start(config["TICK"])

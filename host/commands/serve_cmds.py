@@ -30,6 +30,9 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=("classic", "third_eye"), default="classic", help="mode of a new game")
     p.add_argument("--vision", action="store_true", help="a new game is played in Vision Mode (every identity public)")
     p.add_argument("--first", choices=("white", "black"), default="white", help="who moves first in a new game")
+    p.add_argument("--clock", metavar="CONTROL", default="none",
+                   help="the board runs the game clocks of a new game: 25 (minutes each), 25+10 (and 10 s added "
+                        "a turn), 25d10 (10 s' delay a turn) or none (the default); a game resumed keeps its own")
     p.add_argument("--threads", type=int, default=16,
                    help="threads that answer requests (default 16); live pages hold none")
     p.add_argument("--max-streams", type=int, default=2000, metavar="N",
@@ -452,12 +455,26 @@ def cmd_serve(args) -> int:
     started = time.monotonic()
     if getattr(args, "serial_port", None) and args.board != "serial":  # before anything is written
         raise UserError(f"--serial-port is the serial board's: add --board serial (not --board {args.board})")
+    _control(args)  # a time control that cannot be is one line, before anything is written
     folder = _data_dir(args.data_dir)
     lock = _hold(folder)
     try:
         return _serve(args, folder, lock, started)
     finally:
         lock.release()
+
+
+def _control(args):
+    """``--clock`` read (host.match.clock), or UserError in one line naming it."""
+    from host.match.clock import ClockError, parse_control
+
+    try:
+        control = parse_control(getattr(args, "clock", "none") or "none", "--clock")
+    except ClockError as exc:
+        raise UserError(str(exc)) from None
+    if control.timed and getattr(args, "remote", None) is not None:
+        raise UserError("--clock: a remote game has no game clocks yet; play it without --clock")
+    return control
 
 
 def _serve(args, folder: Path, lock, started: float) -> int:
@@ -469,6 +486,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     from host.web.sim import make_virtual_board
 
     out = sys.stdout
+    control = _control(args)
     source = None
     board = None
     if args.board == "sim":
@@ -529,7 +547,7 @@ def _serve(args, folder: Path, lock, started: float) -> int:
             journal = Journal.open(args.referee_journal, time.time())
         except OSError as exc:
             raise UserError(f"--referee-journal: {args.referee_journal} cannot be written ({exc.strerror or exc})") from None
-    service = Service(store, board=board, source=source, opponent=opponent,
+    service = Service(store, board=board, source=source, opponent=opponent, control=control,
                       referee_factory=journal.referee_factory() if journal is not None else None,
                       **(remote.service_kwargs() if remote is not None else {}))
     table = service.table

@@ -156,10 +156,36 @@ class MatchClock:
 
     # --- what drives it ------------------------------------------------------------------------
 
-    def start(self, at: float) -> None:
-        """The game's first turn begins (both lineups stand): the first mover's clock runs."""
-        if self.running is None and self.flagged is None:
-            self.running, self.since = self.first, at
+    def start(self, at: float, side: str | None = None) -> None:
+        """The game's first turn begins (both lineups stand): the first mover's clock runs; or, a
+        game resumed (the service restarted), ``side``'s runs on from ``at``."""
+        if self.running is None and self.flagged is None and self.control.timed:
+            self.running, self.since = side or self.first, at
+
+    @property
+    def started(self) -> bool:
+        return self.running is not None or self.flagged is not None
+
+    def saved(self) -> dict:
+        """What the store keeps after every turn: the time each used and gained (a resumed game's
+        clocks go on from there; the time the service was down is charged to nobody)."""
+        return {"used": dict(self.used), "gained": dict(self.gained), "flagged": self.flagged}
+
+    def restore(self, saved: object) -> None:
+        """From :meth:`saved` (ClockError naming the field if it is not that)."""
+        if not isinstance(saved, dict):
+            raise ClockError("clock state: expected an object")
+        for field in ("used", "gained"):
+            value = saved.get(field)
+            if (not isinstance(value, dict) or set(value) != set(PLAYERS)
+                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+                               for v in value.values())):
+                raise ClockError(f"clock state: {field}: expected seconds for white and black")
+        if saved.get("flagged") not in (None, *PLAYERS):
+            raise ClockError("clock state: flagged: expected white, black or null")
+        self.used = {p: float(saved["used"][p]) for p in PLAYERS}
+        self.gained = {p: float(saved["gained"][p]) for p in PLAYERS}
+        self.flagged = saved.get("flagged")
 
     def turn_done(self, side: str, completed: float, now: float) -> float | None:
         """``side``'s turn ended with an action completed on the board at ``completed`` (its last

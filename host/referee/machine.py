@@ -104,6 +104,8 @@ class Referee(Reading, Words, TimePlanning, RemoteFollowing):
         self.stats: dict[str, list] | None = (
             {"decisions": [], "latency": [], "builds": [], "commits": [], "kinds": []} if stats else None)
         self.current: State = Over() if game.is_over() else Setup() if not game.log else Sync()
+        self.completed_at: float | None = None  # when the last action committed was completed on the board
+        self._changed: dict[tuple, float] = {}  # (turn, player) -> that turn's last change committed
         self.words: dict[str, list[Word]] = {p: [] for p in PLAYERS}
         self.rejected: dict[str, str | None] = {p: None for p in PLAYERS}
         self.private_instructions: dict[str, list] = {p: [] for p in PLAYERS}
@@ -274,6 +276,14 @@ class Referee(Reading, Words, TimePlanning, RemoteFollowing):
         if self.words[self.game.to_move]:
             return False
         return self.deb.stable == self.step.base
+
+    def changed_by(self, moment: float) -> bool:
+        """Whether a change of the step under way settled by ``moment``: an action it belongs to may
+        still be committed as completed by then (a game clock's flag waits for it)."""
+        since = self.deb.since
+        flips = self.ev.flips if self.ev is not None else ()
+        return (any(f.settled <= moment for f in flips)
+                or any(since.get(s, INF) <= moment for s in self.deb.pending))
 
     def stuck_reason(self) -> str:
         """What the referee is waiting for, in words (for whoever holds the whole game, e.g. the CLI)."""
@@ -480,6 +490,13 @@ class Referee(Reading, Words, TimePlanning, RemoteFollowing):
         player = step.player
         turn = game.turn
         action = c.action
+        # When the action was completed on the board: the last change of the flips it is read from
+        # (a word alone, such as the done that ends a Gravity: the turn's last change before it).
+        # A game clock stops then, not at this commit (docs/rules.md, "Clocks").
+        done = max((f.settled for f in self.ev.flips[:k]), default=-INF)
+        if done == -INF:
+            done = self._changed.get((turn, player), self.now)
+        self.completed_at = self._changed[(turn, player)] = done
         if c.flash is not None and self.current.flash is None:
             # Played faster than it could be announced: the reveal is still public news.
             out.append(Notice(PUBLIC, "flash", dict(status.flash_json(turn, player, c.flash), instructions=[])))

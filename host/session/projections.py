@@ -58,6 +58,9 @@ def state(table, viewer: str | None = None) -> dict:
         # who sits where, by the names they gave on their phones (never their player codes)
         "players": {p: table.seat_players().get(p, {}).get("name") for p in PLAYERS},
     }
+    clock = session.clock_view(table.clock()) if session is not None else None
+    if clock is not None:  # the game clocks (host.match.clock): both are public, as at a chess table
+        data["clock"] = clock
     if phase == "over":
         # The game is over: nothing is hidden any more.  Every identity is shown to everyone,
         # and the table says who has asked to play again and who would move first.

@@ -17,13 +17,26 @@ import logging
 import sqlite3
 from typing import Callable
 
-from engine.board import PLAYERS, WHITE
-from engine.game import Game
+from engine.board import PLAYERS, WHITE, other
+from engine.game import TIME_FORFEIT, Game
 from engine.pieces import Setup
+from host.match.clock import NONE, ClockError, MatchClock, TimeControl
 from host.store import GameRow, Store, StoreWriteError
 
 RETRY_SAVE = 0.5  # seconds between attempts to write a decision the store refused
+# How long past the moment a mover's time ran out the flag waits for an action the board shows
+# changing by then, which may still be committed as completed in time (docs/rules.md, "Clocks").
+FLAG_HOLD = 3.0
 log = logging.getLogger("quin.table")
+
+
+class FlagFell(Exception):
+    """The mover's time ran out before the action the referee is committing was completed on the
+    board: the action is not played (the referee undoes it) and the game ends on time."""
+
+    def __init__(self, side: str):
+        super().__init__(f"{side}'s time ran out")
+        self.side = side
 
 
 class Session:
@@ -41,9 +54,12 @@ class Session:
         clock: Callable[[], float],
         wall: Callable[[], float],
         committed_at: float | None = None,
+        control: TimeControl = NONE,
     ):
         self.store = store
         self.row = row
+        self.control = control  # the game's time control (host.match.clock): none, or the board runs a clock
+        self.match: MatchClock | None = None  # both clocks, once the game has begun with a time control
         self.game: Game | None = None
         self.ref = None
         self.settle = settle
@@ -92,11 +108,13 @@ class Session:
     def revealed(self) -> Game:
         """The finished game replayed with every identity open (Vision Mode: the same rules)."""
         game = self.game
-        key = (self.row.id, len(game.log))
+        key = (self.row.id, len(game.log), game.result)
         if self._reveal is None or self._reveal[0] != key:
             open_game = Game(game.setups[WHITE], game.setups["black"], game.mode, True, game.first)
             for _, _, action in game.log:
                 open_game.push(action, trusted=True)
+            if game.result is not None and open_game.result is None:  # ended otherwise than by a move (time)
+                open_game.end(game.result.reason, game.result.winner)
             self._reveal = (key, open_game)
         return self._reveal[1]
 
@@ -121,11 +139,70 @@ class Session:
         self.game = Game(setups["white"], setups["black"], row.mode, row.vision, row.first)
         self.row = self.store.game(row.id)
         self.ref = self._make_referee()
+        self._make_clock()
 
     def load(self) -> None:
-        """The game in play rebuilt from its stored actions (StoreError if they no longer replay)."""
+        """The game in play rebuilt from its stored actions (StoreError if they no longer replay);
+        its clocks go on from the time each had used (the time the service was down is nobody's)."""
         self.game = self.store.load_game(self.row.id)
         self.ref = self._make_referee()
+        self._make_clock()
+        if self.match is not None:
+            saved = self.store.clock_state(self.row.id)
+            if saved is not None:
+                try:
+                    self.match.restore(saved)
+                except ClockError as exc:
+                    log.error("game %d: its clocks could not be read back (%s): they start again", self.row.id, exc)
+
+    def _make_clock(self) -> None:
+        self.match = MatchClock(self.control, self.row.first) if self.control.timed else None
+
+    # --- the game clocks (host.match.clock; docs/rules.md, "Clocks") -----------------------------
+
+    def clock_step(self, now: float, link_ok: bool = True) -> str | None:
+        """After every referee call and tick: the clocks start when play begins (both lineups
+        stand), stop for nobody's fault (the store cannot save, the board's link is lost), and the
+        side whose time ran out is returned once nothing completed on the board before that moment
+        can still be committed (the table then ends the game: :meth:`time_out`)."""
+        match, game, ref = self.match, self.game, self.ref
+        if match is None or game is None or ref is None:
+            return None
+        if game.is_over():
+            if match.running is not None:
+                match.stop(now)
+            return None
+        if not match.started:
+            if ref.phase == "play":
+                match.start(now, game.to_move)
+            return None
+        hold = self.unsaved is not None or not link_ok
+        if hold and not match.paused:
+            match.pause(now)
+        elif not hold and match.paused:
+            match.resume(now)
+        due = match.flag_due()
+        if due is None or now < due:
+            return None
+        if ref.changed_by(due) and now < due + FLAG_HOLD:
+            return None  # a tower set down just before may still be committed as in time
+        return match.flag(now)
+
+    def clock_view(self, now: float) -> dict | None:
+        """Both clocks as every screen shows them (None without a time control); before play
+        begins, each side's whole time, nobody's running."""
+        if not self.control.timed:
+            return None
+        return (self.match or MatchClock(self.control, self.row.first)).view(now)
+
+    def time_out(self, side: str) -> None:
+        """``side``'s time ran out: the game ends, won by the rival (``time``), and is saved."""
+        match = self.match
+        if match.flagged is None and match.flag(float("inf")) is None:
+            match.flagged, match.running = side, None  # ran out while paused: said as it stands
+        self.game.end(TIME_FORFEIT, other(side))
+        self.ref = self._make_referee()  # the game is over: the referee has nothing more to read
+        self._on_commit(self.game.turn, side, None)
 
     def _make_referee(self):
         factory = self._referee_factory
@@ -140,11 +217,26 @@ class Session:
     def _on_commit(self, turn, player, action) -> None:
         """The referee's on_commit: the action is on disk before anyone hears of it.
 
-        If the store refuses it, the decision is kept unsaved (nobody hears of it) and retried."""
+        If the store refuses it, the decision is kept unsaved (nobody hears of it) and retried.
+        With a clock: FlagFell if the action was completed after the mover's time ran out; else
+        the mover's clock stops when the action was completed, if it ended the turn."""
+        match = self.match
+        if match is not None and action is not None:
+            now = self.clock()
+            completed = getattr(self.ref, "completed_at", None)
+            completed = now if completed is None else completed
+            if match.running == player:
+                due = match.flag_due()
+                if due is not None and completed > due:
+                    raise FlagFell(player)
+                if self.game.is_over():
+                    match.stop(completed)
+                elif self.game.to_move != player:
+                    match.turn_done(player, completed, now)
         if self.unsaved is not None:
             return  # written with the decision before it, once the store takes them
         try:
-            self.store.commit_action(self.row.id, self.game)
+            self.store.commit_action(self.row.id, self.game, self._clock_saved())
         except sqlite3.Error as exc:
             where = exc.where if isinstance(exc, StoreWriteError) else str(exc)
             self.unsaved = (f"the game could not be saved: {where}. The move is kept and is saved as soon as "
@@ -162,7 +254,7 @@ class Session:
         if self.unsaved is None or self.clock() < self._retry_at:
             return False
         try:
-            self.store.commit_action(self.row.id, self.game)
+            self.store.commit_action(self.row.id, self.game, self._clock_saved())
         except sqlite3.Error:
             self._retry_at = self.clock() + RETRY_SAVE
             return False
@@ -170,6 +262,9 @@ class Session:
         self.unsaved = None
         self.committed_at = self.wall()
         return True
+
+    def _clock_saved(self) -> dict | None:
+        return self.match.saved() if self.match is not None else None
 
     def ensure_saved(self) -> None:
         """Before the game changes hands (a new game): the held decision is saved first, or

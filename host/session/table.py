@@ -41,11 +41,13 @@ from engine.flash import MODES
 from engine.pieces import Setup
 from host.board.sensing import Snapshot
 from host.clock import REAL
+from host.match.clock import NONE, ClockError, TimeControl, parse_control
+from host.referee.notices import PUBLIC, Notice
 from host.store import GameRow, Store, StoreError, StoreWriteError
 
 from . import projections
 from .seats import OffBoardSeat, PhoneSeat, Seats
-from .session import RETRY_SAVE, Session
+from .session import RETRY_SAVE, FlagFell, Session
 
 TOKEN_BYTES = 24  # 192 random bits per seat token
 log = logging.getLogger("quin.table")
@@ -120,8 +122,10 @@ class Table:
         opponent=None,
         seats: Seats | None = None,
         session_factory: Callable | None = None,
+        control: TimeControl = NONE,
     ):
         self.store = store
+        self.control = control  # the time control of a new game (host.match.clock; quin serve --clock)
         self.broker = broker
         self.board = board  # the simulated board (host.board.simboard) in simulated mode, else None
         self.settle = settle
@@ -287,7 +291,15 @@ class Table:
                   committed_at=committed_at)
         if self._session_factory is not None:
             return self._session_factory(self, self.store, row, **kw)
-        return Session(self.store, row, **kw)
+        return Session(self.store, row, control=self._control_of(row), **kw)
+
+    def _control_of(self, row: GameRow) -> TimeControl:
+        """The time control a stored game was set up with (none if it had none)."""
+        try:
+            return parse_control(self.store.control(row.id) or "none")
+        except ClockError as exc:
+            log.error("game %d: its time control does not read (%s): played without a clock", row.id, exc)
+            return NONE
 
     def _resume(self, row: GameRow) -> list:
         """Rebuild the open game from its stored actions, then check the board against it."""
@@ -306,7 +318,7 @@ class Table:
         if self.occupied is None or session.ref is None:  # a remote game's referee waits for the hub
             return []
         # The referee waits for the board to match the game, with corrections if it does not.
-        return list(session.ref.feed(Snapshot(self.clock(), self.occupied)))
+        return self._referee(session.ref.feed, Snapshot(self.clock(), self.occupied))
 
     @staticmethod
     def check_settings(mode: object, vision: object, first: object) -> None:
@@ -324,14 +336,20 @@ class Table:
         held = self.seats.tokens
         tokens = {p: held.get(p) or new_token() for p in PLAYERS}
         game_id = self.store.new_game(mode, vision, first, tokens)
+        if self.control.timed:
+            self.store.set_meta(f"clock:{game_id}", self.control.text())
         self._note_seats(game_id)
         self.session = self._session(self.store.game(game_id), self.committed_at)
         self.seats.set_tokens(tokens)
 
-    def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE) -> int:
-        """Abandon the open game (if unfinished) and start a new one in setup, with the same seats."""
+    def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE,
+                 clock: object = None) -> int:
+        """Abandon the open game (if unfinished) and start a new one in setup, with the same seats.
+        ``clock``: its time control (``25+10``, ``none``; host.match.clock); None keeps the table's."""
         self.check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
+        control = self.control if clock is None else parse_control(clock)  # ClockError names the field
         with self.lock:
+            self.control = control
             if self.session is not None:
                 self.session.ensure_saved()
                 self.store.abandon(self.session.row.id)
@@ -425,7 +443,7 @@ class Table:
         session = self.session
         session.start()
         if self.occupied is not None:
-            self.publish(session.ref.feed(Snapshot(self.clock(), self.occupied)))
+            self.publish(self._referee(session.ref.feed, Snapshot(self.clock(), self.occupied)))
 
     # --- what the referee is fed -----------------------------------------------------------------
 
@@ -451,7 +469,7 @@ class Table:
                 if changed:
                     self._publish({})
                 return
-            notices = self.ref.feed(snapshot) if self.ref is not None else []
+            notices = self._referee(self.ref.feed, snapshot) if self.ref is not None else []
             if notices or changed:
                 self.publish(notices)
 
@@ -462,7 +480,7 @@ class Table:
                 return
             if self.ref is None:
                 return
-            notices = self.ref.tick(self.clock())
+            notices = self._referee(self.ref.tick, self.clock())
             if notices:
                 self.publish(notices)
 
@@ -474,7 +492,7 @@ class Table:
         self._publish(held)
         if self.occupied is not None and self.ref is not None:
             # The board may have changed while the referee waited: it carries on from it as it stands.
-            notices = self.ref.feed(Snapshot(self.clock(), self.occupied))
+            notices = self._referee(self.ref.feed, Snapshot(self.clock(), self.occupied))
             if notices:
                 self.publish(notices)
 
@@ -488,12 +506,31 @@ class Table:
             if self.unsaved is not None:
                 raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
             try:
-                notices = self.ref.input(player, data, self.clock())
+                notices = self._referee(self.ref.input, player, data, self.clock())
             except ValueError:
                 self._log_input(player, data, False)
                 raise
             self._log_input(player, data, True)
             self.publish(notices)
+
+    def _referee(self, call: Callable, *args) -> list:
+        """A call to the referee (feed, tick, input), then the game clocks: a flag that fell ends
+        the game on time, also when it fell before an action being committed was completed."""
+        session = self.session
+        try:
+            notices = list(call(*args))
+        except FlagFell as fell:  # the referee undid the action: it was completed too late
+            return self._time_out(fell.side)
+        if session is None or session.match is None:
+            return notices
+        link_ok = not (self.source_status and self.source_status.get("ok") is False)
+        side = session.clock_step(self.clock(), link_ok)
+        return notices + self._time_out(side) if side else notices
+
+    def _time_out(self, side: str) -> list:
+        self.session.time_out(side)
+        log.info("game %d: %s's time ran out", self.row.id, side)
+        return [Notice(PUBLIC, "flag", {"player": side})]
 
     def _log_input(self, player: str, data: object, accepted: bool) -> None:
         """The input log is for diagnosis: a store that cannot keep it does not stop the game."""

@@ -195,7 +195,7 @@ class Store(Reader):
 
     # --- actions: durable before they are announced -------------------------------------------
 
-    def commit_action(self, game_id: int, game: Game) -> None:
+    def commit_action(self, game_id: int, game: Game, clock: dict | None = None) -> None:
         """Make the game's log durable: call after each action, before telling anyone.
 
         Normally this appends the one new action (and the flashes or Time it
@@ -233,6 +233,9 @@ class Store(Reader):
                     "INSERT INTO reveals(game_id, seq, event) VALUES (?, ?, ?)",
                     (game_id, seq + 1, json.dumps(game.events[seq].to_json())),
                 )
+            if clock is not None:  # the game clocks as they stand after it (host.match.clock's saved())
+                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                          (f"clock_state:{game_id}", json.dumps(clock)))
             finished = game.result is not None
             if finished:
                 c.execute(

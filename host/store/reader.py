@@ -35,6 +35,18 @@ class Reader:
             row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row["value"] if row else default
 
+    def control(self, game_id: int) -> str | None:
+        """A game's time control as it was set (``25+10``; host.match.clock), None for none."""
+        return self.meta(f"clock:{game_id}")
+
+    def clock_state(self, game_id: int) -> object:
+        """A game's clocks as last committed (host.match.clock's ``saved()``), None before."""
+        raw = self.meta(f"clock_state:{game_id}")
+        try:
+            return json.loads(raw) if raw is not None else None
+        except ValueError:
+            return raw  # said when it is read back (MatchClock.restore)
+
     # --- games -------------------------------------------------------------------------------
 
     def game(self, game_id: int) -> GameRow:

@@ -27,6 +27,7 @@ DEFAULTS = {
     "MODE": "classic",
     "VISION": False,
     "FIRST": "white",
+    "CLOCK": None,  # with no TABLE: the time control of a new game (host.match.clock: "25+10"; None: no clock)
     "JSON_SORT_KEYS": False,
     "MAX_CONTENT_LENGTH": MAX_BODY,  # a bigger request body is refused with a 413
     "ALLOWED_HOSTS": None,  # names a state-changing request may be sent to (host.web.guard; None: localhost and this machine's name)

@@ -837,7 +837,9 @@ const Quin = (() => {
     if (turn) {
       const flashes = v.events.filter((e) => e.turn === turn.turn && e.type === "flash").map((e) => flashEventText(e, turn.player, viewer));
       const what = turn.actions.map(actionText).join("; ");
-      box.append(h("p", { class: "winning" }, `${v.result.winner ? "The winning move" : "The last move"}: ` +
+      // a game ended otherwise than by a move (resigned, claimed, a flag): its last move won nothing
+      const byMove = v.result.winner && !["resignation", "abandonment", "time"].includes(v.result.reason);
+      box.append(h("p", { class: "winning" }, `${byMove ? "The winning move" : "The last move"}: ` +
         `${cap(turn.player)} ${what}` + (flashes.length ? ` (${flashes.join("; ")})` : "") + "."));
     }
     box.append(h("p", { class: "small" }, "Every tower is shown now: nothing is hidden once a game ends."));
@@ -977,12 +979,51 @@ const Quin = (() => {
     });
   }
 
+  /* The game clocks (host/match/clock.py; docs/rules.md "Clocks"), both public as at a chess table:
+     each side's time left as the board last said it, the running side counted down here between
+     states (tenths below 10 s).  A page calls it on every state; viewer: the seat's player (their
+     own clock is marked low when little is left), or null. */
+  const LOW = 30;  // seconds: the mover's phone warns below this (or a tenth of the time each, if less)
+  function clockText(t) {
+    if (t < 10) return Math.max(0, Math.floor(t * 10) / 10).toFixed(1);
+    const s = Math.ceil(t), hh = Math.floor(s / 3600), mm = Math.floor((s % 3600) / 60), ss = s % 60;
+    const two = (n) => String(n).padStart(2, "0");
+    return hh ? `${hh}:${two(mm)}:${two(ss)}` : `${mm}:${two(ss)}`;
+  }
+  function renderClocks(box, state, viewer) {
+    const c = state.clock;
+    if (box._timer) { clearInterval(box._timer); box._timer = null; }
+    box.classList.toggle("hidden", !c || !c.left);
+    if (!c || !c.left) { box.replaceChildren(); return; }
+    const at = performance.now();
+    const low = Math.min(LOW, (c.control.base || 0) / 10);
+    const order = viewer ? [other(viewer), viewer] : PLAYERS;
+    const faces = {};
+    box.replaceChildren(...order.map((p) => {
+      const name = ((state.players || {})[p]) || cap(p);
+      faces[p] = h("span", { class: "clock-time", "data-clock": p });
+      return h("div", { class: `clock ${p}` + (c.running === p ? " running" : "") + (c.flagged === p ? " flagged" : ""),
+                        role: "timer", "aria-label": `${name}'s clock` }, h("span", { class: "clock-name" }, name), faces[p]);
+    }));
+    box.setAttribute("aria-label", `game clocks, ${c.control.text}`);
+    const draw = () => {
+      const gone = (performance.now() - at) / 1000;
+      for (const p of PLAYERS) {
+        const t = c.running === p && !c.paused ? Math.max(0, c.left[p] - gone) : c.left[p];
+        faces[p].textContent = clockText(t);
+        faces[p].parentNode.classList.toggle("low", viewer === p && c.running === p && t < low);
+      }
+    };
+    draw();
+    if (c.running && !c.paused) box._timer = setInterval(draw, 100);
+  }
+
   /* A confirmation in the page: resolves true when confirmed. */
   function confirmBox(text, ok) { return dialog("confirm", [h("p", {}, text)], ok || "Yes", () => true, false); }
 
   return { board, icon, sprite, stream, post, toast, notify, dialog, confirmBox, h, cap, other, whose, pieceName, actionText,
            resultText, flashText, flashEventText, stepText, timeText, countText, needs, staleness, headline, lastTurn, scene,
            stepMarks, stepKey, addOpponent, outOfTurn, remoteStory, calledOffText, proper, renderEnd, rewound, renderLog, renderZeroGravity, legend, towerAt,
-           pendingTowers,
+           pendingTowers, renderClocks, clockText,
            NAME, PIECES, PLAYERS };
 })();

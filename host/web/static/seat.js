@@ -555,6 +555,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     if (sheet === "saved") sheet = null;
     $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
     Quin.renderEnd($("result"), s, me, $("turn").textContent);
+    Quin.renderClocks($("clocks"), s, me);
     renderNow();
     renderDeclarations();
     renderSheet();

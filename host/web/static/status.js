@@ -81,6 +81,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     $("sub").textContent = [subline(state), who(state)].filter(Boolean).join(" · ");
     const res = v ? Quin.resultText(v.result) : "";
     Quin.renderEnd($("result"), state, null, $("turn").textContent);
+    Quin.renderClocks($("clocks"), state, null);
     document.querySelector(".head").classList.toggle("over", !!res);
     let need = Quin.needs(state, null, Quin.staleness(state, () => render(current, [])));
     const wrong = Quin.outOfTurn(state, null);

@@ -2,6 +2,7 @@
 them, and clocks driven by turn ends at the moment the board completed them.  Times are plain
 numbers (the service's one clock is injected by whoever drives it): nothing here sleeps."""
 
+import json
 import math
 
 import pytest
@@ -183,3 +184,25 @@ def test_random_turns_never_charge_more_than_the_time_between_completions():
             clock.turn_done(side, t, t + rng.uniform(0, 0.5))
             side = "black" if side == "white" else "white"
         assert clock.used["white"] + clock.used["black"] == pytest.approx(t - paused)
+
+
+def test_a_clock_saved_and_restored_goes_on_with_the_time_each_used_from_the_side_to_move():
+    clock = MatchClock(parse_control("1+2"))
+    clock.start(0.0)
+    clock.turn_done("white", 5.0, 5.2)
+    saved = clock.saved()
+    assert saved == {"used": {"white": 5.0, "black": 0.0}, "gained": {"white": 2.0, "black": 0.0}, "flagged": None}
+    again = MatchClock(parse_control("1+2"))
+    again.restore(json.loads(json.dumps(saved)))
+    assert not again.started
+    again.start(100.0, "black")  # the service came back at 100: the time it was down is nobody's
+    assert again.left("white", 130.0) == 57.0 and again.left("black", 130.0) == 30.0
+
+
+@pytest.mark.parametrize("saved, field", [
+    ([], "expected an object"), ({"used": {"white": 1}, "gained": {"white": 0, "black": 0}}, "used"),
+    ({"used": {"white": -1, "black": 0}, "gained": {"white": 0, "black": 0}}, "used"),
+    ({"used": {"white": 0, "black": 0}, "gained": {"white": 0, "black": 0}, "flagged": "red"}, "flagged")])
+def test_a_saved_clock_that_is_not_one_is_refused_naming_the_field(saved, field):
+    with pytest.raises(ClockError, match=field):
+        MatchClock(parse_control("1")).restore(saved)
