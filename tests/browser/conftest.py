@@ -48,15 +48,21 @@ class Table:
             ctx.close()
 
 
-@pytest.fixture
-def live(browser, tmp_path):
+def served(browser, tmp_path, **config):
+    """A live server (``create_app`` with ``config`` besides the defaults here) and its pages open:
+    yields the :class:`Table`; a fixture yields from it."""
     from host.compose import create_app
     from tests.support.webtools import running
 
-    app = create_app({"DATA_DIR": str(tmp_path), "KEEPALIVE": 5})
+    app = create_app({"DATA_DIR": str(tmp_path), "KEEPALIVE": 5, **config})
     with running(app, threads=24) as base:
         t = Table(browser, base, app.extensions["quin.table"])
         try:
             yield t
         finally:
             t.close()
+
+
+@pytest.fixture
+def live(browser, tmp_path):
+    yield from served(browser, tmp_path)

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Table
+from tests.browser.conftest import served
 from tests.support.scripted import BLACK, WHITE, wait_for
 
 PAGES = ("status", "white", "black")
@@ -15,16 +15,8 @@ PAGES = ("status", "white", "black")
 
 @pytest.fixture
 def timed(browser, tmp_path):
-    from host.compose import create_app
-    from tests.support.webtools import running
-
-    app = create_app({"DATA_DIR": str(tmp_path), "KEEPALIVE": 5, "CLOCK": "0.25+2"})
-    with running(app, threads=24) as base:
-        t = Table(browser, base, app.extensions["quin.table"])
-        try:
-            yield t
-        finally:
-            t.close()
+    """A live table whose games have 15 s each and 2 s a turn."""
+    yield from served(browser, tmp_path, CLOCK="0.25+2")
 
 
 def seconds(text: str) -> float:

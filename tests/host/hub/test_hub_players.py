@@ -53,13 +53,19 @@ def lineup(board: Board, player: str) -> dict:
     return random_setup(board.rng, player).to_record()
 
 
-def test_names_show_live_codes_stay_private_and_the_finished_game_rates_both_players(db, hubs, tmp_path):
-    dsn, _ = db
+def ann_and_bob_at_a_table(dsn, hubs, tmp_path):
+    """A hub that knows a table and the players Ann and Bob: (Ann's code, Bob's code, the hub, a
+    board pushing to it)."""
     key = quin("hub", "add-table", "Table 1", "--db", dsn).stdout.strip()
     ann = quin("hub", "add-player", "Ann", "--db", dsn).stdout.strip()
     bob = quin("hub", "add-player", "Bob", "--db", dsn).stdout.strip()
     hub = hubs()
-    board = Board(tmp_path / "b", hub.url, key, seed=21)
+    return ann, bob, hub, Board(tmp_path / "b", hub.url, key, seed=21)
+
+
+def test_names_show_live_codes_stay_private_and_the_finished_game_rates_both_players(db, hubs, tmp_path):
+    dsn, _ = db
+    ann, bob, hub, board = ann_and_bob_at_a_table(dsn, hubs, tmp_path)
     try:
         # the phones: Ann with her code, Bob with his code typed in capitals and a nickname
         setup_with(board, {WHITE: {"name": "Ann", "code": ann}, BLACK: {"name": " Bobby  B ", "code": bob.upper()}})
@@ -108,11 +114,7 @@ def test_a_finished_games_record_waits_for_the_frame_that_shows_it_over(db, hubs
     rates a game only when its last live frame shows the record's turns.  The backup is held open
     on an event until a whole pusher round has run with the game over in the store."""
     dsn, _ = db
-    key = quin("hub", "add-table", "Table 1", "--db", dsn).stdout.strip()
-    ann = quin("hub", "add-player", "Ann", "--db", dsn).stdout.strip()
-    bob = quin("hub", "add-player", "Bob", "--db", dsn).stdout.strip()
-    hub = hubs()
-    board = Board(tmp_path / "b", hub.url, key, seed=21)
+    ann, bob, hub, board = ann_and_bob_at_a_table(dsn, hubs, tmp_path)
     store, pusher = board.table.store, board.pusher
     backing_up, release, round_begun, round_done = (threading.Event() for _ in range(4))
     real_backup, real_add_finals, real_push_all = store.backup, pusher.outbox.add_finals, pusher._push_all
