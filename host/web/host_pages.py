@@ -13,6 +13,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request, url
 
 from engine.board import PLAYERS, WHITE
 from engine.flash import MODES
+from host.match.clock import PRESETS
 from host.session.table import TableError
 
 from .current import get_table
@@ -56,6 +57,7 @@ def host_page(key: str):
     return render_template("host.html", key=key, players=PLAYERS, seats=seat_links(table), state=table.state(None),
                            board=board,
                            next_first=table.next_first(), opponent=_opponent(table),
+                           clock=table.control.text(), presets=PRESETS,
                            remote=_remote(table), remote_hub=table.store.meta("remote_hub") or "")
 
 
@@ -78,6 +80,19 @@ def _level(data: dict) -> int:
     return level
 
 
+def _clock(data: dict) -> str | None:
+    """The new game's time control (``clock``: "none", "25+10"...; host.match.clock), checked here:
+    a 400 naming the field, and nothing changes.  None (absent): the table's keeps."""
+    if "clock" not in data:
+        return None
+    from host.match.clock import ClockError, parse_control
+
+    try:
+        return parse_control(data["clock"], "clock").text()
+    except ClockError as exc:
+        raise bad_request(str(exc)) from None
+
+
 @bp.post("/api/host/<key>/new")
 def host_new(key: str):
     """A new game with the same seats, or with the practice opponent on a seat (``opponent``: "white",
@@ -85,9 +100,10 @@ def host_new(key: str):
     computer is said, and a phone seat the computer leaves gets a new code (an old phone there does
     not get it back)."""
     _check(key, header=True)
-    data = json_body(("mode", "vision", "first", "opponent", "level"))
+    data = json_body(("mode", "vision", "first", "opponent", "level", "clock"))
     # Every field is checked before the open game is touched: a rejected request changes nothing.
     mode = choice(data, "mode", MODES, "classic")
+    clock = _clock(data)
     vision = boolean(data, "vision", False)
     first = choice(data, "first", PLAYERS, WHITE)
     table = get_table()
@@ -120,14 +136,15 @@ def host_new(key: str):
                 elif new is not None and old is not None and old.level != new.level:
                     said.append(f"the practice opponent now plays at level {level}")
                 table.opponent = new
-            game_id = table.new_game(mode, vision, first)
+            game_id = table.new_game(mode, vision, first, clock)
             for player in freed:
                 table.reissue(player)
     except TableError as exc:
         raise bad_request(str(exc)) from None
     seats = "; ".join(said) if said else "the seat links stay the same, and a phone on one is carried to the new game"
+    timed = f", clocks {table.control.text()}" if table.control.timed else ""
     _announce(f"New game {game_id} ({table.row.mode}{', Vision Mode' if table.row.vision else ''}, "
-              f"{table.row.first} moves first): {seats}", links=bool(said))
+              f"{table.row.first} moves first{timed}): {seats}", links=bool(said))
     return jsonify({"game": game_id, "state": table.state(None), "seats": seat_links(table), "said": said,
                     "opponent": _opponent(table)})
 

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import served
 from tests.support.scripted import BLACK, WHITE, wait_for
 
-PAGES = ("status", "white", "black")
+PAGES = ("status", "white", "black", "board")  # the virtual board too
 
 
 @pytest.fixture
@@ -69,8 +69,45 @@ def test_every_screen_shows_both_clocks_agreeing_and_the_flag_ends_the_game(time
         expect(live.pages[name].locator("#turn")).to_contain_text("White wins", timeout=30000)
         expect(live.pages[name].locator("#clocks .clock.black")).to_have_class(re.compile("flagged"))
         expect(live.pages[name].locator("#clocks .clock.black .clock-time")).to_have_text("0.0")
-        # the last move won nothing: the flag did
-        expect(live.pages[name].locator("#result .winning")).to_have_text("The last move: White w38 → w31.")
+        # the last move won nothing: the flag did (the virtual board says no more than the headline)
+        if name != "board":
+            expect(live.pages[name].locator("#result .winning")).to_have_text("The last move: White w38 → w31.")
     assert live.table.game.result.reason == "time"
     live.black.screenshot(path=str(artifacts / "clocks-flag-black.png"))
     assert not live.errors
+
+
+def test_the_host_page_starts_a_game_with_clocks_and_the_seats_show_them(browser, tmp_path, artifacts):
+    """`quin serve` as a real process: the host page's Clocks choice starts the next game with that
+    control (said on the terminal), every screen shows both clocks at their whole time, and a
+    rematch keeps it."""
+    from tests.support.browsing import PHONE, TV
+    from tests.support.served import Served, url_of
+
+    served = Served(tmp_path / "data")
+    try:
+        lines = served.until("Stop with Ctrl-C")
+        host_url, white_url = url_of(lines, "host page"), url_of(lines, "white seat")
+        ctx = browser.new_context(viewport=TV)
+        host = ctx.new_page()
+        host.goto(host_url)
+        expect(host.locator("#clock")).to_have_value("none")
+        host.select_option("#clock", "10+5")
+        host.screenshot(path=str(artifacts / "clocks-host.png"))
+        host.click("#new-game")
+        host.click('dialog [data-confirm="yes"]')
+        expect(host.locator("#host-note")).to_contain_text("New game 2")
+        assert any("New game 2 (classic, white moves first, clocks 10+5)" in line for line in served.until("New game 2"))
+        status = ctx.new_page()
+        status.goto(host_url.split("/host/")[0] + "/")
+        phone = browser.new_context(viewport=PHONE).new_page()
+        phone.goto(white_url)
+        for page in (status, phone):
+            expect(page.locator("#clocks .clock-time")).to_have_text(["10:00", "10:00"], timeout=10000)
+            expect(page.locator("#clocks .clock.running")).to_have_count(0)  # nobody's runs before play
+        host.reload()
+        expect(host.locator("#clock")).to_have_value("10+5")  # the next game keeps it unless changed
+        phone.context.close()
+        ctx.close()
+    finally:
+        served.stop()

@@ -66,7 +66,7 @@ document.addEventListener("DOMContentLoaded", () => {
     try { unfinished = (await (await fetch("/api/state")).json()).phase !== "over"; } catch (e) { /* ask as if in play */ }
     const ask = "Start a new game? " + (unfinished ? "The game in play is abandoned. " : "") + "The phones stay seated: they move to the new game.";
     if (!(await Quin.confirmBox(ask, "Start a new game"))) return;
-    const body = { mode: $("mode").value, first: $("first").value, vision: $("vision").checked };
+    const body = { mode: $("mode").value, first: $("first").value, vision: $("vision").checked, clock: $("clock").value };
     if ($("opponent")) Object.assign(body, { opponent: $("opponent").value, level: Number($("level").value) });
     Quin.post(`/api/host/${key}/new`, body, headers)
       .then((r) => {

@@ -545,6 +545,7 @@ document.addEventListener("DOMContentLoaded", async () => {
       }
       $("sub").textContent = s.setup_done[rival] ? `${cap(rival)} is ready` : `${cap(rival)} is choosing`;
       $("result").classList.add("hidden");
+      Quin.renderClocks($("clocks"), s, me);  // the time control, each side's whole time
       renderSetup();
       renderNow();
       renderSheet();

@@ -47,6 +47,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     board.render(towers, drawn.marks, drawn.overlays);
     $("turn").textContent = Quin.headline(s, null);
     $("sub").textContent = v && v.result.status === "ongoing" ? `Turn ${v.turn}` : "";
+    Quin.renderClocks($("clocks"), s, null);
     const box = $("now");
     box.innerHTML = "";
     const opp = s.opponent && s.opponent.side;

@@ -160,3 +160,26 @@ def test_serve_refuses_a_control_that_cannot_be_in_one_line_and_writes_nothing(t
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2 and words in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
     assert not data.exists()
+
+
+def test_the_host_api_sets_the_next_games_clocks_and_refuses_one_that_cannot_be_changing_nothing(tmp_path):
+    app = create_app({"DATA_DIR": str(tmp_path), "TICK": 0, "MANUAL_CLOCK": True})
+    table = app.extensions["quin.table"]
+    client = app.test_client()
+    key = table.host_key
+
+    def new(body):
+        return client.post(f"/api/host/{key}/new", json=body, headers={"X-Host-Key": key})
+
+    game = table.row.id
+    r = new({"mode": "third_eye", "clock": "10+0"})
+    assert r.status_code == 400 and r.get_json()["error"] == ("clock: the increment must be more than 0 seconds "
+                                                             "(for none, write 10)")
+    assert table.row.id == game and table.row.mode == "classic"  # nothing changed
+    r = new({"clock": "10+5"})
+    assert r.status_code == 200
+    assert r.get_json()["state"]["clock"] == {
+        "control": {"kind": "fischer", "base": 600.0, "bonus": 5.0, "text": "10+5"}, "running": None,
+        "paused": False, "flagged": None, "left": {"white": 600.0, "black": 600.0}}
+    assert "clock" in new({}).get_json()["state"]  # the next game keeps the table's clocks
+    assert "clock" not in new({"clock": "none"}).get_json()["state"]
