@@ -153,6 +153,10 @@ class MatchClock:
         self.pauses: list[list] = []  # [from, to or None]: nobody's time runs
         self.flagged: str | None = None  # the side whose time ran out
         self.flagged_at: float | None = None
+        # The moment the screens' view is told at (the last change: a start, a turn's end, a pause,
+        # a resume, a flag): between changes the view is the same, whenever it is asked for, so
+        # nothing a screen is sent changes unless the clocks did (a page counts down itself).
+        self.mark: float | None = None
 
     # --- what drives it ------------------------------------------------------------------------
 
@@ -161,6 +165,7 @@ class MatchClock:
         game resumed (the service restarted), ``side``'s runs on from ``at``."""
         if self.running is None and self.flagged is None and self.control.timed:
             self.running, self.since = side or self.first, at
+            self.mark = at
 
     @property
     def started(self) -> bool:
@@ -199,17 +204,19 @@ class MatchClock:
         if self.control.kind == "fischer":
             self.gained[side] += self.control.bonus
         self.running = other(side)
-        self.since = completed
+        self.since = self.mark = completed
         return self.left(side, now)
 
     def pause(self, at: float) -> None:
         """From ``at`` nobody's time runs (until :meth:`resume`)."""
         if not self.pauses or self.pauses[-1][1] is not None:
             self.pauses.append([at, None])
+            self.mark = max(at, self.mark or at)
 
     def resume(self, at: float) -> None:
         if self.pauses and self.pauses[-1][1] is None:
             self.pauses[-1][1] = max(at, self.pauses[-1][0])
+            self.mark = self.pauses[-1][1]
 
     @property
     def paused(self) -> bool:
@@ -220,6 +227,7 @@ class MatchClock:
         up to then, and nobody's time runs any more."""
         if self.running is not None and self.since is not None:
             self.used[self.running] += self._charge(self.since, max(at, self.since))
+            self.mark = max(at, self.since)
         self.running = None
 
     # --- what it says ------------------------------------------------------------------------------
@@ -265,17 +273,22 @@ class MatchClock:
         self.flagged, self.flagged_at = side, due
         self.used[side] = self.control.base + self.gained[side]  # nothing left
         self.running = None
+        self.mark = due
         return side
 
-    def view(self, now: float) -> dict:
-        """What every screen shows (public: both clocks are seen by everyone at a table)."""
+    def view(self, now: float | None = None) -> dict:
+        """What every screen shows (public: both clocks are seen by everyone at a table): each
+        side's time left at :attr:`mark`, the last change, whatever ``now`` is (a screen counts the
+        running clock down from there: ``at`` in the view the session sends), or at ``now`` before
+        the clocks start."""
         if not self.control.timed:
             return {"control": NONE.to_json()}
+        t = self.mark if self.mark is not None else (now or 0.0)
         out = {"control": self.control.to_json(), "running": self.running, "paused": self.paused,
                "flagged": self.flagged,
-               "left": {s: round(self.left(s, now), 3) for s in PLAYERS}}
+               "left": {s: round(self.left(s, t), 3) for s in PLAYERS}}
         if self.control.kind == "bronstein" and self.running is not None and self.since is not None:
-            spent = self._elapsed(self.since, now)
+            spent = self._elapsed(self.since, t)
             out["delay_left"] = round(max(0.0, self.control.bonus - spent), 3)
         return out
 

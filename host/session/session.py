@@ -60,6 +60,7 @@ class Session:
         self.row = row
         self.control = control  # the game's time control (host.match.clock): none, or the board runs a clock
         self.match: MatchClock | None = None  # both clocks, once the game has begun with a time control
+        self._mark_wall: tuple | None = None  # (the clocks' last change, that moment on the wall clock)
         self.game: Game | None = None
         self.ref = None
         self.settle = settle
@@ -190,10 +191,18 @@ class Session:
 
     def clock_view(self, now: float) -> dict | None:
         """Both clocks as every screen shows them (None without a time control); before play
-        begins, each side's whole time, nobody's running."""
+        begins, each side's whole time, nobody's running.  Told at the clocks' last change
+        (``MatchClock.mark``), with ``at``, that moment on the wall clock (seconds, as the pages'
+        ``/api/now``): the same view whenever it is published, so a publish for one audience (a
+        question to the mover) sends nobody else anything."""
         if not self.control.timed:
             return None
-        return (self.match or MatchClock(self.control, self.row.first)).view(now)
+        match = self.match or MatchClock(self.control, self.row.first)
+        if match.mark is None:  # not begun (or resumed, before the board matches): nobody's runs
+            return match.view(now)
+        if self._mark_wall is None or self._mark_wall[0] != match.mark:
+            self._mark_wall = (match.mark, round(self.wall() - (self.clock() - match.mark), 3))
+        return dict(match.view(), at=self._mark_wall[1])
 
     def time_out(self, side: str) -> None:
         """``side``'s time ran out: the game ends, won by the rival (``time``), and is saved."""

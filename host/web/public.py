@@ -24,6 +24,15 @@ def api_state():
     return jsonify(get_table().state(None))
 
 
+@bp.get("/api/now")
+def api_now():
+    """The server's wall clock (seconds): a page's clocks count down from the ``at`` of a state's
+    ``clock`` on it, whatever the device's own clock says."""
+    response = jsonify({"now": round(get_table().wall(), 3)})
+    response.cache_control.no_store = True
+    return response
+
+
 @bp.get("/api/layout")
 def api_layout():
     response = jsonify(layout())

@@ -40,8 +40,9 @@ class PromptDriver(Driver):
 class Run:
     """One game played through the web API, with every byte the public and each seat received."""
 
-    def __init__(self, folder: Path, mode: str, first: str, setups: dict, actions: list):
-        app = create_app({"DATA_DIR": str(folder), "TICK": 0, "MANUAL_CLOCK": True, "MODE": mode, "FIRST": first})
+    def __init__(self, folder: Path, mode: str, first: str, setups: dict, actions: list, clock: str | None = None):
+        app = create_app({"DATA_DIR": str(folder), "TICK": 0, "MANUAL_CLOCK": True, "MODE": mode, "FIRST": first,
+                          "CLOCK": clock})
         self.table = table = app.extensions["quin.table"]
         # The referee asks about different games at the very moment it would have committed one
         # reading alone (docs/referee.md), so its own windows stay as they are here.
@@ -156,17 +157,18 @@ def plan(seed: int, actions: int) -> tuple[dict, list]:
     return setups, out
 
 
-def compare_runs(tmp_path, seeds, wanted: int = 3) -> list[tuple[str, bool]]:
+def compare_runs(tmp_path, seeds, wanted: int = 3, clock: str | None = None) -> list[tuple[str, bool]]:
     """For each seed, play a random game to see where the referee asks questions; then play the
     game up to such a question twice: as it was, and with two towers the rival never sees exchanged
     (one of them a tower the question is about), until ``wanted`` pairs were found in which the
     questioned player got a different number of questions.  Returns (where, same) for every
-    compared audience and channel."""
+    compared audience and channel.  ``clock``: every game with that time control (its clocks are
+    in every state)."""
     results: list[tuple[str, bool]] = []
     found = 0
     for seed in seeds:
         setups, actions = plan(seed, ACTIONS)
-        probe = Run(tmp_path / f"{seed}-probe", "third_eye", WHITE, setups, actions)
+        probe = Run(tmp_path / f"{seed}-probe", "third_eye", WHITE, setups, actions, clock)
         tried = 0
         for n, player, options in probe.asked:
             if tried >= 6 or found >= wanted:
@@ -180,9 +182,10 @@ def compare_runs(tmp_path, seeds, wanted: int = 3) -> list[tuple[str, bool]]:
             if not valid:
                 continue
             tried += 1
-            first = Run(tmp_path / f"{seed}-{n}-a", "third_eye", WHITE, setups, prefix)
+            first = Run(tmp_path / f"{seed}-{n}-a", "third_eye", WHITE, setups, prefix, clock)
             for x, y in valid[:2]:
-                second = Run(tmp_path / f"{seed}-{n}-{x}-{y}", "third_eye", WHITE, permuted(game, player, x, y), prefix)
+                second = Run(tmp_path / f"{seed}-{n}-{x}-{y}", "third_eye", WHITE, permuted(game, player, x, y), prefix,
+                             clock)
                 assert second.log == first.log == prefix
                 if second.questions[player] == first.questions[player]:
                     continue

@@ -990,12 +990,27 @@ const Quin = (() => {
     const two = (n) => String(n).padStart(2, "0");
     return hh ? `${hh}:${two(mm)}:${two(ss)}` : `${mm}:${two(ss)}`;
   }
+  /* The server's wall clock, as this page reads it (GET /api/now, once a minute, half the round trip
+     taken off): a state's clocks are told at their last change (clock.at), so every screen counts
+     the running one down from the same moment, whatever the device's own clock says. */
+  let serverBase = null, serverAsked = -Infinity;
+  function serverNow() {
+    const t = performance.now();
+    if (t - serverAsked > 60000) {
+      serverAsked = t;
+      fetch("/api/now", { cache: "no-store" }).then((r) => r.json()).then((d) => {
+        const back = performance.now();
+        serverBase = { server: d.now, perf: (t + back) / 2 };
+      }).catch(() => { serverAsked = -Infinity; });
+    }
+    return serverBase ? serverBase.server + (t - serverBase.perf) / 1000 : null;
+  }
   function renderClocks(box, state, viewer) {
     const c = state.clock;
     if (box._timer) { clearInterval(box._timer); box._timer = null; }
     box.classList.toggle("hidden", !c || !c.left);
     if (!c || !c.left) { box.replaceChildren(); return; }
-    const at = performance.now();
+    const at = performance.now();  // until the server's clock is read: counted from this state's arrival
     const low = Math.min(LOW, (c.control.base || 0) / 10);
     const order = viewer ? [other(viewer), viewer] : PLAYERS;
     const faces = {};
@@ -1007,7 +1022,8 @@ const Quin = (() => {
     }));
     box.setAttribute("aria-label", `game clocks, ${c.control.text}`);
     const draw = () => {
-      const gone = (performance.now() - at) / 1000;
+      const server = serverNow();
+      const gone = server !== null && c.at !== undefined ? server - c.at : (performance.now() - at) / 1000;
       for (const p of PLAYERS) {
         const t = c.running === p && !c.paused ? Math.max(0, c.left[p] - gone) : c.left[p];
         faces[p].textContent = clockText(t);

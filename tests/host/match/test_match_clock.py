@@ -100,7 +100,7 @@ def test_bronstein_delay_charges_nothing_of_the_first_seconds_and_keeps_nothing_
     clock = MatchClock(parse_control("1d10"))
     clock.start(0.0)
     assert clock.turn_done("white", 4.0, 4.1) == pytest.approx(60)  # within the delay: nothing charged
-    assert clock.view(9.0)["delay_left"] == pytest.approx(5.0)
+    assert clock.view(9.0)["delay_left"] == pytest.approx(10.0)  # told at the turn's start (a screen counts down)
     assert clock.turn_done("black", 4.0 + 25.0, 29.2) == pytest.approx(60 - 15)
     assert clock.left("white", 29.2) == pytest.approx(60)  # 0.2 s of the new delay
 
@@ -156,10 +156,14 @@ def test_the_view_is_what_every_screen_shows():
     clock = MatchClock(parse_control("25+10"), first="black")
     clock.start(0.0)
     v = clock.view(61.25)
+    # told at the last change (the start), whenever asked: nothing a screen is sent changes unless
+    # the clocks did, and each screen counts the running clock down itself
     assert v == {"control": parse_control("25+10").to_json(), "running": "black", "paused": False,
-                 "flagged": None, "left": {"white": 1500.0, "black": 1438.75}}
+                 "flagged": None, "left": {"white": 1500.0, "black": 1500.0}}
+    assert clock.view(99.0) == v and clock.mark == 0.0
     clock.stop(61.25)
-    assert clock.view(100.0)["running"] is None and clock.left("black", 100.0) == pytest.approx(1438.75)
+    assert clock.view(100.0)["running"] is None and clock.view(100.0)["left"]["black"] == pytest.approx(1438.75)
+    assert clock.mark == 61.25
 
 
 def test_random_turns_never_charge_more_than_the_time_between_completions():

@@ -47,7 +47,12 @@ def carry_out(driver: Driver, move: Move, lift_at: float, set_at: float, settle:
 
 
 def left(driver: Driver) -> dict:
-    return driver.get("/api/state", "public")["clock"]["left"]
+    """Each side's time left now, as a page counts it: the state's clocks are told at their last
+    change (``at``, on the wall clock that ``/api/now`` gives); the running one has run since."""
+    clock = driver.get("/api/state", "public")["clock"]
+    now = driver.get("/api/now", "public")["now"]
+    return {side: t - (now - clock["at"]) if clock["running"] == side and not clock["paused"] else t
+            for side, t in clock["left"].items()}
 
 
 def test_the_first_movers_clock_runs_from_the_start_and_stops_when_the_move_was_set_down(tmp_path):
@@ -60,11 +65,13 @@ def test_the_first_movers_clock_runs_from_the_start_and_stops_when_the_move_was_
     carry_out(driver, move, lift_at=4.0, set_at=5.0, settle=0.5)
     assert table.game.to_move == BLACK
     clock = driver.get("/api/state", "public")["clock"]
+    now = left(driver)
     # White was charged up to the set-down (5 s), not the settle window after it; then + 2 s
-    assert clock["left"][WHITE] == pytest.approx(start - 5.0 + 2.0, abs=0.06)
+    assert now[WHITE] == clock["left"][WHITE] == pytest.approx(start - 5.0 + 2.0, abs=0.06)
     assert clock["running"] == BLACK
-    # Black's clock runs from the set-down: the 0.5 s settle is already Black's
-    assert clock["left"][BLACK] == pytest.approx(60 - 0.5, abs=0.06)
+    # Black's clock runs from the set-down: told at that moment; the 0.5 s settle is already Black's
+    assert clock["left"][BLACK] == 60
+    assert now[BLACK] == pytest.approx(60 - 0.5, abs=0.06)
 
 
 def test_the_flag_falls_and_the_game_ends_on_time_on_every_screen_and_in_the_store(tmp_path):
@@ -120,9 +127,9 @@ def test_nobodys_time_runs_while_the_store_cannot_save(tmp_path, monkeypatch):
     monkeypatch.setattr(table.store, "commit_action", real)
     driver.wait(0.6)  # saved on the next retry
     assert table.unsaved is None
-    clock = driver.get("/api/state", "public")["clock"]
-    assert clock["left"][WHITE] == pytest.approx(start - 2.0, abs=0.06)
-    assert clock["left"][BLACK] > 60 - 0.5 - 0.6 - 0.06  # the 30 s were nobody's
+    now = left(driver)
+    assert now[WHITE] == pytest.approx(start - 2.0, abs=0.06)
+    assert now[BLACK] > 60 - 0.5 - 0.6 - 0.06  # the 30 s were nobody's
 
 
 def test_a_resumed_game_keeps_its_control_and_the_time_each_had_used(tmp_path):
@@ -133,9 +140,10 @@ def test_a_resumed_game_keeps_its_control_and_the_time_each_had_used(tmp_path):
     # the service restarts (with another --clock: a game resumed keeps its own)
     app2 = create_app({"DATA_DIR": str(tmp_path), "TICK": 0, "MANUAL_CLOCK": True, "CLOCK": "10"})
     table2 = app2.extensions["quin.table"]
-    state = Driver(app2.test_client(), table2).get("/api/state", "public")
+    driver2 = Driver(app2.test_client(), table2)
+    state = driver2.get("/api/state", "public")
     assert state["clock"]["control"]["text"] == "1+2"
-    assert state["clock"]["left"][WHITE] == pytest.approx(before[WHITE], abs=0.01)
+    assert left(driver2)[WHITE] == pytest.approx(before[WHITE], abs=0.01)
 
 
 def test_a_control_that_cannot_be_is_one_line_naming_the_field(tmp_path):

@@ -18,6 +18,15 @@ def test_public_and_rival_bytes_do_not_depend_on_the_movers_questions(tmp_path):
     assert not differ, differ
 
 
+def test_with_clocks_the_public_and_rival_bytes_still_do_not_depend_on_the_movers_questions(tmp_path):
+    """Issue 33: the clocks are in every state, and a question does not stop them (docs/rules.md,
+    "Clocks"): a pause would tell the rival a question was asked."""
+    results = compare_runs(tmp_path, range(100, 112), wanted=2, clock="10+5")
+    assert len(results) >= 4
+    differ = [where for where, same in results if not same]
+    assert not differ, differ
+
+
 def test_the_comparison_catches_an_update_sent_for_a_question(tmp_path, monkeypatch):
     """The check must be able to fail: send every audience an event at every change, as before the fix."""
     from host.web.events import Broker
