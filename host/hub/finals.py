@@ -2,7 +2,8 @@
 
 The board's final (``{"status", "record", "result", "mode", "players", ...}``) is replayed with the
 rules engine as ``quin replay`` does (:func:`engine.record.load_record`, then every turn through
-:func:`engine.record.play_turn`), and refused when:
+:func:`engine.record.play_turn`, then the record's ``termination``: a resignation or a flag at the
+table), and refused when:
 
 - its record is not a ``quin-record/1`` record (400, naming the field or the turn), or a turn of it
   is not legal (422, naming the turn and action);
@@ -56,6 +57,12 @@ def check(final: dict, where: str, uuid: str, live_mode: str | None = None,
                 refuse("record", f"{str(exc).splitlines()[0][:300]}: not a legal game")
             except (QuinError, ValueError, TypeError, KeyError, IndexError) as exc:
                 refuse("record", f"turn {turn} ({player}): {str(exc).splitlines()[0][:200]}: not a legal game")
+        ended = parsed.termination  # resigned, claimed or lost on time: ended as `quin replay` ends it
+        if ended is not None:
+            if game.is_over():
+                refuse("record.termination", f"the game was already over after turn {len(parsed.turns)} "
+                       f"({game.result.reason})")
+            game.end(ended["reason"], ended["winner"])
     if game is not None:
         if final.get("mode") is not None and final["mode"] != game.mode:
             refuse("mode", f"{final['mode']}, but the record is a game of {game.mode}")

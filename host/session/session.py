@@ -18,7 +18,7 @@ import sqlite3
 from typing import Callable
 
 from engine.board import PLAYERS, WHITE, other
-from engine.game import TIME_FORFEIT, Game
+from engine.game import RESIGNATION, TIME_FORFEIT, Game
 from engine.pieces import Setup
 from host.match.clock import NONE, ClockError, MatchClock, TimeControl
 from host.store import GameRow, Store, StoreWriteError
@@ -209,9 +209,21 @@ class Session:
         match = self.match
         if match.flagged is None and match.flag(float("inf")) is None:
             match.flagged, match.running = side, None  # ran out while paused: said as it stands
-        self.game.end(TIME_FORFEIT, other(side))
+        self._end(TIME_FORFEIT, side)
+
+    def resign(self, side: str) -> None:
+        """``side`` resigns (their phone asked first): the game ends, won by the rival, and is saved;
+        the clocks stop."""
+        if self.match is not None:
+            self.match.stop(self.clock())
+        self._end(RESIGNATION, side)
+
+    def _end(self, reason: str, loser: str) -> None:
+        """The game ends otherwise than by a move (engine.game.TERMINATIONS), won by ``loser``'s
+        rival; saved as any commit is (unsaved, with the reason, if the store refuses it)."""
+        self.game.end(reason, other(loser))
         self.ref = self._make_referee()  # the game is over: the referee has nothing more to read
-        self._on_commit(self.game.turn, side, None)
+        self._on_commit(self.game.turn, loser, None)
 
     def _make_referee(self):
         factory = self._referee_factory

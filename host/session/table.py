@@ -527,6 +527,22 @@ class Table:
         side = session.clock_step(self.clock(), link_ok)
         return notices + self._time_out(side) if side else notices
 
+    def resign(self, player: str) -> None:
+        """``player`` resigns the game being played at this table (their phone asked "Resign this
+        game?" first); TableError in one line when there is none to resign.  A remote game is
+        resigned through the hub (host.remote.ending)."""
+        with self.lock:
+            if getattr(self.session, "remote", False):
+                raise TableError("resign: a remote game is resigned through the hub (Resign… on your phone)")
+            if self.phase != "playing":
+                raise TableError("resign: no game is being played" if self.phase != "over" else
+                                 "resign: the game is already over")
+            if self.unsaved is not None:
+                raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
+            self.session.resign(player)
+            log.info("game %d: %s resigned", self.row.id, player)
+            self.publish([Notice(PUBLIC, "resigned", {"player": player})])
+
     def _time_out(self, side: str) -> list:
         self.session.time_out(side)
         log.info("game %d: %s's time ran out", self.row.id, side)

@@ -100,6 +100,19 @@ def _known_at_hub(table, who: tuple[str | None, str | None]) -> tuple[str | None
     return (name or hub_name), code
 
 
+@bp.post("/api/seat/<token>/resign")
+def seat_resign(token: str):
+    """The seat's player resigns the game being played here (the phone asked first); the rival wins."""
+    player = acting_player(token)
+    json_body(())
+    table = get_table()
+    try:
+        table.resign(player)
+    except TableError as exc:
+        raise bad_request(str(exc)) from None
+    return jsonify(table.answer(player))
+
+
 @bp.post("/api/seat/<token>/again")
 def seat_again(token: str):
     """Play again, once the game is over: it starts when both phones have asked (the loser moves first)."""

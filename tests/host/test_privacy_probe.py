@@ -300,6 +300,8 @@ class Run:
         self.ask("public", when, "POST", "/api/board/set", {"start": True}, {BOARD_HEADER: "0" * 32})
         self.ask("public", when, "POST", "/api/seat/nobody/input", {"type": "done"}, {SEAT_HEADER: "nobody"})
         self.ask("public", when, "POST", "/api/seat/nobody/again", {}, {SEAT_HEADER: "nobody"})
+        self.ask("public", when, "POST", "/api/seat/nobody/resign", {}, {SEAT_HEADER: "nobody"})
+        self.ask("public", when, "GET", "/api/now")
 
     def probe_mid(self) -> None:
         """Mid-action (towers in the hand, a flash or a question under way): the public state, and
@@ -360,6 +362,8 @@ class Run:
         self.ask(player, when, "POST", f"{base}/input", {"type": "time", "extra": 1}, h)
         self.ask(player, when, "POST", f"{base}/again", {}, h)
         self.ask(player, when, "POST", f"{base}/again", {"x": 1}, h)
+        self.ask(player, when, "POST", f"{base}/resign", {"x": 1}, h)  # refused: a real one would end the game
+        self.ask(player, when, "POST", f"{base}/resign", {})  # no header: refused
         if table.row.setups[player] is not None:
             self.ask(player, when, "POST", f"{base}/setup", table.row.setups[player], h)
         self.ask(player, when, "POST", f"{base}/setup", {"clone": "time"}, h)

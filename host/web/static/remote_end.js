@@ -102,5 +102,25 @@ window.QuinRemoteEnd = (() => {
     }
   }
 
-  return { seat, status };
+  /* A game at this table (not remote), being played: "Resign…", asked once more, then sent
+     (POST /api/seat/<token>/resign): the rival wins, and every screen says so. */
+  function local(box, state, me, send) {
+    const playing = !state.remote && state.phase === "playing";
+    box.classList.toggle("hidden", !playing);
+    if (!playing) { box.replaceChildren(); box._ask = false; return; }
+    const h = Quin.h, rival = Quin.other(me);
+    const draw = () => local(box, state, me, send);
+    const name = ((state.players || {})[rival]) || cap(rival);
+    if (box._ask) {
+      box.replaceChildren(h("div", { class: "confirm", role: "alertdialog", "aria-labelledby": "resign-question" },
+        h("p", { id: "resign-question" }, `Resign this game? ${name} wins, and the game ends for both of you.`),
+        h("div", { class: "buttons" },
+          h("button", { id: "resign-yes", class: "danger", onclick: () => { box._ask = false; send(); } }, "Yes, resign"),
+          h("button", { id: "resign-no", class: "primary", onclick: () => { box._ask = false; draw(); } }, "No, play on"))));
+    } else {
+      box.replaceChildren(h("button", { id: "resign", class: "quiet", onclick: () => { box._ask = true; draw(); } }, "Resign…"));
+    }
+  }
+
+  return { seat, status, local };
 })();

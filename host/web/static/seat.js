@@ -574,7 +574,8 @@ document.addEventListener("DOMContentLoaded", async () => {
     }
     lastEvents = n;
     Quin.notify(notices, me);
-    QuinRemoteEnd.seat($("remote-end"), s, me, (body) => send("remote-end", body).catch(() => {}));
+    if (s.remote) QuinRemoteEnd.seat($("remote-end"), s, me, (body) => send("remote-end", body).catch(() => {}));
+    else QuinRemoteEnd.local($("remote-end"), s, me, () => send("resign", {}).catch(() => {}));
   }
 
   $("again").addEventListener("click", () => send("again", {}).catch(() => {}));

@@ -248,3 +248,23 @@ def test_the_hub_checks_codes_only_for_a_table_key_and_refuses_bad_player_fields
         assert status == 400 and out["error"].startswith(field), out
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT count(*) FROM hub_games").fetchone()[0] == 0
+
+
+def test_a_game_resigned_at_the_table_is_archived_over_and_rated(db, hubs, tmp_path):
+    """Issue 33: a resignation at one table ends the game otherwise than by a move; the final's
+    record carries its termination, and the hub replays it as `quin replay` does."""
+    dsn, _ = db
+    ann, bob, hub, board = ann_and_bob_at_a_table(dsn, hubs, tmp_path)
+    try:
+        setup_with(board, {WHITE: {"name": "Ann", "code": ann}, BLACK: {"name": "Bob", "code": bob}})
+        board.play(actions=3)
+        board.table.resign(BLACK)
+        uuid = board.table.row.uuid
+        wait_for(lambda: board.drained() and request(hub.url + f"/api/games/{uuid}")[1].get("status") == "over",
+                 "the record")
+        info = request(hub.url + f"/api/games/{uuid}")[1]
+        assert info["result"] == {"status": "won", "winner": "white", "reason": "resignation"}
+        assert info["rated"] == {"white": True, "black": True}
+        assert info["record"]["termination"] == {"reason": "resignation", "winner": "white"}
+    finally:
+        board.stop()

@@ -49,6 +49,7 @@ def post_routes(table) -> list[tuple[str, dict]]:
         f"/api/seat/{token}/input": ({"type": "done"}, {"X-Seat-Token": token}),
         f"/api/seat/{token}/setup": ({}, {"X-Seat-Token": token}),
         f"/api/seat/{token}/again": ({}, {"X-Seat-Token": token}),
+        f"/api/seat/{token}/resign": ({}, {"X-Seat-Token": token}),
         f"/api/host/{key}/new": ({}, {"X-Host-Key": key}),
         f"/api/host/{key}/reissue": ({"player": "white"}, {"X-Host-Key": key}),
         f"/api/seat/{token}/remote-end": ({"end": "resign"}, {"X-Seat-Token": token}),
@@ -65,7 +66,7 @@ def test_every_state_changing_route_is_listed(web):
     assert methods == {"POST"}
     changing = sorted(rule.rule for rule in app.url_map.iter_rules() if "POST" in rule.methods)
     assert changing == sorted(["/api/board/toggle", "/api/board/set", "/api/seat/<token>/input",
-                               "/api/seat/<token>/setup", "/api/seat/<token>/again",
+                               "/api/seat/<token>/setup", "/api/seat/<token>/again", "/api/seat/<token>/resign",
                                "/api/host/<key>/new", "/api/host/<key>/reissue",
                                "/api/seat/<token>/remote-end", "/api/host/<key>/remote"])
 
