@@ -180,12 +180,19 @@ def replay(record: Record) -> Game:
     game = record.new_game()
     for i, (player, actions) in enumerate(record.turns, 1):
         play_turn(game, player, actions, i)
-    if record.termination is not None:
-        if game.is_over():
-            raise ReplayError(f"termination: the game was already over after turn {len(record.turns)} "
-                              f"({game.result.reason})", len(record.turns), 0, 1)
-        game.end(record.termination["reason"], record.termination["winner"])
+    end_as_recorded(game, record)
     return game
+
+
+def end_as_recorded(game: Game, record: Record) -> None:
+    """After its turns, a record's ``termination`` (resigned, claimed, a flag) ends the game so;
+    ReplayError if the turns had already ended it."""
+    if record.termination is None:
+        return
+    if game.is_over():
+        raise ReplayError(f"termination: the game was already over after turn {len(record.turns)} "
+                          f"({game.result.reason})", len(record.turns), 0, 1)
+    game.end(record.termination["reason"], record.termination["winner"])
 
 
 def turns_of(game: Game) -> list[tuple[str, list[Action]]]:

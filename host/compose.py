@@ -144,7 +144,7 @@ class Service:
         wall = clock.wall if (manual_clock or clock is not board_clock) else REAL.wall
         self.table = Table(store, self.broker, board=board, settle=settle, opponent=opponent,
                            referee_factory=referee_factory, seats=seats, session_factory=session_factory,
-                           clock=clock, wall=wall, **({"control": control} if control is not None else {}))
+                           clock=clock, wall=wall, control=control)
         if board is not None:
             self.table.occupied = board.occupied
         self.app = None

@@ -455,11 +455,11 @@ def cmd_serve(args) -> int:
     started = time.monotonic()
     if getattr(args, "serial_port", None) and args.board != "serial":  # before anything is written
         raise UserError(f"--serial-port is the serial board's: add --board serial (not --board {args.board})")
-    _control(args)  # a time control that cannot be is one line, before anything is written
+    control = _control(args)  # a time control that cannot be is one line, before anything is written
     folder = _data_dir(args.data_dir)
     lock = _hold(folder)
     try:
-        return _serve(args, folder, lock, started)
+        return _serve(args, folder, lock, started, control)
     finally:
         lock.release()
 
@@ -477,7 +477,7 @@ def _control(args):
     return control
 
 
-def _serve(args, folder: Path, lock, started: float) -> int:
+def _serve(args, folder: Path, lock, started: float, control) -> int:
     import asyncio
 
     from host.compose import Service
@@ -486,7 +486,6 @@ def _serve(args, folder: Path, lock, started: float) -> int:
     from host.web.sim import make_virtual_board
 
     out = sys.stdout
-    control = _control(args)
     source = None
     board = None
     if args.board == "sim":

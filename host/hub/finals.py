@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 
 from engine.errors import QuinError
-from engine.record import ReplayError, load_record, play_turn
+from engine.record import ReplayError, end_as_recorded, load_record, play_turn
 from engine.views import view
 
 from .validate import Invalid
@@ -57,12 +57,10 @@ def check(final: dict, where: str, uuid: str, live_mode: str | None = None,
                 refuse("record", f"{str(exc).splitlines()[0][:300]}: not a legal game")
             except (QuinError, ValueError, TypeError, KeyError, IndexError) as exc:
                 refuse("record", f"turn {turn} ({player}): {str(exc).splitlines()[0][:200]}: not a legal game")
-        ended = parsed.termination  # resigned, claimed or lost on time: ended as `quin replay` ends it
-        if ended is not None:
-            if game.is_over():
-                refuse("record.termination", f"the game was already over after turn {len(parsed.turns)} "
-                       f"({game.result.reason})")
-            game.end(ended["reason"], ended["winner"])
+        try:  # resigned, claimed or lost on time: ended as `quin replay` ends it
+            end_as_recorded(game, parsed)
+        except ReplayError as exc:
+            refuse("record", f"{str(exc).splitlines()[0][:300]}: not a legal game")
     if game is not None:
         if final.get("mode") is not None and final["mode"] != game.mode:
             refuse("mode", f"{final['mode']}, but the record is a game of {game.mode}")

@@ -20,6 +20,7 @@ from typing import Callable
 from engine.board import PLAYERS, WHITE, other
 from engine.game import RESIGNATION, TIME_FORFEIT, Game
 from engine.pieces import Setup
+from engine.record import termination_of
 from host.match.clock import NONE, ClockError, MatchClock, TimeControl
 from host.store import GameRow, Store, StoreWriteError
 
@@ -114,8 +115,9 @@ class Session:
             open_game = Game(game.setups[WHITE], game.setups["black"], game.mode, True, game.first)
             for _, _, action in game.log:
                 open_game.push(action, trusted=True)
-            if game.result is not None and open_game.result is None:  # ended otherwise than by a move (time)
-                open_game.end(game.result.reason, game.result.winner)
+            ended = termination_of(game)  # resigned or lost on time: not a move
+            if ended is not None:
+                open_game.end(ended["reason"], ended["winner"])
             self._reveal = (key, open_game)
         return self._reveal[1]
 

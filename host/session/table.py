@@ -122,10 +122,10 @@ class Table:
         opponent=None,
         seats: Seats | None = None,
         session_factory: Callable | None = None,
-        control: TimeControl = NONE,
+        control: TimeControl | None = None,
     ):
         self.store = store
-        self.control = control  # the time control of a new game (host.match.clock; quin serve --clock)
+        self.control = control or NONE  # the time control of a new game (host.match.clock; quin serve --clock)
         self.broker = broker
         self.board = board  # the simulated board (host.board.simboard) in simulated mode, else None
         self.settle = settle
@@ -337,19 +337,19 @@ class Table:
         tokens = {p: held.get(p) or new_token() for p in PLAYERS}
         game_id = self.store.new_game(mode, vision, first, tokens)
         if self.control.timed:
-            self.store.set_meta(f"clock:{game_id}", self.control.text())
+            self.store.set_control(game_id, self.control.text())
         self._note_seats(game_id)
         self.session = self._session(self.store.game(game_id), self.committed_at)
         self.seats.set_tokens(tokens)
 
     def new_game(self, mode: str = "classic", vision: bool = False, first: str = WHITE,
-                 clock: object = None) -> int:
+                 control: TimeControl | None = None) -> int:
         """Abandon the open game (if unfinished) and start a new one in setup, with the same seats.
-        ``clock``: its time control (``25+10``, ``none``; host.match.clock); None keeps the table's."""
+        ``control``: its time control (host.match.clock), kept for the games after it; None keeps the
+        table's."""
         self.check_settings(mode, vision, first)  # before anything changes: a bad request abandons nothing
-        control = self.control if clock is None else parse_control(clock)  # ClockError names the field
         with self.lock:
-            self.control = control
+            self.control = control or self.control
             if self.session is not None:
                 self.session.ensure_saved()
                 self.store.abandon(self.session.row.id)
@@ -503,8 +503,7 @@ class Table:
         with self.lock:
             if self.ref is None:
                 raise TableError("the game has not started: both players must send their setup first")
-            if self.unsaved is not None:
-                raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
+            self._refuse_while_unsaved()
             try:
                 notices = self._referee(self.ref.input, player, data, self.clock())
             except ValueError:
@@ -537,11 +536,16 @@ class Table:
             if self.phase != "playing":
                 raise TableError("resign: no game is being played" if self.phase != "over" else
                                  "resign: the game is already over")
-            if self.unsaved is not None:
-                raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
+            self._refuse_while_unsaved()
             self.session.resign(player)
             log.info("game %d: %s resigned", self.row.id, player)
             self.publish([Notice(PUBLIC, "resigned", {"player": player})])
+
+    def _refuse_while_unsaved(self) -> None:
+        """While the last decision is unsaved, a player's change waits: StoreWriteError (a 503
+        saying so): send it again later."""
+        if self.unsaved is not None:
+            raise StoreWriteError(self.unsaved.removeprefix("the game could not be saved: "))
 
     def _time_out(self, side: str) -> list:
         self.session.time_out(side)

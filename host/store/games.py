@@ -29,7 +29,7 @@ from host.clock import REAL, Clock
 from . import backups, check, schema
 from .backups import latest_backup_hint
 from .errors import StoreError, StoreWriteError, unreadable, unwritable
-from .reader import Reader
+from .reader import CLOCKS_KEY, CONTROL_KEY, Reader
 from .records import input_summary
 from .schema import DB_NAME, SCHEMA, connect, connect_readonly
 from .transaction import Transaction
@@ -133,6 +133,10 @@ class Store(Reader):
         with self._tx() as c:
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
+    def set_control(self, game_id: int, text: str) -> None:
+        """A new game's time control (``25+10``; host.match.clock): read back by :meth:`control`."""
+        self.set_meta(CONTROL_KEY.format(game_id), text)
+
     def next_epoch(self) -> int:
         """A number larger than at any earlier call on this store (one per server start)."""
         with self._tx() as c:
@@ -235,7 +239,7 @@ class Store(Reader):
                 )
             if clock is not None:  # the game clocks as they stand after it (host.match.clock's saved())
                 c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                          (f"clock_state:{game_id}", json.dumps(clock)))
+                          (CLOCKS_KEY.format(game_id), json.dumps(clock)))
             finished = game.result is not None
             if finished:
                 c.execute(

@@ -18,6 +18,10 @@ from .errors import StoreError
 from .records import GameRow, parse_action_row, parse_snapshot_row
 from .replay import Replay, replay_readable, replay_stored
 
+# A game's time control and its clocks as last committed, kept in ``meta`` (host.match.clock)
+CONTROL_KEY = "clock:{}"
+CLOCKS_KEY = "clock_state:{}"
+
 
 class Reader:
     """The store's read statements on one connection (``_conn``, under ``_lock``)."""
@@ -37,11 +41,11 @@ class Reader:
 
     def control(self, game_id: int) -> str | None:
         """A game's time control as it was set (``25+10``; host.match.clock), None for none."""
-        return self.meta(f"clock:{game_id}")
+        return self.meta(CONTROL_KEY.format(game_id))
 
     def clock_state(self, game_id: int) -> object:
         """A game's clocks as last committed (host.match.clock's ``saved()``), None before."""
-        raw = self.meta(f"clock_state:{game_id}")
+        raw = self.meta(CLOCKS_KEY.format(game_id))
         try:
             return json.loads(raw) if raw is not None else None
         except ValueError:

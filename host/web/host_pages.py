@@ -13,7 +13,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request, url
 
 from engine.board import PLAYERS, WHITE
 from engine.flash import MODES
-from host.match.clock import PRESETS
+from host.match.clock import PRESETS, ClockError, parse_control
 from host.session.table import TableError
 
 from .current import get_table
@@ -80,15 +80,13 @@ def _level(data: dict) -> int:
     return level
 
 
-def _clock(data: dict) -> str | None:
+def _clock(data: dict):
     """The new game's time control (``clock``: "none", "25+10"...; host.match.clock), checked here:
     a 400 naming the field, and nothing changes.  None (absent): the table's keeps."""
     if "clock" not in data:
         return None
-    from host.match.clock import ClockError, parse_control
-
     try:
-        return parse_control(data["clock"], "clock").text()
+        return parse_control(data["clock"], "clock")
     except ClockError as exc:
         raise bad_request(str(exc)) from None
 

@@ -72,16 +72,20 @@ window.QuinRemoteEnd = (() => {
       box._wait = false;
     }
     if (r.resigning) parts.push(h("p", { class: "resigning" }, "Resigning: the hub is told…"));
-    else if (box._ask) {
-      parts.push(h("div", { class: "confirm", role: "alertdialog", "aria-labelledby": "resign-question" },
-        h("p", { id: "resign-question" }, `Resign this game? ${rivalName(r, rival)} wins, and the game ends for both of you.`),
-        h("div", { class: "buttons" },
-          h("button", { id: "resign-yes", class: "danger", onclick: () => { box._ask = false; send({ end: "resign" }); } }, "Yes, resign"),
-          h("button", { id: "resign-no", class: "primary", onclick: () => { box._ask = false; draw(); } }, "No, play on"))));
-    } else {
-      parts.push(h("button", { id: "resign", class: "quiet", onclick: () => { box._ask = true; draw(); } }, "Resign…"));
-    }
+    else parts.push(resignPart(box, rivalName(r, rival), draw, () => send({ end: "resign" })));
     box.replaceChildren(...parts);
+  }
+
+  /* "Resign…", asked once more before ``resign()`` is called (box._ask: the question is open); ``draw``
+     draws the box again. A remote game's seat and a seat at this table both ask so. */
+  function resignPart(box, winner, draw, resign) {
+    const h = Quin.h;
+    if (!box._ask) return h("button", { id: "resign", class: "quiet", onclick: () => { box._ask = true; draw(); } }, "Resign…");
+    return h("div", { class: "confirm", role: "alertdialog", "aria-labelledby": "resign-question" },
+      h("p", { id: "resign-question" }, `Resign this game? ${winner} wins, and the game ends for both of you.`),
+      h("div", { class: "buttons" },
+        h("button", { id: "resign-yes", class: "danger", onclick: () => { box._ask = false; resign(); } }, "Yes, resign"),
+        h("button", { id: "resign-no", class: "primary", onclick: () => { box._ask = false; draw(); } }, "No, play on")));
   }
 
   /* Before play (the friend has not joined, or not sent a lineup): "Call off this game…", asked once
@@ -108,18 +112,9 @@ window.QuinRemoteEnd = (() => {
     const playing = !state.remote && state.phase === "playing";
     box.classList.toggle("hidden", !playing);
     if (!playing) { box.replaceChildren(); box._ask = false; return; }
-    const h = Quin.h, rival = Quin.other(me);
-    const draw = () => local(box, state, me, send);
+    const rival = Quin.other(me);
     const name = ((state.players || {})[rival]) || cap(rival);
-    if (box._ask) {
-      box.replaceChildren(h("div", { class: "confirm", role: "alertdialog", "aria-labelledby": "resign-question" },
-        h("p", { id: "resign-question" }, `Resign this game? ${name} wins, and the game ends for both of you.`),
-        h("div", { class: "buttons" },
-          h("button", { id: "resign-yes", class: "danger", onclick: () => { box._ask = false; send(); } }, "Yes, resign"),
-          h("button", { id: "resign-no", class: "primary", onclick: () => { box._ask = false; draw(); } }, "No, play on"))));
-    } else {
-      box.replaceChildren(h("button", { id: "resign", class: "quiet", onclick: () => { box._ask = true; draw(); } }, "Resign…"));
-    }
+    box.replaceChildren(resignPart(box, name, () => local(box, state, me, send), send));
   }
 
   return { seat, status, local };
