@@ -68,7 +68,8 @@ from tests.support.remote_chaos import (  # noqa: E402
     offered,
 )
 
-pytestmark = pytest.mark.timeout(300)
+# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.realtime]
 
 CODE_ALPHABET = set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
 WAIT = 20  # seconds to wait for a state the hub owes (a bound for failing, never a measurement)
@@ -334,7 +335,20 @@ class Chaos:
             if ans.status != 423 or time.monotonic() > deadline:
                 return ans
             self.note("423 outside a pause: waited")
-            time.sleep(0.2)
+            self.backoff(0.2)
+
+    @staticmethod
+    def backoff(seconds: float) -> None:
+        """A client's wait before it tries again, as a browser's would be."""
+        # the hub under test (its presence, its database pool) recovers on its own real clock: no
+        # event of ours says when, so a retrying client waits a while of it, like any client
+        time.sleep(seconds)
+
+    def dawdle(self, low: float, high: float) -> None:
+        """The chaos's own timing: a random while between two things a real client does."""
+        # what is tested is the hub's answer to a client arriving at any real moment (its presence
+        # timeouts, PostgreSQL's restart, a process killed mid-action all run on the machine's clock)
+        time.sleep(self.chaos.uniform(low, high))
 
     def recent(self, s: Stream, n: int = 5) -> str:
         now = time.monotonic()
@@ -402,7 +416,7 @@ class Chaos:
             p = self.players[self.chaos.choice(("white", "black"))]
             self.close_stream(p)
             if self.chaos.random() < 0.5:
-                time.sleep(self.chaos.uniform(0.0, 0.3))
+                self.dawdle(0.0, 0.3)
             self.open_stream(p, self.chaos.randrange(2))
         st = self.wait_position(mover, need_turn=True)
         if self.late is not None and self.late[1]["seq"] + 1 < st["seq"]:
@@ -441,7 +455,7 @@ class Chaos:
         if event == "delay":
             if self.chaos.random() < 0.5:
                 self.players[self.chaos.choice(("white", "black"))].stream.stall(self.chaos.uniform(0.2, 1.0))
-            time.sleep(self.chaos.uniform(0.05, 0.6))
+            self.dawdle(0.05, 0.6)
         self.send(mover, action, seq, event)
 
     def send(self, p: Player, action: dict, seq: int, event: str | None):
@@ -480,18 +494,18 @@ class Chaos:
                         ans = self.post(p, "/action", body, self.chaos.randrange(2))
                     except OSError as exc:
                         tries.append(type(exc).__name__)
-                        time.sleep(0.3)
+                        self.backoff(0.3)
                         continue
                     tries.append(ans.status)
                     if ans.status < 500 and ans.status != 423:
                         box["answer"] = ans
                         break
-                    time.sleep(0.3)
+                    self.backoff(0.3)
                 box["tries"] = tries
 
             t = threading.Thread(target=go)
             t.start()
-            time.sleep(self.chaos.uniform(0.5, 1.5))
+            self.dawdle(0.5, 1.5)
             self.database.start()
             t.join(90)
             ans = box.get("answer")
@@ -513,7 +527,7 @@ class Chaos:
 
             t = threading.Thread(target=go)
             t.start()
-            time.sleep(self.chaos.uniform(0.0, 0.04))
+            self.dawdle(0.0, 0.04)
             self.kill_one(i, reconnect=False)  # its streams reconnect at the next step
             t.join(60)
             again = self.retry_paused(lambda: self.post(p, "/action", body, 1 - i))
@@ -629,7 +643,7 @@ class Chaos:
         if ans.status != 423:
             self.fail(f"{mover.side}'s action while {away.side} is away answered {ans!r}, not 423", fatal=True)
         self.one_line_error(ans, "paused action")
-        time.sleep(self.chaos.uniform(0.0, 0.5))
+        self.dawdle(0.0, 0.5)
         t0 = time.monotonic()
         self.open_stream(away, self.chaos.randrange(2))
         for p in (here, away):

@@ -78,15 +78,7 @@ def play(tmp_path, hub_url, black: Setup, moves: list[dict], caplog) -> dict:
         bob.listen()
         # one thing at a time, in the same order in both runs (which lineup reaches the hub first
         # is otherwise a race, and shows in the states)
-        ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
-        # the hub's presence states come on its own real clock: a settled moment before recording, the same in both runs
-        time.sleep(0.5)
-        # recorded from here: before, how many states say who is present yet comes with the clock
-        ann.seat.link.record_raw = True
-        for audience in frames:
-            sub = ann.service.broker.stream(audience)
-            frames[audience].append(sub.attach(frames[audience].append, lambda: None))
-            subs.append(sub)
+        _record_once_present(ann, frames, subs)
         ann.set_up(11)
         ann.until(lambda: ann.seat.link.state["setups_in"]["white"], what="Ann's lineup at the hub")
         bob.post("setup", {"setup": black.to_record()})
@@ -177,6 +169,19 @@ def two_runs(tmp_path, cluster, setups, run) -> list[dict]:
     return runs
 
 
+
+def _record_once_present(ann, frames, subs):
+    """Once both sides are present at the hub, record what the board's audiences are sent from here on."""
+    ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
+    # the hub's presence states come on its own real clock: a settled moment before recording, the same
+    # in both runs (before it, how many states say who is present yet comes with the machine's load)
+    time.sleep(0.5)
+    ann.seat.link.record_raw = True
+    for audience in frames:
+        sub = ann.service.broker.stream(audience)
+        frames[audience].append(sub.attach(frames[audience].append, lambda: None))
+        subs.append(sub)
+
 def test_permuted_rival_identities_leave_the_board_side_byte_identical(tmp_path, cluster, caplog):
     caplog.set_level(logging.INFO)
     white = random_setup(random.Random(11), "white")
@@ -259,14 +264,7 @@ def play_with_reveals(tmp_path, hub_url, white: Setup, black: Setup, moves: list
     try:
         bob.join(ann.seat.link.code)
         bob.listen()
-        ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
-        # the hub's presence states come on its own real clock: a settled moment before recording, the same in both runs
-        time.sleep(0.5)
-        ann.seat.link.record_raw = True
-        for audience in frames:
-            sub = ann.service.broker.stream(audience)
-            frames[audience].append(sub.attach(frames[audience].append, lambda: None))
-            subs.append(sub)
+        _record_once_present(ann, frames, subs)
         ann.table.submit_setup("white", white.to_record())
         ann.until(lambda: ann.seat.link.state["setups_in"]["white"], what="Ann's lineup at the hub")
         bob.post("setup", {"setup": black.to_record()})
