@@ -56,7 +56,9 @@ def test_create_join_stream_and_setup(tmp_path, scripthub):
         link.send_setup(setup)
         bob.post("setup", {"setup": random_setup(random.Random(2), "black").to_record()})
         wait_for(lambda: link.state["phase"] == "playing", what="play")
-        assert link.pending() == []
+        # the hub's stream can say "playing" before its answer to our setup reaches the sender thread:
+        # the setup leaves the outbox once answered, never stays
+        wait_for(lambda: link.pending() == [], what="the setup answered and gone from the outbox")
         assert link.state["view"]["board"]
         # only this side's identities and nothing of the rival's
         assert all(t["piece"] is None for t in link.state["view"]["board"] if t["owner"] == "black")
