@@ -363,7 +363,7 @@ class Table:
         return self.session.next_first() if self.session is not None else WHITE
 
     def play_again(self, player: str) -> int | None:
-        """``player`` asks for a rematch once the game is over: the same seats, mode and Vision, the
+        """``player`` asks for a rematch once the game is over: the same seats, mode, Vision and clocks, the
         loser moving first.  It starts when every phone seat has asked (a seat played from off the
         board always agrees); returns the new game's number then, else None."""
         with self.lock:
@@ -379,7 +379,10 @@ class Table:
                 self._publish({})
                 return None
             row = self.row
-            return self.new_game(row.mode, row.vision, self.next_first())
+            # a rematch is played on the clocks of the game it follows (that game may have been resumed
+            # by a service started without them); an untimed game leaves the table's choice
+            timed = self.session.control if self.session.control.timed else None
+            return self.new_game(row.mode, row.vision, self.next_first(), control=timed)
 
     def reissue(self, player: str) -> str:
         """A new seat token for ``player`` (a lost phone); the old one stops working at once."""

@@ -146,6 +146,21 @@ def test_a_resumed_game_keeps_its_control_and_the_time_each_had_used(tmp_path):
     assert left(driver2)[WHITE] == pytest.approx(before[WHITE], abs=0.01)
 
 
+
+def test_a_rematch_of_a_resumed_timed_game_keeps_its_clocks_though_the_service_came_back_without(tmp_path):
+    app, table, driver = table_with(tmp_path, "1+2")
+    carry_out(driver, a_plain_move(table.game), lift_at=4.0, set_at=5.0, settle=0.5)
+    # the service restarts without --clock; the game goes on and ends; both phones ask for another
+    app2 = create_app({"DATA_DIR": str(tmp_path), "TICK": 0, "MANUAL_CLOCK": True})
+    table2 = app2.extensions["quin.table"]
+    driver2 = Driver(app2.test_client(), table2)
+    driver2.seat_post(BLACK, "resign", {})
+    driver2.seat_post(WHITE, "again", {})
+    driver2.seat_post(BLACK, "again", {})
+    state = driver2.get("/api/state", "public")
+    assert table2.row.id != table.row.id and state["phase"] == "setup"
+    assert state["clock"]["control"]["text"] == "1+2" and state["clock"]["left"] == {WHITE: 60.0, BLACK: 60.0}
+
 def test_a_control_that_cannot_be_is_one_line_naming_the_field(tmp_path):
     with pytest.raises(ClockError, match=r"^CLOCK: the increment must be more than 0 seconds"):
         create_app({"DATA_DIR": str(tmp_path), "TICK": 0, "MANUAL_CLOCK": True, "CLOCK": "25+0"})
