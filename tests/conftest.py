@@ -27,3 +27,20 @@ def browser():
         )
         yield b
         b.close()
+
+
+# The longest files first (measured one process, quiet machine): tools/test.sh hands whole files to
+# worker processes, and a long file handed out last would leave the others idle at the end.
+FIRST = (
+    "tests/browser/test_game_night.py", "tests/browser/test_seat.py", "tests/host/referee/test_referee_games.py",
+    "tests/browser/test_status.py", "tests/host/referee/test_referee_hands.py", "tests/browser/test_screens.py",
+    "tests/host/hub/test_remote_page.py", "tests/browser/test_instructions_agree.py",
+    "tests/host/hub/test_remote_games.py", "tests/host/remote/test_remote_chromium.py",
+    "tests/host/remote/test_remote_story.py", "tests/host/test_privacy_probe.py", "tests/engine/test_legal_view.py",
+    "tests/host/hub/test_hub_players.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(FIRST)))  # stable: the rest keep their order

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs (Chromium included; MicroPython comes with the [test] extra),
 # then run the whole suite.
-# Usage: bash tools/test.sh [pytest args]
+# Usage: bash tools/test.sh            the whole suite, in two lanes (below)
+#        bash tools/test.sh [args]     pytest with those arguments, in one process
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,10 +18,35 @@ command -v usermod >/dev/null 2>&1 || need+=(passwd)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 # postgresql: the hub's tests run a throwaway cluster (initdb, pg_ctl) as an unprivileged user
 command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
-command -v runuser >/dev/null 2>&1 || need+=(util-linux)
+# util-linux: runuser (PostgreSQL as an unprivileged user) and chrt (the lanes below)
+command -v runuser >/dev/null 2>&1 && command -v chrt >/dev/null 2>&1 || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
-exec python3 -m pytest -q "$@"
+if [ $# -gt 0 ]; then
+    exec python3 -m pytest -q "$@"
+fi
+
+# Two lanes at once:
+# - the real-time lane: the files marked `realtime` (firmware on MicroPython, hands and presence on
+#   the machine's clock), in one process at normal priority: what they test is timing;
+# - the rest, in worker processes (whole files each) under SCHED_IDLE: they wait on events, not
+#   on time, and take only the CPU the real-time lane leaves.
+log=$(mktemp -t quin-realtime.XXXXXX)
+start=$(date +%s)
+python3 -m pytest -q -m realtime -p no:cacheprovider >"$log" 2>&1 &
+realtime=$!
+set +e
+chrt --idle 0 python3 -m pytest -q -m "not realtime" -n 3 --dist loadfile
+rest=$?
+wait "$realtime"
+timed=$?
+set -e
+echo
+echo "--- the real-time lane (tests marked realtime, one process) ---"
+cat "$log"
+rm -f "$log"
+echo "--- both lanes: $(( $(date +%s) - start )) s; rest exit $rest, real-time exit $timed ---"
+[ "$rest" -eq 0 ] && [ "$timed" -eq 0 ]

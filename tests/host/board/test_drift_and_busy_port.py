@@ -25,6 +25,9 @@ from host.board.calibration import Calibration, DriftKeeper, Level, OccupancyTra
 from host.cli import main
 from host.system import holder
 
+# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+pytestmark = pytest.mark.realtime
+
 ROOT = Path(__file__).resolve().parents[3]
 BASE = 30000
 

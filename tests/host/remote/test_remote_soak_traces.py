@@ -19,6 +19,9 @@ from host.session.journal import read_journal, replay
 from tests.support import remote_hands
 from tests.support.remote_hands import Services, intended_game, play
 
+# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+pytestmark = pytest.mark.realtime
+
 SEED, MODE, PACE, NOISE, LOCAL, ACTIONS = 7101, "third_eye", "brisk", "low", "black", 4
 
 
