@@ -29,7 +29,7 @@ def browser():
         b.close()
 
 
-# The longest files first (measured one process, quiet machine): tools/test.sh hands whole files to
+# The longest files first (measured one process, quiet machine): tools/lanes.sh hands whole files to
 # worker processes, and a long file handed out last would leave the others idle at the end.
 FIRST = (
     "tests/browser/test_game_night.py", "tests/browser/test_seat.py", "tests/host/referee/test_referee_games.py",

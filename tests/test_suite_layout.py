@@ -126,3 +126,12 @@ def test_few_sleeps_are_left_and_each_says_why():
     unexplained = [where for where, said in sleeps.items() if not said]
     assert not unexplained, f"a sleep with no comment saying why nothing else will do: {unexplained}"
     assert len(sleeps) <= MAX_SLEEPS, f"{len(sleeps)} sleeps in tests/ (at most {MAX_SLEEPS}): {sorted(sleeps)}"
+
+
+def test_the_files_handed_out_first_exist():
+    """tests/conftest.py names the longest files so that tools/lanes.sh hands them to workers first: a
+    renamed file would silently go last again."""
+    from tests.conftest import FIRST
+
+    missing = [name for name in FIRST if not (TESTS.parent / name).is_file()]
+    assert not missing, f"tests/conftest.py FIRST names files that do not exist: {missing}"

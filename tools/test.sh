@@ -29,24 +29,4 @@ if [ $# -gt 0 ]; then
     exec python3 -m pytest -q "$@"
 fi
 
-# Two lanes at once:
-# - the real-time lane: the files marked `realtime` (firmware on MicroPython, hands and presence on
-#   the machine's clock), in one process at normal priority: what they test is timing;
-# - the rest, in worker processes (whole files each) under SCHED_IDLE: they wait on events, not
-#   on time, and take only the CPU the real-time lane leaves.
-log=$(mktemp -t quin-realtime.XXXXXX)
-start=$(date +%s)
-python3 -m pytest -q -m realtime -p no:cacheprovider >"$log" 2>&1 &
-realtime=$!
-set +e
-chrt --idle 0 python3 -m pytest -q -m "not realtime" -n 3 --dist loadfile
-rest=$?
-wait "$realtime"
-timed=$?
-set -e
-echo
-echo "--- the real-time lane (tests marked realtime, one process) ---"
-cat "$log"
-rm -f "$log"
-echo "--- both lanes: $(( $(date +%s) - start )) s; rest exit $rest, real-time exit $timed ---"
-[ "$rest" -eq 0 ] && [ "$timed" -eq 0 ]
+exec bash tools/lanes.sh
