@@ -120,13 +120,9 @@ def effect_of(board: list[int], carries=(), leaves=(), arrives=(), stays=(), fla
         after[b] = True
     for s in arrives:
         after[s] = True
-    emptied, filled = [], []
-    for s, full in after.items():
-        if full != (board[s] != EMPTY):
-            (filled if full else emptied).append(s)
     return BoardEffect(
-        emptied=frozenset(emptied),
-        filled=frozenset(filled),
+        emptied=frozenset(s for s, full in after.items() if not full and board[s] != EMPTY),
+        filled=frozenset(s for s, full in after.items() if full and board[s] == EMPTY),
         touched=frozenset(touched),
         carries=tuple(carries),
         leaves=tuple(leaves),
