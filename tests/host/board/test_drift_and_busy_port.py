@@ -25,7 +25,7 @@ from host.board.calibration import Calibration, DriftKeeper, Level, OccupancyTra
 from host.cli import main
 from host.system import holder
 
-# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+# real time: what this file tests runs on the machine's clock (tools/lanes.sh gives it a lane of its own)
 pytestmark = pytest.mark.realtime
 
 ROOT = Path(__file__).resolve().parents[3]

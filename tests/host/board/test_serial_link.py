@@ -11,7 +11,7 @@ from host.board.calibration import Calibration, Level
 from host.board.channel_map import default_map
 from host.board.sources.serial_source import LinkError, SerialLink, SerialSource
 
-# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+# real time: what this file tests runs on the machine's clock (tools/lanes.sh gives it a lane of its own)
 pytestmark = pytest.mark.realtime
 
 WAIT = 10.0  # generous: only ever reached when something is broken

@@ -29,7 +29,7 @@ from host.system.config import calibration_file
 from host.compose import create_app
 from tests.support.waiting import waiter
 
-# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+# real time: what this file tests runs on the machine's clock (tools/lanes.sh gives it a lane of its own)
 pytestmark = pytest.mark.realtime
 
 WAIT = 60.0  # generous: only ever reached when something is broken (2 cores shared by many)

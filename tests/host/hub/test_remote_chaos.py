@@ -68,7 +68,7 @@ from tests.support.remote_chaos import (  # noqa: E402
     offered,
 )
 
-# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+# real time: what this file tests runs on the machine's clock (tools/lanes.sh gives it a lane of its own)
 pytestmark = [pytest.mark.timeout(300), pytest.mark.realtime]
 
 CODE_ALPHABET = set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")

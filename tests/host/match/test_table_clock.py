@@ -146,7 +146,6 @@ def test_a_resumed_game_keeps_its_control_and_the_time_each_had_used(tmp_path):
     assert left(driver2)[WHITE] == pytest.approx(before[WHITE], abs=0.01)
 
 
-
 def test_a_rematch_of_a_resumed_timed_game_keeps_its_clocks_though_the_service_came_back_without(tmp_path):
     app, table, driver = table_with(tmp_path, "1+2")
     carry_out(driver, a_plain_move(table.game), lift_at=4.0, set_at=5.0, settle=0.5)
@@ -160,6 +159,7 @@ def test_a_rematch_of_a_resumed_timed_game_keeps_its_clocks_though_the_service_c
     state = driver2.get("/api/state", "public")
     assert table2.row.id != table.row.id and state["phase"] == "setup"
     assert state["clock"]["control"]["text"] == "1+2" and state["clock"]["left"] == {WHITE: 60.0, BLACK: 60.0}
+
 
 def test_a_control_that_cannot_be_is_one_line_naming_the_field(tmp_path):
     with pytest.raises(ClockError, match=r"^CLOCK: the increment must be more than 0 seconds"):

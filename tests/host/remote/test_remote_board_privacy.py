@@ -169,7 +169,6 @@ def two_runs(tmp_path, cluster, setups, run) -> list[dict]:
     return runs
 
 
-
 def _record_once_present(ann, frames, subs):
     """Once both sides are present at the hub, record what the board's audiences are sent from here on."""
     ann.until(lambda: ann.seat.link.state is not None and ann.seat.link.paused() is None, what="both present")
@@ -181,6 +180,7 @@ def _record_once_present(ann, frames, subs):
         sub = ann.service.broker.stream(audience)
         frames[audience].append(sub.attach(frames[audience].append, lambda: None))
         subs.append(sub)
+
 
 def test_permuted_rival_identities_leave_the_board_side_byte_identical(tmp_path, cluster, caplog):
     caplog.set_level(logging.INFO)

@@ -33,7 +33,7 @@ from engine.randplay import random_game
 from engine.record import to_record
 from tests.support.remote_board import Board, applied, carry_out, count, follow_the_board, heard
 
-# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+# real time: what this file tests runs on the machine's clock (tools/lanes.sh gives it a lane of its own)
 pytestmark = pytest.mark.realtime
 
 KINDS = ("board", "stream", "midplan", "unacked", "streamplan")

@@ -26,7 +26,7 @@ import pytest
 
 from tests.support.remote_hands import Services, play
 
-# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+# real time: what this file tests runs on the machine's clock (tools/lanes.sh gives it a lane of its own)
 pytestmark = pytest.mark.realtime
 
 GAMES = [  # (seed, mode, pace, noise, the board's side): both modes, both sides at the board

@@ -19,7 +19,7 @@ from host.session.journal import read_journal, replay
 from tests.support import remote_hands
 from tests.support.remote_hands import Services, intended_game, play
 
-# real time: what this file tests runs on the machine's clock (tools/test.sh gives it a lane of its own)
+# real time: what this file tests runs on the machine's clock (tools/lanes.sh gives it a lane of its own)
 pytestmark = pytest.mark.realtime
 
 SEED, MODE, PACE, NOISE, LOCAL, ACTIONS = 7101, "third_eye", "brisk", "low", "black", 4
